@@ -1,0 +1,106 @@
+package io.podsweeper.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.podsweeper.cluster.ClusterSnapshot;
+import io.podsweeper.kube.SnapshotReader;
+import io.podsweeper.policy.Policy;
+import io.podsweeper.policy.PolicyException;
+import io.podsweeper.policy.PolicyLoader;
+import io.podsweeper.strategy.Decision;
+import io.podsweeper.strategy.Planner;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+@Command(
+    name = "plan",
+    description = "Evaluate a policy once against a cluster snapshot file and print the decisions; touches no cluster.")
+final class PlanCommand implements Callable<Integer> {
+  enum Output {
+    table,
+    json
+  }
+
+  @Spec CommandSpec spec;
+
+  @Option(names = "--policy", required = true, description = "Policy file (YAML or JSON).")
+  Path policyFile;
+
+  @Option(
+      names = "--snapshot",
+      required = true,
+      description = "What `kubectl get pods,nodes,namespaces,pdb,pvc -A -o yaml` prints (YAML or JSON).")
+  Path snapshotFile;
+
+  @Option(names = "--now", description = "Evaluate as of this instant (RFC 3339, e.g. 2026-01-01T00:00:00Z); default: now.")
+  String now;
+
+  @Option(names = "--output", defaultValue = "table", description = "table or json (default: ${DEFAULT-VALUE}).")
+  Output output;
+
+  @Override
+  public Integer call() {
+    Instant at = parseNow();
+    Policy policy = PolicyLoader.load(policyFile);
+    ClusterSnapshot snapshot = SnapshotReader.read(snapshotFile);
+    List<Decision> decisions = Planner.plan(policy, snapshot, at);
+    PrintWriter out = spec.commandLine().getOut();
+    if (output == Output.json) {
+      out.println(json(decisions, at, policy));
+    } else {
+      out.print(DecisionTable.render(decisions));
+      out.printf("%d decision(s) for %d pod(s) at %s%s%n", decisions.size(), snapshot.pods().size(), at,
+          policy.dryRun() ? " (policy is dry-run)" : "");
+    }
+    out.flush();
+    return 0;
+  }
+
+  private Instant parseNow() {
+    if (now == null) {
+      return Instant.now();
+    }
+    try {
+      return Instant.parse(now);
+    } catch (DateTimeParseException e) {
+      throw new PolicyException("--now", "not an RFC 3339 instant such as 2026-01-01T00:00:00Z: \"" + now + "\"");
+    }
+  }
+
+  private static String json(List<Decision> decisions, Instant at, Policy policy) {
+    ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    ObjectNode root = mapper.createObjectNode();
+    root.put("now", at.toString());
+    root.put("policy", policy.source());
+    root.put("dryRun", policy.dryRun());
+    ArrayNode array = root.putArray("decisions");
+    for (Decision d : decisions) {
+      ObjectNode o = array.addObject();
+      o.put("namespace", d.namespace());
+      o.put("name", d.name());
+      o.put("uid", d.uid());
+      o.put("resourceVersion", d.resourceVersion());
+      o.put("node", d.node());
+      o.put("strategy", d.strategy());
+      o.put("rule", d.rule());
+      o.put("action", d.action().wireName());
+      o.put("reason", d.reason());
+      o.put("dueAt", d.dueAt().toString());
+    }
+    try {
+      return mapper.writeValueAsString(root);
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

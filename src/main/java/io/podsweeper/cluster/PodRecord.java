@@ -1,0 +1,77 @@
+package io.podsweeper.cluster;
+
+import java.time.Instant;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * A slim, immutable record of a pod: exactly what the decision core reads, nothing more, so a cache of 100k pods
+ * stays small. Built from the API object at the edge ({@code io.podsweeper.kube.PodRecords}).
+ *
+ * @param nodeName empty when the pod was never scheduled
+ * @param reason the pod-level {@code status.reason}, e.g. Evicted, NodeLost, Shutdown
+ * @param annotations only the annotations decisions read (see PodRecords), not all of them
+ */
+public record PodRecord(
+    String namespace,
+    String name,
+    String uid,
+    String resourceVersion,
+    Instant creationTimestamp,
+    Optional<Instant> deletionTimestamp,
+    String nodeName,
+    String phase,
+    Optional<String> reason,
+    Map<String, String> labels,
+    Map<String, String> annotations,
+    List<OwnerRef> owners,
+    List<ContainerStatus> containers) {
+
+  public static final String MIRROR_ANNOTATION = "kubernetes.io/config.mirror";
+  public static final String CONFIG_SOURCE_ANNOTATION = "kubernetes.io/config.source";
+
+  public PodRecord {
+    labels = Map.copyOf(labels);
+    annotations = Map.copyOf(annotations);
+    owners = List.copyOf(owners);
+    containers = List.copyOf(containers);
+  }
+
+  public String key() {
+    return namespace + "/" + name;
+  }
+
+  /** Succeeded or Failed: the pod has finished and holds no resources any more. */
+  public boolean terminated() {
+    return "Succeeded".equals(phase) || "Failed".equals(phase);
+  }
+
+  public boolean terminating() {
+    return deletionTimestamp.isPresent();
+  }
+
+  public boolean scheduled() {
+    return !nodeName.isEmpty();
+  }
+
+  /** Mirror pods (static pods' API shadows) and static pods are owned by a kubelet, never by us. */
+  public boolean managedByKubelet() {
+    String source = annotations.get(CONFIG_SOURCE_ANNOTATION);
+    return annotations.containsKey(MIRROR_ANNOTATION) || (source != null && !"api".equals(source));
+  }
+
+  /**
+   * When a finished pod finished: the latest container {@code finishedAt}. Pods that finished without any
+   * container having run (e.g. rejected at admission) have none; their creation time is used, which can only make
+   * them look older than they are by their pending time.
+   */
+  public Instant finishedAt() {
+    return containers.stream()
+        .map(ContainerStatus::finishedAt)
+        .flatMap(Optional::stream)
+        .max(Comparator.naturalOrder())
+        .orElse(creationTimestamp);
+  }
+}

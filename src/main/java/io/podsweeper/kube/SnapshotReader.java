@@ -1,0 +1,111 @@
+package io.podsweeper.kube;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.podsweeper.cluster.ClusterSnapshot;
+import io.podsweeper.cluster.NamespaceRecord;
+import io.podsweeper.cluster.NodeRecord;
+import io.podsweeper.cluster.PodRecord;
+import io.podsweeper.policy.PolicyException;
+import io.podsweeper.policy.YamlDocuments;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Reads a cluster snapshot: what {@code kubectl get pods,nodes,namespaces,pdb,pvc -A -o yaml} prints (a
+ * {@code kind: List}), as YAML or JSON, one or many documents. Kinds that no strategy reads yet are skipped.
+ */
+public final class SnapshotReader {
+  static final int MAX_SNAPSHOT_CODE_POINTS = 512 << 20;
+
+  private SnapshotReader() {}
+
+  public static ClusterSnapshot read(Path file) {
+    String text;
+    try {
+      text = Files.readString(file);
+    } catch (IOException e) {
+      throw new PolicyException(file.toString(), "cannot read snapshot: " + e.getMessage());
+    }
+    return parse(text, file.getFileName().toString());
+  }
+
+  public static ClusterSnapshot parse(String text, String source) {
+    List<PodRecord> pods = new ArrayList<>();
+    List<NamespaceRecord> namespaces = new ArrayList<>();
+    List<NodeRecord> nodes = new ArrayList<>();
+    List<JsonNode> documents = YamlDocuments.read(text, source, MAX_SNAPSHOT_CODE_POINTS);
+    if (documents.isEmpty()) {
+      throw new PolicyException(source, "the snapshot is empty");
+    }
+    for (int d = 0; d < documents.size(); d++) {
+      JsonNode doc = documents.get(d);
+      String where = documents.size() > 1 ? source + " document " + (d + 1) : source;
+      if (!doc.isObject() || !doc.hasNonNull("kind")) {
+        throw new PolicyException(where, "not a Kubernetes object or List (no kind)");
+      }
+      if (doc.get("kind").asText().endsWith("List")) {
+        JsonNode items = doc.get("items");
+        if (items != null && !items.isNull() && !items.isArray()) {
+          throw new PolicyException(where + " items", "must be a list");
+        }
+        for (int i = 0; items != null && i < items.size(); i++) {
+          add(items.get(i), where + " items[" + i + "]", pods, namespaces, nodes);
+        }
+      } else {
+        add(doc, where, pods, namespaces, nodes);
+      }
+    }
+    return ClusterSnapshot.of(pods, namespaces, nodes);
+  }
+
+  private static void add(
+      JsonNode item, String where, List<PodRecord> pods, List<NamespaceRecord> namespaces, List<NodeRecord> nodes) {
+    String kind = item.path("kind").asText("");
+    try {
+      switch (kind) {
+        case "Pod" -> {
+          Pod pod = Serialization.jsonMapper().convertValue(item, Pod.class);
+          requireName(pod.getMetadata() != null ? pod.getMetadata().getName() : null, where);
+          if (pod.getMetadata().getNamespace() == null) {
+            throw new PolicyException(where, "a Pod without metadata.namespace");
+          }
+          pods.add(PodRecords.pod(pod));
+        }
+        case "Namespace" -> {
+          Namespace ns = Serialization.jsonMapper().convertValue(item, Namespace.class);
+          requireName(ns.getMetadata() != null ? ns.getMetadata().getName() : null, where);
+          namespaces.add(PodRecords.namespace(ns));
+        }
+        case "Node" -> {
+          Node node = Serialization.jsonMapper().convertValue(item, Node.class);
+          requireName(node.getMetadata() != null ? node.getMetadata().getName() : null, where);
+          nodes.add(PodRecords.node(node));
+        }
+        case "" -> throw new PolicyException(where, "an item without kind");
+        default -> {
+          // PDBs, PVCs and other kinds: read by the strategies that need them.
+        }
+      }
+    } catch (IllegalArgumentException e) {
+      throw new PolicyException(where, "not a valid " + kind + ": " + firstLine(e.getMessage()));
+    }
+  }
+
+  private static void requireName(String name, String where) {
+    if (name == null || name.isEmpty()) {
+      throw new PolicyException(where, "an object without metadata.name");
+    }
+  }
+
+  private static String firstLine(String message) {
+    int newline = message == null ? -1 : message.indexOf('\n');
+    return newline < 0 ? String.valueOf(message) : message.substring(0, newline);
+  }
+}

@@ -1,0 +1,188 @@
+package io.podsweeper.policy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Set;
+import java.util.function.Function;
+
+/**
+ * A node of a parsed YAML/JSON document together with its path ({@code rules[2].states[0]}), so every reading
+ * and validation error names the exact place. Readers are strict: wrong types are errors, never coerced.
+ */
+public final class ConfigNode {
+  private final JsonNode node;
+  private final String path;
+
+  public ConfigNode(JsonNode node, String path) {
+    this.node = node;
+    this.path = path;
+  }
+
+  public String path() {
+    return path;
+  }
+
+  public PolicyException error(String message) {
+    return new PolicyException(path, message);
+  }
+
+  public boolean has(String field) {
+    JsonNode value = node.get(field);
+    return value != null && !value.isNull();
+  }
+
+  public ConfigNode child(String field) {
+    return new ConfigNode(node.get(field), path.isEmpty() ? field : path + "." + field);
+  }
+
+  /** Fails on any field not in {@code known}, naming it: a misspelt field must not be silently ignored. */
+  public ConfigNode requireObject(Set<String> known) {
+    if (node == null || !node.isObject()) {
+      throw error("must be an object, got " + describe());
+    }
+    Iterator<String> names = node.fieldNames();
+    while (names.hasNext()) {
+      String name = names.next();
+      if (!known.contains(name)) {
+        throw child(name).error("unknown field (known: " + String.join(", ", known.stream().sorted().toList()) + ")");
+      }
+    }
+    return this;
+  }
+
+  public String string() {
+    if (!node.isTextual()) {
+      throw error("must be a string, got " + describe());
+    }
+    return node.asText();
+  }
+
+  public Optional<String> optionalString(String field) {
+    return has(field) ? Optional.of(child(field).string()) : Optional.empty();
+  }
+
+  public String requiredString(String field) {
+    if (!has(field)) {
+      throw child(field).error("is required");
+    }
+    String value = child(field).string();
+    if (value.isBlank()) {
+      throw child(field).error("must not be empty");
+    }
+    return value;
+  }
+
+  public boolean bool(String field, boolean fallback) {
+    if (!has(field)) {
+      return fallback;
+    }
+    ConfigNode c = child(field);
+    if (!c.node.isBoolean()) {
+      throw c.error("must be true or false, got " + c.describe());
+    }
+    return c.node.booleanValue();
+  }
+
+  /** A whole number in [min, max]; huge or fractional numbers are errors, not silently truncated. */
+  public OptionalInt optionalInt(String field, int min, int max) {
+    if (!has(field)) {
+      return OptionalInt.empty();
+    }
+    ConfigNode c = child(field);
+    if (!c.node.isIntegralNumber() || !c.node.canConvertToLong()) {
+      throw c.error("must be a whole number, got " + c.describe());
+    }
+    long value = c.node.longValue();
+    if (value < min || value > max) {
+      throw c.error("must be between " + min + " and " + max + ", got " + value);
+    }
+    return OptionalInt.of((int) value);
+  }
+
+  public Optional<Double> optionalNumber(String field, double minExclusive, double max) {
+    if (!has(field)) {
+      return Optional.empty();
+    }
+    ConfigNode c = child(field);
+    if (!c.node.isNumber()) {
+      throw c.error("must be a number, got " + c.describe());
+    }
+    double value = c.node.doubleValue();
+    if (!(value > minExclusive) || value > max) {
+      throw c.error("must be greater than " + minExclusive + " and at most " + max + ", got " + c.node.asText());
+    }
+    return Optional.of(value);
+  }
+
+  /** A positive Go-style duration such as {@code 90s}, {@code 1h30m} or {@code 7d}. */
+  public Optional<Duration> optionalDuration(String field) {
+    if (!has(field)) {
+      return Optional.empty();
+    }
+    ConfigNode c = child(field);
+    String text = c.string();
+    return Optional.of(
+        Durations.parse(text)
+            .orElseThrow(() -> c.error("invalid duration \"" + text + "\" (a positive duration such as 90s, 1h30m or 7d)")));
+  }
+
+  public List<ConfigNode> list(String field) {
+    if (!has(field)) {
+      return List.of();
+    }
+    ConfigNode c = child(field);
+    if (!c.node.isArray()) {
+      throw c.error("must be a list, got " + c.describe());
+    }
+    List<ConfigNode> items = new ArrayList<>();
+    for (int i = 0; i < c.node.size(); i++) {
+      items.add(new ConfigNode(c.node.get(i), c.path + "[" + i + "]"));
+    }
+    return items;
+  }
+
+  public List<String> stringList(String field) {
+    return list(field).stream().map(ConfigNode::string).toList();
+  }
+
+  public <T> List<T> mapList(String field, Function<ConfigNode, T> reader) {
+    return list(field).stream().map(reader).toList();
+  }
+
+  /** A map of string keys to string values (labels, matchLabels). */
+  public Map<String, String> stringMap(String field) {
+    if (!has(field)) {
+      return Map.of();
+    }
+    ConfigNode c = child(field);
+    if (!c.node.isObject()) {
+      throw c.error("must be a map of strings, got " + c.describe());
+    }
+    Map<String, String> out = new LinkedHashMap<>();
+    c.node.fields().forEachRemaining(e -> out.put(e.getKey(), c.child(e.getKey()).string()));
+    return out;
+  }
+
+  private String describe() {
+    if (node == null || node.isNull()) {
+      return "nothing";
+    }
+    if (node.isTextual()) {
+      return "\"" + node.asText() + "\"";
+    }
+    if (node.isObject()) {
+      return "an object";
+    }
+    if (node.isArray()) {
+      return "a list";
+    }
+    return node.toString();
+  }
+}

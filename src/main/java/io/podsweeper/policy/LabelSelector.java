@@ -1,0 +1,47 @@
+package io.podsweeper.policy;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/** A Kubernetes label selector (matchLabels and matchExpressions, ANDed); the empty selector matches everything. */
+public record LabelSelector(Map<String, String> matchLabels, List<Requirement> matchExpressions) {
+  public static final LabelSelector EVERYTHING = new LabelSelector(Map.of(), List.of());
+
+  public LabelSelector {
+    matchLabels = Map.copyOf(matchLabels);
+    matchExpressions = List.copyOf(matchExpressions);
+  }
+
+  public enum Operator {
+    In,
+    NotIn,
+    Exists,
+    DoesNotExist
+  }
+
+  public record Requirement(String key, Operator operator, Set<String> values) {
+    public Requirement {
+      values = Set.copyOf(values);
+    }
+
+    boolean matches(Map<String, String> labels) {
+      String value = labels.get(key);
+      return switch (operator) {
+        case In -> value != null && values.contains(value);
+        case NotIn -> value == null || !values.contains(value);
+        case Exists -> value != null;
+        case DoesNotExist -> value == null;
+      };
+    }
+  }
+
+  public boolean isEmpty() {
+    return matchLabels.isEmpty() && matchExpressions.isEmpty();
+  }
+
+  public boolean matches(Map<String, String> labels) {
+    return matchLabels.entrySet().stream().allMatch(e -> e.getValue().equals(labels.get(e.getKey())))
+        && matchExpressions.stream().allMatch(r -> r.matches(labels));
+  }
+}

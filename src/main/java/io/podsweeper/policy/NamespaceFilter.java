@@ -1,0 +1,38 @@
+package io.podsweeper.policy;
+
+import java.util.List;
+import java.util.regex.Pattern;
+
+/**
+ * Namespaces a rule applies to: every namespace matching an include glob (all when none is given) and no
+ * exclude glob. Globs know {@code *} (any run of characters) and {@code ?} (one character).
+ */
+public record NamespaceFilter(List<String> include, List<String> exclude) {
+  public static final NamespaceFilter ALL = new NamespaceFilter(List.of(), List.of());
+
+  public NamespaceFilter {
+    include = List.copyOf(include);
+    exclude = List.copyOf(exclude);
+  }
+
+  public boolean matches(String namespace) {
+    return (include.isEmpty() || include.stream().anyMatch(g -> globMatches(g, namespace)))
+        && exclude.stream().noneMatch(g -> globMatches(g, namespace));
+  }
+
+  static boolean globMatches(String glob, String value) {
+    return toRegex(glob).matcher(value).matches();
+  }
+
+  private static Pattern toRegex(String glob) {
+    StringBuilder regex = new StringBuilder();
+    for (char c : glob.toCharArray()) {
+      switch (c) {
+        case '*' -> regex.append(".*");
+        case '?' -> regex.append('.');
+        default -> regex.append(Pattern.quote(String.valueOf(c)));
+      }
+    }
+    return Pattern.compile(regex.toString());
+  }
+}

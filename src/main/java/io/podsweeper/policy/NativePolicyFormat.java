@@ -1,0 +1,136 @@
+package io.podsweeper.policy;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/** Podsweeper's own policy format, {@code podsweeper.io/v1alpha1 PodSweeperPolicy}; see docs/configuration.md. */
+final class NativePolicyFormat {
+  static final String API_VERSION = "podsweeper.io/v1alpha1";
+  static final String KIND = "PodSweeperPolicy";
+
+  private static final Pattern RULE_NAME = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
+  private static final Pattern NAMESPACE_GLOB = Pattern.compile("[a-z0-9*?]([-a-z0-9*?]{0,61}[a-z0-9*?])?");
+
+  private NativePolicyFormat() {}
+
+  static Policy read(ConfigNode root, String source) {
+    root.requireObject(Set.of("apiVersion", "kind", "metadata", "dryRun", "fullPassInterval", "limits", "rules"));
+    boolean dryRun = root.bool("dryRun", false);
+    Duration fullPass = root.optionalDuration("fullPassInterval").orElse(Policy.DEFAULT_FULL_PASS_INTERVAL);
+    Limits limits = root.has("limits") ? limits(root.child("limits")) : Limits.DEFAULTS;
+    List<ConfigNode> ruleNodes = root.list("rules");
+    if (ruleNodes.isEmpty()) {
+      throw root.child("rules").error("at least one rule is required");
+    }
+    List<Rule> rules = new ArrayList<>();
+    Set<String> names = new HashSet<>();
+    for (ConfigNode node : ruleNodes) {
+      Rule rule = rule(node);
+      if (!names.add(rule.name())) {
+        throw node.child("name").error("duplicate rule name \"" + rule.name() + "\"");
+      }
+      rules.add(rule);
+    }
+    return new Policy(source, dryRun, limits, fullPass, rules);
+  }
+
+  private static Limits limits(ConfigNode node) {
+    node.requireObject(Set.of("maxPerNode", "maxPerNamespace", "maxTotal", "perSecond"));
+    return new Limits(
+        node.optionalInt("maxPerNode", 1, 1_000_000),
+        node.optionalInt("maxPerNamespace", 1, 1_000_000),
+        node.optionalInt("maxTotal", 1, 1_000_000),
+        node.optionalNumber("perSecond", 0, 10_000).orElse(Limits.DEFAULT_PER_SECOND));
+  }
+
+  private static Rule rule(ConfigNode node) {
+    node.requireObject(
+        Set.of("name", "namespaces", "namespaceSelector", "podSelector", "states", "maxAge", "maxAgeAfterFinish"));
+    String name = node.requiredString("name");
+    if (!RULE_NAME.matcher(name).matches()) {
+      throw node.child("name").error("invalid rule name \"" + name + "\" (lower-case letters, digits and '-')");
+    }
+    NamespaceFilter namespaces = node.has("namespaces") ? namespaces(node.child("namespaces")) : NamespaceFilter.ALL;
+    List<PodState> states = states(node);
+    Optional<Duration> maxAge = node.optionalDuration("maxAge");
+    Optional<Duration> maxAgeAfterFinish = node.optionalDuration("maxAgeAfterFinish");
+    if (states.isEmpty() && maxAge.isEmpty() && maxAgeAfterFinish.isEmpty()) {
+      throw node.error("a rule needs maxAge, maxAgeAfterFinish or states; without them it would remove every pod it selects");
+    }
+    if (maxAgeAfterFinish.isPresent()) {
+      if (states.isEmpty()) {
+        throw node.child("maxAgeAfterFinish")
+            .error("can match nothing: only finished pods have an age since finishing, and a rule opts in to them"
+                + " only by naming a terminal state (e.g. states: [Succeeded, Failed])");
+      }
+      for (int i = 0; i < states.size(); i++) {
+        if (!states.get(i).terminal()) {
+          throw node.child("states")
+              .error("[" + i + "] \"" + states.get(i) + "\" is not a finished state, but maxAgeAfterFinish applies"
+                  + " only to finished pods; put it in a rule of its own with maxAge");
+        }
+      }
+    }
+    return new Rule(
+        name,
+        namespaces,
+        Selectors.read(node, "namespaceSelector"),
+        Selectors.read(node, "podSelector"),
+        states,
+        maxAge,
+        maxAgeAfterFinish);
+  }
+
+  private static List<PodState> states(ConfigNode node) {
+    List<PodState> states = new ArrayList<>();
+    for (ConfigNode item : node.list("states")) {
+      String name = item.string();
+      PodState state =
+          PodState.parse(name)
+              .orElseThrow(() -> item.error("unknown state \"" + name + "\" (one of " + PodState.allowedNames() + ")"));
+      if (states.contains(state)) {
+        throw item.error("duplicate state \"" + name + "\"");
+      }
+      states.add(state);
+    }
+    return states;
+  }
+
+  private static NamespaceFilter namespaces(ConfigNode node) {
+    node.requireObject(Set.of("include", "exclude"));
+    List<String> include = globs(node, "include");
+    List<String> exclude = globs(node, "exclude");
+    if (include.isEmpty() && exclude.isEmpty()) {
+      throw node.error("give include and/or exclude namespace patterns, or leave namespaces out");
+    }
+    NamespaceFilter filter = new NamespaceFilter(include, exclude);
+    if (exclude.contains("*")) {
+      throw node.child("exclude").error("can match nothing: \"*\" excludes every namespace");
+    }
+    for (int i = 0; i < include.size(); i++) {
+      String glob = include.get(i);
+      if (exclude.stream().anyMatch(e -> NamespaceFilter.globMatches(e, glob))) {
+        throw node.child("include").error("[" + i + "] \"" + glob + "\" can match nothing: it is excluded as well");
+      }
+    }
+    return filter;
+  }
+
+  private static List<String> globs(ConfigNode node, String field) {
+    List<ConfigNode> items = node.list(field);
+    List<String> globs = new ArrayList<>();
+    for (ConfigNode item : items) {
+      String glob = item.string();
+      if (!NAMESPACE_GLOB.matcher(glob).matches()) {
+        throw item.error("invalid namespace pattern \"" + glob + "\" (namespace characters with * and ? globs)");
+      }
+      globs.add(glob);
+    }
+    return globs;
+  }
+}
