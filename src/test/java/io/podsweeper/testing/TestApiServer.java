@@ -1,0 +1,96 @@
+package io.podsweeper.testing;
+
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * A real kube-apiserver + etcd on loopback, started by {@code scripts/test-apiserver.sh} once per test run and
+ * stopped when the run ends. Tests isolate themselves with a fresh namespace each ({@link #newNamespace}).
+ */
+public final class TestApiServer implements ExtensionContext.Store.CloseableResource, AutoCloseable {
+  private final Path runDir;
+  private final Path kubeconfig;
+  private final KubernetesClient client;
+
+  private TestApiServer(Path runDir) {
+    this.runDir = runDir;
+    this.kubeconfig = runDir.resolve("kubeconfig");
+    this.client = newClient();
+  }
+
+  static TestApiServer start() {
+    try {
+      Path runDir = Files.createTempDirectory("podsweeper-apiserver-");
+      script("start", runDir);
+      return new TestApiServer(runDir);
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot start the test API server", e);
+    }
+  }
+
+  private static void script(String verb, Path runDir) {
+    Path project = Path.of(System.getProperty("podsweeper.projectDir", "."));
+    ProcessBuilder pb = new ProcessBuilder("bash", project.resolve("scripts/test-apiserver.sh").toString(), verb, runDir.toString())
+        .redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.INHERIT);
+    try {
+      Process p = pb.start();
+      if (!p.waitFor(15, TimeUnit.MINUTES) || p.exitValue() != 0) {
+        throw new IllegalStateException("scripts/test-apiserver.sh " + verb + " failed; see its output above");
+      }
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot run scripts/test-apiserver.sh", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  public Path kubeconfig() {
+    return kubeconfig;
+  }
+
+  /** The admin client shared by tests (system:masters). */
+  public KubernetesClient client() {
+    return client;
+  }
+
+  /** A client configuration from the test kubeconfig, for code under test that builds its own clients. */
+  public Config config() {
+    try {
+      return Config.fromKubeconfig(Files.readString(kubeconfig));
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  public KubernetesClient newClient() {
+    return new KubernetesClientBuilder().withConfig(config()).build();
+  }
+
+  /** A namespace of its own for one test: namespaces are never really deleted here (no namespace controller). */
+  public String newNamespace(String prefix, Map<String, String> labels) {
+    String name = prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
+    client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(name).withLabels(labels).endMetadata().build()).create();
+    return name;
+  }
+
+  public String newNamespace(String prefix) {
+    return newNamespace(prefix, Map.of());
+  }
+
+  @Override
+  public void close() {
+    client.close();
+    script("stop", runDir);
+  }
+}

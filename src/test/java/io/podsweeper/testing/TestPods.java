@@ -1,0 +1,51 @@
+package io.podsweeper.testing;
+
+import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Pods in the real test API server. No kubelet runs there, so a pod's status is whatever the test writes through
+ * the status subresource.
+ */
+public final class TestPods {
+  private TestPods() {}
+
+  public static Pod create(KubernetesClient client, String namespace, String name, String node, Map<String, String> labels) {
+    PodBuilder pod = new PodBuilder()
+        .withNewMetadata().withName(name).withNamespace(namespace).withLabels(labels).endMetadata()
+        .withNewSpec().addNewContainer().withName("main").withImage("busybox:1.36").endContainer()
+        .withTerminationGracePeriodSeconds(0L).endSpec();
+    if (node != null) {
+      pod.editSpec().withNodeName(node).endSpec();
+    }
+    return client.pods().inNamespace(namespace).resource(pod.build()).create();
+  }
+
+  public static Pod setStatus(KubernetesClient client, Pod pod, String phase, String reason, List<ContainerStatus> containers) {
+    Pod current = client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName()).get();
+    current.getStatus().setPhase(phase);
+    current.getStatus().setReason(reason);
+    current.getStatus().setContainerStatuses(containers);
+    return client.pods().inNamespace(pod.getMetadata().getNamespace()).resource(current).updateStatus();
+  }
+
+  public static ContainerStatus terminated(String reason, int exitCode, Instant finishedAt) {
+    return new ContainerStatusBuilder().withName("main").withImage("busybox:1.36").withImageID("").withReady(false)
+        .withRestartCount(0)
+        .withNewState().withNewTerminated().withReason(reason).withExitCode(exitCode)
+        .withStartedAt(finishedAt.minusSeconds(60).toString()).withFinishedAt(finishedAt.toString())
+        .endTerminated().endState().build();
+  }
+
+  public static ContainerStatus waiting(String reason, int restarts) {
+    return new ContainerStatusBuilder().withName("main").withImage("busybox:1.36").withImageID("").withReady(false)
+        .withRestartCount(restarts)
+        .withNewState().withNewWaiting().withReason(reason).endWaiting().endState().build();
+  }
+}
