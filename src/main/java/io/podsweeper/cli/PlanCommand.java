@@ -85,17 +85,7 @@ final class PlanCommand implements Callable<Integer> {
     root.put("dryRun", policy.dryRun());
     ArrayNode array = root.putArray("decisions");
     for (Decision d : decisions) {
-      ObjectNode o = array.addObject();
-      o.put("namespace", d.namespace());
-      o.put("name", d.name());
-      o.put("uid", d.uid());
-      o.put("resourceVersion", d.resourceVersion());
-      o.put("node", d.node());
-      o.put("strategy", d.strategy());
-      o.put("rule", d.rule());
-      o.put("action", d.action().wireName());
-      o.put("reason", d.reason());
-      o.put("dueAt", d.dueAt().toString());
+      d.writeTo(array.addObject());
     }
     try {
       return mapper.writeValueAsString(root);

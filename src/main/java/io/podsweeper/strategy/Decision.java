@@ -1,5 +1,6 @@
 package io.podsweeper.strategy;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.podsweeper.cluster.PodRecord;
 import java.time.Instant;
 
@@ -27,5 +28,19 @@ public record Decision(
 
   public String podKey() {
     return namespace + "/" + name;
+  }
+
+  /** Writes the decision's fields into {@code o}: the one JSON shape of a decision, for plan output and the HTTP API. */
+  public ObjectNode writeTo(ObjectNode o) {
+    return o.put("namespace", namespace)
+        .put("name", name)
+        .put("uid", uid)
+        .put("resourceVersion", resourceVersion)
+        .put("node", node)
+        .put("strategy", strategy)
+        .put("rule", rule)
+        .put("action", action.wireName())
+        .put("reason", reason)
+        .put("dueAt", dueAt.toString());
   }
 }

@@ -1,0 +1,22 @@
+package io.podsweeper.engine;
+
+/** The outcome of one decision, as counted in {@code podsweeper_removals_total{result}} and logged. */
+public enum Result {
+  SUCCESS("success"),
+  DRY_RUN("dry-run"),
+  PDB_REFUSED("pdb-refused"),
+  CONFLICT("conflict"),
+  GONE("gone"),
+  LIMITED("limited"),
+  ERROR("error");
+
+  private final String label;
+
+  Result(String label) {
+    this.label = label;
+  }
+
+  public String label() {
+    return label;
+  }
+}

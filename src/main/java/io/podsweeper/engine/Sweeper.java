@@ -1,0 +1,339 @@
+package io.podsweeper.engine;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import io.podsweeper.cluster.PodRecord;
+import io.podsweeper.kube.ClusterCache;
+import io.podsweeper.kube.PodRemover;
+import io.podsweeper.metrics.Metrics;
+import io.podsweeper.policy.Policy;
+import io.podsweeper.safety.RemovalBudget;
+import io.podsweeper.safety.TokenBucket;
+import io.podsweeper.strategy.Decision;
+import io.podsweeper.strategy.LifetimeRules;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The live loop: evaluates a pod when it changes and again when its deadline passes (one timer per pending
+ * deadline), runs a periodic full pass as a safety net, and removes due pods one at a time through the safety
+ * checks (fresh cache, backoff, dry-run, limits, rate).
+ *
+ * <p>Nothing here outlives the process: deadlines, queue and backoff are rebuilt from the informers after a
+ * restart, so a crash can neither remove a pod twice (requests carry preconditions) nor forget a due one.
+ */
+public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Sweeper.class);
+  private static final String STOP = "";
+  static final Duration FIRST_BACKOFF = Duration.ofSeconds(5);
+  static final Duration MAX_BACKOFF = Duration.ofMinutes(5);
+  private static final Duration STALE_CACHE_RETRY = Duration.ofSeconds(1);
+
+  private record Deadline(String uid, Instant dueAt, ScheduledFuture<?> timer) {}
+
+  private record Backoff(int attempts, Instant retryAt) {}
+
+  private final ClusterCache cache;
+  private final RemovalRequests requests;
+  private final Metrics metrics;
+  private final Clock clock;
+  private final RecentDecisions recent;
+  private final ScheduledThreadPoolExecutor timers = new ScheduledThreadPoolExecutor(1, r -> daemon(r, "sweeper-timers"));
+  private final Map<String, Deadline> deadlines = new ConcurrentHashMap<>();
+  private final BlockingQueue<String> queue = new LinkedBlockingQueue<>();
+  private final Set<String> queued = ConcurrentHashMap.newKeySet();
+  private final Map<String, Instant> dueSince = new ConcurrentHashMap<>();
+  private final Cache<String, Backoff> backoff = Caffeine.newBuilder().expireAfterWrite(MAX_BACKOFF.multipliedBy(2)).build();
+  private final Set<String> reportedThisWindow = ConcurrentHashMap.newKeySet();
+  private final Thread worker = daemon(this::work, "sweeper-removals");
+  private volatile Policy policy;
+  private volatile LifetimeRules rules;
+  private volatile RemovalBudget budget;
+  private volatile TokenBucket bucket;
+  private volatile boolean stopping;
+  private ScheduledFuture<?> fullPasses;
+
+  public Sweeper(Policy policy, ClusterCache cache, RemovalRequests requests, Metrics metrics, Clock clock, RecentDecisions recent) {
+    this.cache = cache;
+    this.requests = requests;
+    this.metrics = metrics;
+    this.clock = clock;
+    this.recent = recent;
+    timers.setRemoveOnCancelPolicy(true);
+    apply(policy);
+  }
+
+  private void apply(Policy newPolicy) {
+    this.policy = newPolicy;
+    this.rules = new LifetimeRules(newPolicy.rules());
+    this.budget = new RemovalBudget(newPolicy.limits());
+    this.bucket = new TokenBucket(newPolicy.limits().perSecond());
+    metrics.dryRun.set(newPolicy.dryRun() ? 1 : 0);
+  }
+
+  /** Starts removing, and the periodic full pass; call once the cache has synced. */
+  public void start() {
+    worker.start();
+    long interval = policy.fullPassInterval().toMillis();
+    // The informers' initial list has just evaluated every pod; the first full pass is one interval away.
+    fullPasses = timers.scheduleWithFixedDelay(this::fullPass, interval, interval, TimeUnit.MILLISECONDS);
+  }
+
+  @Override
+  public void podChanged(PodRecord pod) {
+    evaluate(pod);
+  }
+
+  @Override
+  public void podDeleted(PodRecord pod) {
+    cancelDeadline(pod.key());
+    dueSince.remove(pod.key());
+    backoff.invalidate(pod.uid());
+  }
+
+  /** Every cached pod once more; also starts a new limits window. */
+  void fullPass() {
+    long started = System.nanoTime();
+    try {
+      budget.reset();
+      reportedThisWindow.clear();
+      cache.pods().forEach(this::evaluate);
+    } catch (RuntimeException e) {
+      LOG.error("full pass failed", e);
+    } finally {
+      metrics.passDuration.observe((System.nanoTime() - started) / 1e9);
+    }
+  }
+
+  private void evaluate(PodRecord pod) {
+    if (stopping) {
+      return;
+    }
+    Optional<LifetimeRules.Verdict> verdict = rules.evaluate(pod, cache.namespace(pod.namespace()));
+    if (verdict.isEmpty()) {
+      cancelDeadline(pod.key());
+      return;
+    }
+    Instant dueAt = verdict.get().dueAt();
+    if (verdict.get().isDue(clock.instant())) {
+      cancelDeadline(pod.key());
+      enqueue(pod.key(), dueAt);
+    } else {
+      schedule(pod, dueAt);
+    }
+  }
+
+  private void schedule(PodRecord pod, Instant dueAt) {
+    deadlines.compute(pod.key(), (key, existing) -> {
+      if (existing != null && existing.uid().equals(pod.uid()) && existing.dueAt().equals(dueAt)) {
+        return existing;
+      }
+      if (existing != null) {
+        existing.timer().cancel(false);
+      }
+      // "Strictly older than": due one millisecond after the deadline itself.
+      long delay = Math.max(0, Duration.between(clock.instant(), dueAt).toMillis() + 1);
+      ScheduledFuture<?> timer = timers.schedule(() -> deadlinePassed(key, pod.uid()), delay, TimeUnit.MILLISECONDS);
+      return new Deadline(pod.uid(), dueAt, timer);
+    });
+    metrics.pendingDeadlines.set(deadlines.size());
+  }
+
+  private void deadlinePassed(String key, String uid) {
+    deadlines.computeIfPresent(key, (k, d) -> d.uid().equals(uid) ? null : d);
+    metrics.pendingDeadlines.set(deadlines.size());
+    cache.pod(key).filter(p -> p.uid().equals(uid)).ifPresent(this::evaluate);
+  }
+
+  private void cancelDeadline(String key) {
+    Deadline removed = deadlines.remove(key);
+    if (removed != null) {
+      removed.timer().cancel(false);
+      metrics.pendingDeadlines.set(deadlines.size());
+    }
+  }
+
+  private void enqueue(String key, Instant dueAt) {
+    dueSince.putIfAbsent(key, dueAt);
+    if (queued.add(key)) {
+      queue.add(key);
+      metrics.queuedRemovals.set(queued.size());
+    }
+  }
+
+  private void retryLater(String key, Duration delay) {
+    if (!stopping) {
+      timers.schedule(() -> cache.pod(key).ifPresent(this::evaluate), delay.toMillis(), TimeUnit.MILLISECONDS);
+    }
+  }
+
+  private void work() {
+    while (!stopping) {
+      String key;
+      try {
+        key = queue.take();
+      } catch (InterruptedException e) {
+        return;
+      }
+      if (key.equals(STOP)) {
+        return;
+      }
+      queued.remove(key);
+      metrics.queuedRemovals.set(queued.size());
+      try {
+        process(key);
+      } catch (InterruptedException e) {
+        return;
+      } catch (RuntimeException e) {
+        LOG.error("removal of {} failed unexpectedly; it is retried at the next pass", key, e);
+      }
+    }
+  }
+
+  private void process(String key) throws InterruptedException {
+    if (!cache.isCurrent()) {
+      // Never act on a cache that may be stale (watch broken, relisting): wait for it to catch up.
+      retryLater(key, STALE_CACHE_RETRY);
+      return;
+    }
+    Optional<PodRecord> current = cache.pod(key);
+    Instant now = clock.instant();
+    Optional<LifetimeRules.Verdict> verdict =
+        current.flatMap(p -> rules.evaluate(p, cache.namespace(p.namespace()))).filter(v -> v.isDue(now));
+    if (verdict.isEmpty()) {
+      // Gone, changed, or no longer due: its own events and deadlines take it from here.
+      dueSince.remove(key);
+      current.ifPresent(this::evaluate);
+      return;
+    }
+    PodRecord pod = current.get();
+    Decision decision = verdict.get().decide(pod, now);
+    Backoff waiting = backoff.getIfPresent(pod.uid());
+    if (waiting != null && waiting.retryAt().isAfter(now)) {
+      retryLater(key, Duration.between(now, waiting.retryAt()));
+      return;
+    }
+    Policy active = policy;
+    if (active.dryRun()) {
+      dueSince.remove(key);
+      if (reportedThisWindow.add(pod.uid() + "/dry-run")) {
+        record(decision, Result.DRY_RUN, "dry-run: nothing removed", true);
+      }
+      return;
+    }
+    Optional<String> limit = budget.take(decision);
+    if (limit.isPresent()) {
+      dueSince.remove(key);
+      if (reportedThisWindow.add(pod.uid() + "/limited")) {
+        record(decision, Result.LIMITED, limit.get() + "; retried in the next pass", false);
+      }
+      return;
+    }
+    bucket.take();
+    if (stopping) {
+      budget.giveBack(decision);
+      return;
+    }
+    Instant due = dueSince.remove(key);
+    if (due != null) {
+      metrics.decisionToRequest.observe(Math.max(0, Duration.between(due, clock.instant()).toNanos() / 1e9));
+    }
+    long started = System.nanoTime();
+    PodRemover.Result result = requests.send(decision);
+    metrics.requestDuration.labels(decision.action().wireName()).observe((System.nanoTime() - started) / 1e9);
+    switch (result.outcome()) {
+      case REMOVED -> {
+        backoff.invalidate(pod.uid());
+        record(decision, Result.SUCCESS, result.message(), false);
+      }
+      case REFUSED -> {
+        budget.giveBack(decision);
+        metrics.pdbRefusals.labels(decision.namespace()).inc();
+        Duration delay = backOff(pod.uid(), now);
+        record(decision, Result.PDB_REFUSED, result.message() + "; retry in " + delay.toSeconds() + "s", false);
+        retryLater(key, delay);
+      }
+      case CONFLICT -> {
+        budget.giveBack(decision);
+        record(decision, Result.CONFLICT, "the pod changed or was recreated since the decision: " + result.message(), false);
+      }
+      case GONE -> {
+        budget.giveBack(decision);
+        record(decision, Result.GONE, result.message(), false);
+      }
+      case ERROR -> {
+        budget.giveBack(decision);
+        metrics.apiErrors.labels(decision.action().wireName(), String.valueOf(result.code())).inc();
+        Duration delay = backOff(pod.uid(), now);
+        record(decision, Result.ERROR, result.code() + " " + result.message() + "; retry in " + delay.toSeconds() + "s", false);
+        retryLater(key, delay);
+      }
+    }
+  }
+
+  private Duration backOff(String uid, Instant now) {
+    Backoff previous = backoff.getIfPresent(uid);
+    int attempts = previous == null ? 1 : previous.attempts() + 1;
+    Duration delay = FIRST_BACKOFF.multipliedBy(1L << Math.min(attempts - 1, 10));
+    if (delay.compareTo(MAX_BACKOFF) > 0) {
+      delay = MAX_BACKOFF;
+    }
+    backoff.put(uid, new Backoff(attempts, now.plus(delay)));
+    return delay;
+  }
+
+  private void record(Decision d, Result result, String message, boolean dryRun) {
+    metrics.removals.labels(result.label(), d.strategy(), d.namespace(), d.action().wireName()).inc();
+    metrics.deschedulerEvicted.labels(deschedulerResult(result, message), d.strategy(), "podsweeper", d.namespace(), d.node()).inc();
+    recent.add(new RecentDecisions.Entry(clock.instant(), d, result.label(), message, dryRun));
+    LOG.info("{} {} pod {} uid={} rule={} result={} reason=\"{}\"{}", dryRun ? "would " + d.action().wireName() : d.action().wireName(),
+        d.strategy(), d.podKey(), d.uid(), d.rule(), result.label(), d.reason(), message.isEmpty() ? "" : " detail=\"" + message + "\"");
+  }
+
+  /** The upstream counter's result values: success (dry-run included, as upstream counts it), error, or the limit text. */
+  private static String deschedulerResult(Result result, String message) {
+    return switch (result) {
+      case SUCCESS, DRY_RUN -> "success";
+      case LIMITED -> message.substring(0, message.indexOf(';'));
+      default -> "error";
+    };
+  }
+
+  public int pendingDeadlines() {
+    return deadlines.size();
+  }
+
+  /** Stops deciding, lets an in-flight request finish, and stops the timers. */
+  @Override
+  public void close() {
+    stopping = true;
+    queue.add(STOP);
+    if (fullPasses != null) {
+      fullPasses.cancel(false);
+    }
+    try {
+      worker.join(Duration.ofSeconds(40).toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    timers.shutdownNow();
+  }
+
+  private static Thread daemon(Runnable r, String name) {
+    Thread t = new Thread(r, name);
+    t.setDaemon(true);
+    return t;
+  }
+}

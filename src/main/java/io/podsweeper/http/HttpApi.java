@@ -1,0 +1,94 @@
+package io.podsweeper.http;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.podsweeper.engine.RecentDecisions;
+import io.prometheus.client.CollectorRegistry;
+import io.prometheus.client.exporter.common.TextFormat;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The service's HTTP endpoints on Vert.x: {@code /metrics} (Prometheus text or OpenMetrics), {@code /healthz},
+ * {@code /readyz} (ready once the informers have synced and while they watch) and {@code GET /api/v1/decisions}.
+ */
+public final class HttpApi implements AutoCloseable {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final Vertx vertx = Vertx.vertx();
+  private final CollectorRegistry registry;
+  private final BooleanSupplier ready;
+  private final RecentDecisions recent;
+  private HttpServer server;
+
+  public HttpApi(CollectorRegistry registry, BooleanSupplier ready, RecentDecisions recent) {
+    this.registry = registry;
+    this.ready = ready;
+    this.recent = recent;
+  }
+
+  /** Listens on {@code port} (0 = any free port) and returns the port. */
+  public int start(String host, int port) throws Exception {
+    Router router = Router.router(vertx);
+    router.get("/healthz").handler(ctx -> ctx.response().putHeader("content-type", "text/plain").end("ok"));
+    router.get("/readyz").handler(this::readyz);
+    router.get("/metrics").blockingHandler(this::metrics, false);
+    router.get("/api/v1/decisions").handler(this::decisions);
+    server = vertx.createHttpServer().requestHandler(router).listen(port, host)
+        .toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    return server.actualPort();
+  }
+
+  private void readyz(RoutingContext ctx) {
+    boolean ok = ready.getAsBoolean();
+    ctx.response().setStatusCode(ok ? 200 : 503).putHeader("content-type", "text/plain")
+        .end(ok ? "ok" : "informers not synced or not watching");
+  }
+
+  private void metrics(RoutingContext ctx) {
+    String contentType = TextFormat.chooseContentType(ctx.request().getHeader("Accept"));
+    Set<String> names = new HashSet<>(ctx.queryParam("name[]"));
+    StringWriter out = new StringWriter();
+    try {
+      TextFormat.writeFormat(contentType, out,
+          names.isEmpty() ? registry.metricFamilySamples() : registry.filteredMetricFamilySamples(names));
+    } catch (IOException e) {
+      ctx.fail(e);
+      return;
+    }
+    ctx.response().putHeader("content-type", contentType).end(out.toString());
+  }
+
+  private void decisions(RoutingContext ctx) {
+    List<RecentDecisions.Entry> entries = recent.list();
+    ObjectNode root = JSON.createObjectNode();
+    ArrayNode array = root.putArray("decisions");
+    for (RecentDecisions.Entry e : entries) {
+      ObjectNode o = e.decision().writeTo(array.addObject());
+      o.put("time", e.time().toString());
+      o.put("result", e.result());
+      o.put("message", e.message());
+      o.put("dryRun", e.dryRun());
+    }
+    ctx.response().putHeader("content-type", "application/json").end(root.toString());
+  }
+
+  @Override
+  public void close() {
+    try {
+      vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

@@ -1,0 +1,176 @@
+package io.podsweeper.kube;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.podsweeper.cluster.ClusterSnapshot;
+import io.podsweeper.cluster.NamespaceRecord;
+import io.podsweeper.cluster.NodeRecord;
+import io.podsweeper.cluster.PodRecord;
+import io.podsweeper.metrics.Metrics;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The service's view of the cluster: fabric8 SharedInformers for pods, nodes and namespaces, kept as the decision
+ * core's slim records. Pod changes are passed on to a {@link PodListener} after the cache is updated.
+ */
+public final class ClusterCache implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(ClusterCache.class);
+
+  /** Told about every pod change, on the informer's thread, after the cache has the new state. */
+  public interface PodListener {
+    void podChanged(PodRecord pod);
+
+    void podDeleted(PodRecord pod);
+  }
+
+  private final Map<String, PodRecord> pods = new ConcurrentHashMap<>();
+  private final Map<String, NamespaceRecord> namespaces = new ConcurrentHashMap<>();
+  private final Map<String, NodeRecord> nodes = new ConcurrentHashMap<>();
+  private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
+  private final Map<String, SharedIndexInformer<?>> byResource = new ConcurrentHashMap<>();
+  private final KubernetesClient client;
+  private final Metrics metrics;
+  private volatile PodListener listener;
+
+  public ClusterCache(KubernetesClient client, Metrics metrics) {
+    this.client = client;
+    this.metrics = metrics;
+  }
+
+  /** Starts the informers; the future completes when all have listed once. */
+  public CompletableFuture<Void> start(PodListener podListener) {
+    this.listener = podListener;
+    // Namespaces and nodes first, so a pod's namespace labels are known when the pod arrives.
+    SharedIndexInformer<Namespace> nsInformer = client.namespaces().runnableInformer(0);
+    nsInformer.addEventHandler(recordHandler(namespaces, PodRecords::namespace, NamespaceRecord::name));
+    SharedIndexInformer<Node> nodeInformer = client.nodes().runnableInformer(0);
+    nodeInformer.addEventHandler(recordHandler(nodes, PodRecords::node, NodeRecord::name));
+    SharedIndexInformer<Pod> podInformer = client.pods().inAnyNamespace().runnableInformer(0);
+    podInformer.addEventHandler(new PodHandler());
+    register("namespaces", nsInformer);
+    register("nodes", nodeInformer);
+    register("pods", podInformer);
+    return CompletableFuture.allOf(
+        nsInformer.start().toCompletableFuture(),
+        nodeInformer.start().toCompletableFuture())
+        .thenCompose(v -> podInformer.start().toCompletableFuture());
+  }
+
+  private void register(String resource, SharedIndexInformer<?> informer) {
+    informers.add(informer);
+    byResource.put(resource, informer);
+  }
+
+  /** True when every informer has listed and is watching: only then is the cache fit to act on. */
+  public boolean isCurrent() {
+    boolean current = !informers.isEmpty();
+    for (Map.Entry<String, SharedIndexInformer<?>> e : byResource.entrySet()) {
+      boolean watching = e.getValue().hasSynced() && e.getValue().isWatching();
+      metrics.informerWatching.labels(e.getKey()).set(watching ? 1 : 0);
+      current &= watching;
+    }
+    metrics.cacheObjects.labels("pods").set(pods.size());
+    metrics.cacheObjects.labels("nodes").set(nodes.size());
+    metrics.cacheObjects.labels("namespaces").set(namespaces.size());
+    return current;
+  }
+
+  public boolean hasSynced() {
+    return !informers.isEmpty() && informers.stream().allMatch(SharedIndexInformer::hasSynced);
+  }
+
+  public Optional<PodRecord> pod(String key) {
+    return Optional.ofNullable(pods.get(key));
+  }
+
+  public Collection<PodRecord> pods() {
+    return pods.values();
+  }
+
+  public NamespaceRecord namespace(String name) {
+    NamespaceRecord ns = namespaces.get(name);
+    return ns != null ? ns : NamespaceRecord.unknown(name);
+  }
+
+  public ClusterSnapshot snapshot() {
+    return ClusterSnapshot.of(pods.values(), namespaces.values(), nodes.values());
+  }
+
+  @Override
+  public void close() {
+    informers.forEach(SharedIndexInformer::stop);
+  }
+
+  private final class PodHandler implements ResourceEventHandler<Pod> {
+    @Override
+    public void onAdd(Pod pod) {
+      changed(pod);
+    }
+
+    @Override
+    public void onUpdate(Pod oldPod, Pod newPod) {
+      changed(newPod);
+    }
+
+    @Override
+    public void onDelete(Pod pod, boolean finalStateUnknown) {
+      PodRecord removed = pods.remove(key(pod));
+      if (removed != null && listener != null) {
+        listener.podDeleted(removed);
+      }
+    }
+
+    private void changed(Pod pod) {
+      PodRecord record;
+      try {
+        record = PodRecords.pod(pod);
+      } catch (RuntimeException e) {
+        LOG.warn("ignoring pod {} that cannot be read: {}", key(pod), e.toString());
+        return;
+      }
+      pods.put(record.key(), record);
+      if (listener != null) {
+        listener.podChanged(record);
+      }
+    }
+  }
+
+  private static <T extends HasMetadata, R> ResourceEventHandler<T> recordHandler(
+      Map<String, R> store, Function<T, R> toRecord, Function<R, String> name) {
+    return new ResourceEventHandler<>() {
+      @Override
+      public void onAdd(T obj) {
+        R record = toRecord.apply(obj);
+        store.put(name.apply(record), record);
+      }
+
+      @Override
+      public void onUpdate(T oldObj, T newObj) {
+        onAdd(newObj);
+      }
+
+      @Override
+      public void onDelete(T obj, boolean finalStateUnknown) {
+        store.remove(obj.getMetadata().getName());
+      }
+    };
+  }
+
+  private static String key(Pod pod) {
+    return pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
+  }
+}

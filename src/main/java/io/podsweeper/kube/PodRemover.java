@@ -1,0 +1,160 @@
+package io.podsweeper.kube;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.api.model.APIResource;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.http.HttpRequest;
+import io.fabric8.kubernetes.client.http.HttpResponse;
+import io.podsweeper.strategy.Action;
+import io.podsweeper.strategy.Decision;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.OptionalLong;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Sends removal requests: DELETE for finished pods, an Eviction for the rest (so PodDisruptionBudgets hold). Both
+ * carry the decision's UID and resourceVersion as preconditions, so a pod that changed, or was recreated under the
+ * same name, after the decision is never removed.
+ *
+ * <p>It uses a client of its own with the HTTP layer's retries off: fabric8 retries 429s for ~19 s by default,
+ * which would hide a PDB refusal behind a stalled worker. Backoff is ours, per pod.
+ */
+public final class PodRemover implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(PodRemover.class);
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final long REQUEST_TIMEOUT_SECONDS = 30;
+
+  public enum Outcome {
+    /** The pod was deleted, or its eviction accepted. */
+    REMOVED,
+    /** 429: a PodDisruptionBudget (or API throttling) refused the eviction; try again later. */
+    REFUSED,
+    /** 409: a precondition failed; the pod changed or was recreated since the decision. */
+    CONFLICT,
+    /** 404: the pod is already gone. */
+    GONE,
+    /** Anything else, including no answer at all. */
+    ERROR
+  }
+
+  public record Result(Outcome outcome, int code, String message) {}
+
+  private final KubernetesClient client;
+  private final String evictionApiVersion;
+  private final OptionalLong gracePeriodSeconds;
+
+  private PodRemover(KubernetesClient client, String evictionApiVersion, OptionalLong gracePeriodSeconds) {
+    this.client = client;
+    this.evictionApiVersion = evictionApiVersion;
+    this.gracePeriodSeconds = gracePeriodSeconds;
+  }
+
+  /** A remover on its own client derived from {@code base}, with the Eviction version the server serves. */
+  public static PodRemover create(Config base, OptionalLong gracePeriodSeconds) {
+    Config config = new ConfigBuilder(base).withRequestRetryBackoffLimit(0).build();
+    KubernetesClient client = new KubernetesClientBuilder().withConfig(config).build();
+    String version = discoverEvictionVersion(client);
+    LOG.info("evictions use {}", version);
+    return new PodRemover(client, version, gracePeriodSeconds);
+  }
+
+  /**
+   * The group/version of the {@code pods/eviction} subresource, as kubectl drain finds it: {@code policy/v1} on
+   * Kubernetes 1.22 and later, {@code policy/v1beta1} before.
+   */
+  static String discoverEvictionVersion(KubernetesClient client) {
+    for (APIResource resource : client.getApiResources("v1").getResources()) {
+      if ("pods/eviction".equals(resource.getName()) && resource.getGroup() != null && resource.getVersion() != null) {
+        return resource.getGroup() + "/" + resource.getVersion();
+      }
+    }
+    return "policy/v1";
+  }
+
+  public String evictionApiVersion() {
+    return evictionApiVersion;
+  }
+
+  public Result remove(Decision decision) {
+    String podUrl = client.getMasterUrl().toString().replaceAll("/$", "")
+        + "/api/v1/namespaces/" + encode(decision.namespace()) + "/pods/" + encode(decision.name());
+    HttpRequest.Builder request = client.getHttpClient().newHttpRequestBuilder()
+        .timeout(REQUEST_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+    ObjectNode deleteOptions = deleteOptions(decision);
+    if (decision.action() == Action.DELETE) {
+      request.uri(podUrl).delete("application/json", deleteOptions.toString());
+    } else {
+      ObjectNode eviction = JSON.createObjectNode();
+      eviction.put("apiVersion", evictionApiVersion);
+      eviction.put("kind", "Eviction");
+      eviction.putObject("metadata").put("name", decision.name()).put("namespace", decision.namespace());
+      eviction.set("deleteOptions", deleteOptions);
+      request.uri(podUrl + "/eviction").post("application/json", eviction.toString());
+    }
+    try {
+      HttpResponse<String> response = client.getHttpClient().sendAsync(request.build(), String.class)
+          .get(REQUEST_TIMEOUT_SECONDS + 5, TimeUnit.SECONDS);
+      return result(response.code(), response.body());
+    } catch (ExecutionException | TimeoutException e) {
+      Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
+      return new Result(Outcome.ERROR, 0, "no answer from the API server: " + cause);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return new Result(Outcome.ERROR, 0, "interrupted");
+    }
+  }
+
+  private ObjectNode deleteOptions(Decision decision) {
+    ObjectNode options = JSON.createObjectNode();
+    options.put("apiVersion", "v1");
+    options.put("kind", "DeleteOptions");
+    options.putObject("preconditions").put("uid", decision.uid()).put("resourceVersion", decision.resourceVersion());
+    gracePeriodSeconds.ifPresent(g -> options.put("gracePeriodSeconds", g));
+    return options;
+  }
+
+  static Result result(int code, String body) {
+    String message = statusMessage(body);
+    if (code >= 200 && code < 300) {
+      return new Result(Outcome.REMOVED, code, message);
+    }
+    Outcome outcome = switch (code) {
+      case 429 -> Outcome.REFUSED;
+      case 409 -> Outcome.CONFLICT;
+      case 404 -> Outcome.GONE;
+      default -> Outcome.ERROR;
+    };
+    return new Result(outcome, code, message);
+  }
+
+  private static String statusMessage(String body) {
+    if (body == null || body.isBlank()) {
+      return "";
+    }
+    try {
+      JsonNode status = JSON.readTree(body);
+      return status.path("message").asText("");
+    } catch (java.io.IOException e) {
+      return body.length() > 200 ? body.substring(0, 200) : body;
+    }
+  }
+
+  private static String encode(String s) {
+    return URLEncoder.encode(s, StandardCharsets.UTF_8);
+  }
+
+  @Override
+  public void close() {
+    client.close();
+  }
+}

@@ -1,0 +1,114 @@
+package io.podsweeper.metrics;
+
+import io.prometheus.client.Collector;
+import io.prometheus.client.CollectorRegistry;
+import io.prometheus.client.Counter;
+import io.prometheus.client.Gauge;
+import io.prometheus.client.Histogram;
+import io.prometheus.client.hotspot.DefaultExports;
+import java.util.function.Supplier;
+
+/**
+ * Every Prometheus series the service exposes (documented in README.md, "Metrics"), on a registry of its own so
+ * tests stay isolated. Pod names and UIDs never become labels; namespaces and nodes do, as in the descheduler.
+ */
+public final class Metrics {
+  private final CollectorRegistry registry = new CollectorRegistry(true);
+
+  /** Our own removal counter: one sample per result, strategy, namespace and action. */
+  public final Counter removals = Counter.build()
+      .name("podsweeper_removals_total")
+      .help("Removal decisions by outcome: success, dry-run, pdb-refused, conflict, gone, limited, error.")
+      .labelNames("result", "strategy", "namespace", "action")
+      .register(registry);
+
+  /** The upstream descheduler's series, so existing dashboards and alerts keep working. */
+  public final Counter deschedulerEvicted = Counter.build()
+      .name("descheduler_pods_evicted")
+      .help("Pods removed, with the labels of the upstream descheduler's counter (compatibility series).")
+      .labelNames("result", "strategy", "profile", "namespace", "node")
+      .register(registry);
+
+  public final Histogram decisionToRequest = Histogram.build()
+      .name("podsweeper_decision_to_request_seconds")
+      .help("From the moment a pod became due to the moment its removal request was sent.")
+      .buckets(0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300)
+      .register(registry);
+
+  public final Histogram requestDuration = Histogram.build()
+      .name("podsweeper_removal_request_duration_seconds")
+      .help("Duration of removal requests (delete or eviction) to the API server, by action.")
+      .labelNames("action")
+      .buckets(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5)
+      .register(registry);
+
+  public final Counter apiErrors = Counter.build()
+      .name("podsweeper_api_errors_total")
+      .help("Failed API requests by operation and HTTP status code (0 when no answer came).")
+      .labelNames("operation", "code")
+      .register(registry);
+
+  public final Counter pdbRefusals = Counter.build()
+      .name("podsweeper_pdb_refusals_total")
+      .help("Evictions refused with 429 (a PodDisruptionBudget, or API throttling); retried later with backoff.")
+      .labelNames("namespace")
+      .register(registry);
+
+  public final Gauge pendingDeadlines = Gauge.build()
+      .name("podsweeper_pending_deadlines")
+      .help("Pods with a lifetime deadline in the future, each with a timer.")
+      .register(registry);
+
+  public final Gauge queuedRemovals = Gauge.build()
+      .name("podsweeper_queued_removals")
+      .help("Due pods waiting for the rate limiter or the executor.")
+      .register(registry);
+
+  public final Gauge cacheObjects = Gauge.build()
+      .name("podsweeper_informer_cache_objects")
+      .help("Objects in the informer caches, by resource.")
+      .labelNames("resource")
+      .register(registry);
+
+  public final Gauge informerWatching = Gauge.build()
+      .name("podsweeper_informer_watching")
+      .help("1 while the informer for a resource has synced and is watching; removals wait while any is 0.")
+      .labelNames("resource")
+      .register(registry);
+
+  public final Histogram passDuration = Histogram.build()
+      .name("podsweeper_full_pass_duration_seconds")
+      .help("Duration of a full evaluation pass over every cached pod.")
+      .buckets(0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
+      .register(registry);
+
+  public final Gauge dryRun = Gauge.build()
+      .name("podsweeper_dry_run")
+      .help("1 when removals are only logged and counted (dry-run), 0 when they are sent.")
+      .register(registry);
+
+  public Metrics() {
+    DefaultExports.register(registry);
+    Gauge.build().name("podsweeper_build_info").help("Build information; always 1.").labelNames("version")
+        .register(registry).labels(version()).set(1);
+  }
+
+  /** A gauge computed at scrape time (e.g. terminated pods per namespace and phase, read from the cache). */
+  public void registerScrapeTimeGauge(String name, String help, Supplier<java.util.List<Collector.MetricFamilySamples.Sample>> samples) {
+    new Collector() {
+      @Override
+      public java.util.List<MetricFamilySamples> collect() {
+        return java.util.List.of(new MetricFamilySamples(name, Type.GAUGE, help, samples.get()));
+      }
+    }.register(registry);
+  }
+
+  public CollectorRegistry registry() {
+    return registry;
+  }
+
+  private static String version() {
+    String v = Metrics.class.getPackage().getImplementationVersion();
+    return v != null ? v : "dev";
+  }
+}

@@ -1,0 +1,65 @@
+package io.podsweeper.safety;
+
+import io.podsweeper.policy.Limits;
+import io.podsweeper.strategy.Decision;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+
+/**
+ * Counts removals against the policy's caps (in all, per node, per namespace) within one window; the engine starts
+ * a new window with every full pass. Checked in the upstream descheduler's order: total, node, namespace.
+ */
+public final class RemovalBudget {
+  public static final String TOTAL_REACHED = "maximum number of evicted pods per a descheduling cycle reached";
+  public static final String NODE_REACHED = "maximum number of evicted pods per node reached";
+  public static final String NAMESPACE_REACHED = "maximum number of evicted pods per namespace reached";
+
+  private final Limits limits;
+  private final Map<String, Integer> perNode = new HashMap<>();
+  private final Map<String, Integer> perNamespace = new HashMap<>();
+  private int total;
+
+  public RemovalBudget(Limits limits) {
+    this.limits = limits;
+  }
+
+  /** Takes one removal from the budget, or says which cap is reached (and takes nothing). */
+  public synchronized Optional<String> take(Decision decision) {
+    if (reached(limits.maxTotal(), total)) {
+      return Optional.of(TOTAL_REACHED);
+    }
+    if (!decision.node().isEmpty() && reached(limits.maxPerNode(), perNode.getOrDefault(decision.node(), 0))) {
+      return Optional.of(NODE_REACHED);
+    }
+    if (reached(limits.maxPerNamespace(), perNamespace.getOrDefault(decision.namespace(), 0))) {
+      return Optional.of(NAMESPACE_REACHED);
+    }
+    total++;
+    if (!decision.node().isEmpty()) {
+      perNode.merge(decision.node(), 1, Integer::sum);
+    }
+    perNamespace.merge(decision.namespace(), 1, Integer::sum);
+    return Optional.empty();
+  }
+
+  /** Gives back a removal that was taken but not carried out (the request failed or was refused). */
+  public synchronized void giveBack(Decision decision) {
+    total = Math.max(0, total - 1);
+    if (!decision.node().isEmpty()) {
+      perNode.computeIfPresent(decision.node(), (k, v) -> v > 1 ? v - 1 : null);
+    }
+    perNamespace.computeIfPresent(decision.namespace(), (k, v) -> v > 1 ? v - 1 : null);
+  }
+
+  public synchronized void reset() {
+    total = 0;
+    perNode.clear();
+    perNamespace.clear();
+  }
+
+  private static boolean reached(OptionalInt limit, int used) {
+    return limit.isPresent() && used >= limit.getAsInt();
+  }
+}

@@ -1,0 +1,84 @@
+package io.podsweeper.kube;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.podsweeper.strategy.Action;
+import io.podsweeper.strategy.Decision;
+import io.podsweeper.testing.ApiServerExtension;
+import io.podsweeper.testing.TestApiServer;
+import io.podsweeper.testing.TestPods;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** Removal requests against the real API server: preconditions, eviction version, outcomes. */
+@ExtendWith(ApiServerExtension.class)
+class PodRemoverIT {
+
+  @Test
+  void discoversTheEvictionVersionTheServerServes(TestApiServer server) {
+    try (PodRemover remover = PodRemover.create(server.config(), OptionalLong.empty())) {
+      // Kubernetes 1.20 serves pods/eviction only as policy/v1beta1; a policy/v1 body would get a 400.
+      assertThat(remover.evictionApiVersion()).isEqualTo("policy/v1beta1");
+    }
+  }
+
+  @Test
+  void preconditionsProtectARecreatedOrChangedPod(TestApiServer server) {
+    KubernetesClient client = server.client();
+    String ns = server.newNamespace("remover");
+    Pod original = failed(client, ns, "job");
+    Decision stale = decision(original, Action.DELETE);
+    client.pods().inNamespace(ns).withName("job").withGracePeriod(0).delete();
+    Pod recreated = failed(client, ns, "job");
+
+    try (PodRemover remover = PodRemover.create(server.config(), OptionalLong.empty())) {
+      PodRemover.Result result = remover.remove(stale);
+      assertThat(result.outcome()).isEqualTo(PodRemover.Outcome.CONFLICT);
+      assertThat(client.pods().inNamespace(ns).withName("job").get().getMetadata().getUid())
+          .isEqualTo(recreated.getMetadata().getUid());
+
+      Decision beforeChange = decision(recreated, Action.DELETE);
+      client.pods().inNamespace(ns).withName("job").edit(p -> {
+        p.getMetadata().getLabels().put("changed", "yes");
+        return p;
+      });
+      assertThat(remover.remove(beforeChange).outcome()).isEqualTo(PodRemover.Outcome.CONFLICT);
+      assertThat(client.pods().inNamespace(ns).withName("job").get()).isNotNull();
+
+      Pod current = client.pods().inNamespace(ns).withName("job").get();
+      assertThat(remover.remove(decision(current, Action.DELETE)).outcome()).isEqualTo(PodRemover.Outcome.REMOVED);
+      assertThat(client.pods().inNamespace(ns).withName("job").get()).isNull();
+      assertThat(remover.remove(decision(current, Action.DELETE)).outcome()).isEqualTo(PodRemover.Outcome.GONE);
+    }
+  }
+
+  @Test
+  void evictionCarriesPreconditionsToo(TestApiServer server) {
+    KubernetesClient client = server.client();
+    String ns = server.newNamespace("remover-evict");
+    Pod pod = TestPods.create(client, ns, "web", "node-a", Map.of("app", "web"));
+    Pod running = TestPods.setStatus(client, pod, "Running", null, List.of(TestPods.waiting("CrashLoopBackOff", 2)));
+    Decision stale = decision(pod, Action.EVICT);
+    try (PodRemover remover = PodRemover.create(server.config(), OptionalLong.empty())) {
+      assertThat(remover.remove(stale).outcome()).isEqualTo(PodRemover.Outcome.CONFLICT);
+      assertThat(client.pods().inNamespace(ns).withName("web").get().getMetadata().getDeletionTimestamp()).isNull();
+      assertThat(remover.remove(decision(running, Action.EVICT)).outcome()).isEqualTo(PodRemover.Outcome.REMOVED);
+    }
+  }
+
+  private static Pod failed(KubernetesClient client, String ns, String name) {
+    Pod pod = TestPods.create(client, ns, name, "node-a", Map.of("app", name));
+    return TestPods.setStatus(client, pod, "Failed", null, List.of(TestPods.terminated("Error", 1, Instant.now())));
+  }
+
+  private static Decision decision(Pod pod, Action action) {
+    return new Decision(pod.getMetadata().getNamespace(), pod.getMetadata().getName(), pod.getMetadata().getUid(),
+        pod.getMetadata().getResourceVersion(), "node-a", "PodLifeTime", "test", action, "test", Instant.now());
+  }
+}
