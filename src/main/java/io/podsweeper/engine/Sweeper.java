@@ -4,6 +4,7 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.podsweeper.cluster.PodRecord;
 import io.podsweeper.kube.ClusterCache;
+import io.podsweeper.cluster.PodSource;
 import io.podsweeper.kube.PodRemover;
 import io.podsweeper.metrics.Metrics;
 import io.podsweeper.policy.Policy;
@@ -45,7 +46,7 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
 
   private record Backoff(int attempts, Instant retryAt) {}
 
-  private final ClusterCache cache;
+  private final PodSource cache;
   private final RemovalRequests requests;
   private final Metrics metrics;
   private final Clock clock;
@@ -65,7 +66,7 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
   private volatile boolean stopping;
   private ScheduledFuture<?> fullPasses;
 
-  public Sweeper(Policy policy, ClusterCache cache, RemovalRequests requests, Metrics metrics, Clock clock, RecentDecisions recent) {
+  public Sweeper(Policy policy, PodSource cache, RemovalRequests requests, Metrics metrics, Clock clock, RecentDecisions recent) {
     this.cache = cache;
     this.requests = requests;
     this.metrics = metrics;

@@ -11,6 +11,7 @@ import io.podsweeper.cluster.ClusterSnapshot;
 import io.podsweeper.cluster.NamespaceRecord;
 import io.podsweeper.cluster.NodeRecord;
 import io.podsweeper.cluster.PodRecord;
+import io.podsweeper.cluster.PodSource;
 import io.podsweeper.metrics.Metrics;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -27,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * The service's view of the cluster: fabric8 SharedInformers for pods, nodes and namespaces, kept as the decision
  * core's slim records. Pod changes are passed on to a {@link PodListener} after the cache is updated.
  */
-public final class ClusterCache implements AutoCloseable {
+public final class ClusterCache implements PodSource, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ClusterCache.class);
 
   /** Told about every pod change, on the informer's thread, after the cache has the new state. */
@@ -76,6 +77,7 @@ public final class ClusterCache implements AutoCloseable {
   }
 
   /** True when every informer has listed and is watching: only then is the cache fit to act on. */
+  @Override
   public boolean isCurrent() {
     boolean current = !informers.isEmpty();
     for (Map.Entry<String, SharedIndexInformer<?>> e : byResource.entrySet()) {
@@ -93,14 +95,17 @@ public final class ClusterCache implements AutoCloseable {
     return !informers.isEmpty() && informers.stream().allMatch(SharedIndexInformer::hasSynced);
   }
 
+  @Override
   public Optional<PodRecord> pod(String key) {
     return Optional.ofNullable(pods.get(key));
   }
 
+  @Override
   public Collection<PodRecord> pods() {
     return pods.values();
   }
 
+  @Override
   public NamespaceRecord namespace(String name) {
     NamespaceRecord ns = namespaces.get(name);
     return ns != null ? ns : NamespaceRecord.unknown(name);
