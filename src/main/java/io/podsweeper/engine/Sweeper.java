@@ -104,6 +104,11 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
     backoff.invalidate(pod.uid());
   }
 
+  @Override
+  public void namespaceChanged(String namespace) {
+    cache.pods().stream().filter(p -> p.namespace().equals(namespace)).forEach(this::evaluate);
+  }
+
   /** Every cached pod once more; also starts a new limits window. */
   void fullPass() {
     long started = System.nanoTime();

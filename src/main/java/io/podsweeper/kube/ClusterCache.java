@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,6 +37,9 @@ public final class ClusterCache implements PodSource, AutoCloseable {
     void podChanged(PodRecord pod);
 
     void podDeleted(PodRecord pod);
+
+    /** A namespace's labels changed: namespace selectors may now match its pods differently. */
+    void namespaceChanged(String namespace);
   }
 
   private final Map<String, PodRecord> pods = new ConcurrentHashMap<>();
@@ -57,9 +61,13 @@ public final class ClusterCache implements PodSource, AutoCloseable {
     this.listener = podListener;
     // Namespaces and nodes first, so a pod's namespace labels are known when the pod arrives.
     SharedIndexInformer<Namespace> nsInformer = client.namespaces().runnableInformer(0);
-    nsInformer.addEventHandler(recordHandler(namespaces, PodRecords::namespace, NamespaceRecord::name));
+    nsInformer.addEventHandler(recordHandler(namespaces, PodRecords::namespace, NamespaceRecord::name, (old, now) -> {
+      if (old != null && !old.labels().equals(now.labels()) && listener != null) {
+        listener.namespaceChanged(now.name());
+      }
+    }));
     SharedIndexInformer<Node> nodeInformer = client.nodes().runnableInformer(0);
-    nodeInformer.addEventHandler(recordHandler(nodes, PodRecords::node, NodeRecord::name));
+    nodeInformer.addEventHandler(recordHandler(nodes, PodRecords::node, NodeRecord::name, (old, now) -> {}));
     SharedIndexInformer<Pod> podInformer = client.pods().inAnyNamespace().runnableInformer(0);
     podInformer.addEventHandler(new PodHandler());
     register("namespaces", nsInformer);
@@ -155,12 +163,12 @@ public final class ClusterCache implements PodSource, AutoCloseable {
   }
 
   private static <T extends HasMetadata, R> ResourceEventHandler<T> recordHandler(
-      Map<String, R> store, Function<T, R> toRecord, Function<R, String> name) {
+      Map<String, R> store, Function<T, R> toRecord, Function<R, String> name, BiConsumer<R, R> changed) {
     return new ResourceEventHandler<>() {
       @Override
       public void onAdd(T obj) {
         R record = toRecord.apply(obj);
-        store.put(name.apply(record), record);
+        changed.accept(store.put(name.apply(record), record), record);
       }
 
       @Override
