@@ -10,7 +10,7 @@ import io.podsweeper.policy.Policy;
 import io.podsweeper.policy.PolicyException;
 import io.podsweeper.policy.PolicyLoader;
 import io.podsweeper.strategy.Decision;
-import io.podsweeper.strategy.Planner;
+import io.podsweeper.strategy.PolicyEvaluator;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -53,7 +53,7 @@ final class PlanCommand implements Callable<Integer> {
     Instant at = parseNow();
     Policy policy = PolicyLoader.load(policyFile);
     ClusterSnapshot snapshot = SnapshotReader.read(snapshotFile);
-    List<Decision> decisions = Planner.plan(policy, snapshot, at);
+    List<Decision> decisions = new PolicyEvaluator(policy).plan(snapshot, at);
     PrintWriter out = spec.commandLine().getOut();
     if (output == Output.json) {
       out.println(json(decisions, at, policy));

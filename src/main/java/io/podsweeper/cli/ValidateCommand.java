@@ -19,8 +19,9 @@ final class ValidateCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     Policy policy = PolicyLoader.load(policyFile);
-    spec.commandLine().getOut().printf("OK: %s, %d rule(s)%s%n", policyFile, policy.rules().size(),
-        policy.dryRun() ? ", dry-run" : "");
+    long strategies = policy.profiles().stream().mapToLong(p -> p.deschedule().size()).sum();
+    spec.commandLine().getOut().printf("OK: %s, %d profile(s), %d strateg%s%s%n", policyFile, policy.profiles().size(),
+        strategies, strategies == 1 ? "y" : "ies", policy.dryRun() ? ", dry-run" : "");
     return 0;
   }
 }

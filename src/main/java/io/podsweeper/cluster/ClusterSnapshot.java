@@ -3,27 +3,83 @@ package io.podsweeper.cluster;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
-/** An immutable view of the cluster at one moment: what {@code plan} reads from a file and {@code run} from informers. */
-public record ClusterSnapshot(List<PodRecord> pods, Map<String, NamespaceRecord> namespaces, List<NodeRecord> nodes) {
-  public ClusterSnapshot {
-    pods = List.copyOf(pods);
-    namespaces = Map.copyOf(namespaces);
-    nodes = List.copyOf(nodes);
+/** An immutable view of the cluster at one moment: what {@code plan} reads from a file. Indexed for lookups. */
+public final class ClusterSnapshot implements ClusterView {
+  private final List<PodRecord> pods;
+  private final Map<String, NamespaceRecord> namespaces;
+  private final Map<String, NodeRecord> nodes;
+  private final Map<String, List<PdbRecord>> pdbsByNamespace;
+  private final Map<String, PvcRecord> pvcs;
+  private final Map<String, Integer> priorityClasses;
+
+  private ClusterSnapshot(
+      Collection<PodRecord> pods,
+      Collection<NamespaceRecord> namespaces,
+      Collection<NodeRecord> nodes,
+      Collection<PdbRecord> pdbs,
+      Collection<PvcRecord> pvcs,
+      Map<String, Integer> priorityClasses) {
+    this.pods = List.copyOf(pods);
+    this.namespaces = namespaces.stream().collect(Collectors.toUnmodifiableMap(NamespaceRecord::name, Function.identity(), (a, b) -> b));
+    this.nodes = nodes.stream().collect(Collectors.toUnmodifiableMap(NodeRecord::name, Function.identity(), (a, b) -> b));
+    this.pdbsByNamespace = pdbs.stream().collect(Collectors.groupingBy(PdbRecord::namespace));
+    this.pvcs = pvcs.stream().collect(Collectors.toUnmodifiableMap(p -> p.namespace() + "/" + p.name(), Function.identity(), (a, b) -> b));
+    this.priorityClasses = Map.copyOf(priorityClasses);
+  }
+
+  public static ClusterSnapshot of(Collection<PodRecord> pods, Collection<NamespaceRecord> namespaces, Collection<NodeRecord> nodes) {
+    return of(pods, namespaces, nodes, List.of(), List.of(), Map.of());
   }
 
   public static ClusterSnapshot of(
-      Collection<PodRecord> pods, Collection<NamespaceRecord> namespaces, Collection<NodeRecord> nodes) {
-    return new ClusterSnapshot(
-        List.copyOf(pods),
-        namespaces.stream().collect(Collectors.toMap(NamespaceRecord::name, Function.identity(), (a, b) -> b)),
-        List.copyOf(nodes));
+      Collection<PodRecord> pods,
+      Collection<NamespaceRecord> namespaces,
+      Collection<NodeRecord> nodes,
+      Collection<PdbRecord> pdbs,
+      Collection<PvcRecord> pvcs,
+      Map<String, Integer> priorityClasses) {
+    return new ClusterSnapshot(pods, namespaces, nodes, pdbs, pvcs, priorityClasses);
   }
 
+  @Override
+  public List<PodRecord> pods() {
+    return pods;
+  }
+
+  @Override
   public NamespaceRecord namespace(String name) {
     NamespaceRecord known = namespaces.get(name);
     return known != null ? known : NamespaceRecord.unknown(name);
+  }
+
+  @Override
+  public Optional<NodeRecord> node(String name) {
+    return Optional.ofNullable(nodes.get(name));
+  }
+
+  @Override
+  public Collection<NodeRecord> nodes() {
+    return nodes.values();
+  }
+
+  @Override
+  public List<PdbRecord> pdbs(String namespace) {
+    return pdbsByNamespace.getOrDefault(namespace, List.of());
+  }
+
+  @Override
+  public Optional<PvcRecord> pvc(String namespace, String name) {
+    return Optional.ofNullable(pvcs.get(namespace + "/" + name));
+  }
+
+  @Override
+  public OptionalInt priorityClassValue(String name) {
+    Integer v = priorityClasses.get(name);
+    return v == null ? OptionalInt.empty() : OptionalInt.of(v);
   }
 }

@@ -5,6 +5,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 /**
  * A slim, immutable record of a pod: exactly what the decision core reads, nothing more, so a cache of 100k pods
@@ -13,6 +14,7 @@ import java.util.Optional;
  * @param nodeName empty when the pod was never scheduled
  * @param reason the pod-level {@code status.reason}, e.g. Evicted, NodeLost, Shutdown
  * @param annotations only the annotations decisions read (see PodRecords), not all of them
+ * @param priority {@code spec.priority}; empty when the pod has none (then it is never protected by priority)
  */
 public record PodRecord(
     String namespace,
@@ -27,16 +29,26 @@ public record PodRecord(
     Map<String, String> labels,
     Map<String, String> annotations,
     List<OwnerRef> owners,
-    List<ContainerStatus> containers) {
+    List<ContainerStatus> containers,
+    OptionalInt priority,
+    Optional<Instant> startTime,
+    List<PodCondition> conditions,
+    Volumes volumes,
+    Scheduling scheduling) {
 
   public static final String MIRROR_ANNOTATION = "kubernetes.io/config.mirror";
   public static final String CONFIG_SOURCE_ANNOTATION = "kubernetes.io/config.source";
+  /** Upstream descheduler: the pod is evictable whatever the evictor's protections say. */
+  public static final String EVICT_ANNOTATION = "descheduler.alpha.kubernetes.io/evict";
+  /** Upstream descheduler: avoid evicting; with noEvictionPolicy Mandatory, never evict. */
+  public static final String PREFER_NO_EVICTION_ANNOTATION = "descheduler.alpha.kubernetes.io/prefer-no-eviction";
 
   public PodRecord {
     labels = Map.copyOf(labels);
     annotations = Map.copyOf(annotations);
     owners = List.copyOf(owners);
     containers = List.copyOf(containers);
+    conditions = List.copyOf(conditions);
   }
 
   public String key() {

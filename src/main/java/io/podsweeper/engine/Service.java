@@ -44,7 +44,7 @@ public final class Service implements AutoCloseable {
   public Service(Config config, Policy policy, Clock clock) {
     this.client = new KubernetesClientBuilder().withConfig(config).build();
     this.cache = new ClusterCache(client, metrics);
-    this.remover = PodRemover.create(config, OptionalLong.empty());
+    this.remover = PodRemover.create(config, policy.gracePeriodSeconds());
     this.sweeper = new Sweeper(policy, cache, remover::remove, metrics, clock, recent);
     this.http = new HttpApi(metrics.registry(), () -> synced && cache.isCurrent(), recent);
     metrics.registerScrapeTimeGauge(

@@ -11,7 +11,8 @@ import io.podsweeper.policy.Policy;
 import io.podsweeper.safety.RemovalBudget;
 import io.podsweeper.safety.TokenBucket;
 import io.podsweeper.strategy.Decision;
-import io.podsweeper.strategy.LifetimeRules;
+import io.podsweeper.strategy.PolicyEvaluator;
+import io.podsweeper.strategy.Verdict;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -60,7 +61,7 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
   private final Set<String> reportedThisWindow = ConcurrentHashMap.newKeySet();
   private final Thread worker = daemon(this::work, "sweeper-removals");
   private volatile Policy policy;
-  private volatile LifetimeRules rules;
+  private volatile PolicyEvaluator rules;
   private volatile RemovalBudget budget;
   private volatile TokenBucket bucket;
   private volatile boolean stopping;
@@ -78,7 +79,7 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
 
   private void apply(Policy newPolicy) {
     this.policy = newPolicy;
-    this.rules = new LifetimeRules(newPolicy.rules());
+    this.rules = new PolicyEvaluator(newPolicy);
     this.budget = new RemovalBudget(newPolicy.limits());
     this.bucket = new TokenBucket(newPolicy.limits().perSecond());
     metrics.dryRun.set(newPolicy.dryRun() ? 1 : 0);
@@ -127,7 +128,7 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
     if (stopping) {
       return;
     }
-    Optional<LifetimeRules.Verdict> verdict = rules.evaluate(pod, cache.namespace(pod.namespace()));
+    Optional<Verdict> verdict = rules.evaluate(pod, cache);
     if (verdict.isEmpty()) {
       cancelDeadline(pod.key());
       return;
@@ -216,8 +217,7 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
     }
     Optional<PodRecord> current = cache.pod(key);
     Instant now = clock.instant();
-    Optional<LifetimeRules.Verdict> verdict =
-        current.flatMap(p -> rules.evaluate(p, cache.namespace(p.namespace()))).filter(v -> v.isDue(now));
+    Optional<Verdict> verdict = current.flatMap(p -> rules.evaluate(p, cache)).filter(v -> v.isDue(now));
     if (verdict.isEmpty()) {
       // Gone, changed, or no longer due: its own events and deadlines take it from here.
       dueSince.remove(key);

@@ -3,14 +3,18 @@ package io.podsweeper.kube;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClass;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.podsweeper.cluster.ClusterSnapshot;
 import io.podsweeper.cluster.NamespaceRecord;
 import io.podsweeper.cluster.NodeRecord;
+import io.podsweeper.cluster.PdbRecord;
 import io.podsweeper.cluster.PodRecord;
+import io.podsweeper.cluster.PvcRecord;
 import io.podsweeper.cluster.PodSource;
 import io.podsweeper.metrics.Metrics;
 import java.util.ArrayList;
@@ -18,6 +22,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiConsumer;
@@ -45,6 +50,9 @@ public final class ClusterCache implements PodSource, AutoCloseable {
   private final Map<String, PodRecord> pods = new ConcurrentHashMap<>();
   private final Map<String, NamespaceRecord> namespaces = new ConcurrentHashMap<>();
   private final Map<String, NodeRecord> nodes = new ConcurrentHashMap<>();
+  private final Map<String, PdbRecord> pdbs = new ConcurrentHashMap<>();
+  private final Map<String, PvcRecord> pvcs = new ConcurrentHashMap<>();
+  private final Map<String, Integer> priorityClasses = new ConcurrentHashMap<>();
   private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
   private final Map<String, SharedIndexInformer<?>> byResource = new ConcurrentHashMap<>();
   private final KubernetesClient client;
@@ -61,21 +69,28 @@ public final class ClusterCache implements PodSource, AutoCloseable {
     this.listener = podListener;
     // Namespaces and nodes first, so a pod's namespace labels are known when the pod arrives.
     SharedIndexInformer<Namespace> nsInformer = client.namespaces().runnableInformer(0);
-    nsInformer.addEventHandler(recordHandler(namespaces, PodRecords::namespace, NamespaceRecord::name, (old, now) -> {
+    nsInformer.addEventHandler(recordHandler(namespaces, PodRecords::namespace, (old, now) -> {
       if (old != null && !old.labels().equals(now.labels()) && listener != null) {
         listener.namespaceChanged(now.name());
       }
     }));
     SharedIndexInformer<Node> nodeInformer = client.nodes().runnableInformer(0);
-    nodeInformer.addEventHandler(recordHandler(nodes, PodRecords::node, NodeRecord::name, (old, now) -> {}));
+    nodeInformer.addEventHandler(recordHandler(nodes, PodRecords::node, (old, now) -> {}));
     SharedIndexInformer<Pod> podInformer = client.pods().inAnyNamespace().runnableInformer(0);
     podInformer.addEventHandler(new PodHandler());
     register("namespaces", nsInformer);
     register("nodes", nodeInformer);
+    register("poddisruptionbudgets", pdbInformer());
+    SharedIndexInformer<PersistentVolumeClaim> pvcInformer = client.persistentVolumeClaims().inAnyNamespace().runnableInformer(0);
+    pvcInformer.addEventHandler(recordHandler(pvcs, PodRecords::pvc, (old, now) -> {}));
+    register("persistentvolumeclaims", pvcInformer);
+    SharedIndexInformer<PriorityClass> pcInformer = client.scheduling().v1().priorityClasses().runnableInformer(0);
+    pcInformer.addEventHandler(recordHandler(priorityClasses, PriorityClass::getValue, (old, now) -> {}));
+    register("priorityclasses", pcInformer);
     register("pods", podInformer);
-    return CompletableFuture.allOf(
-        nsInformer.start().toCompletableFuture(),
-        nodeInformer.start().toCompletableFuture())
+    // Everything a pod's evaluation reads is cached before the first pod arrives.
+    List<SharedIndexInformer<?>> first = informers.subList(0, informers.size() - 1);
+    return CompletableFuture.allOf(first.stream().map(i -> i.start().toCompletableFuture()).toArray(CompletableFuture[]::new))
         .thenCompose(v -> podInformer.start().toCompletableFuture());
   }
 
@@ -111,6 +126,48 @@ public final class ClusterCache implements PodSource, AutoCloseable {
   @Override
   public Collection<PodRecord> pods() {
     return pods.values();
+  }
+
+  @Override
+  public Optional<NodeRecord> node(String name) {
+    return Optional.ofNullable(nodes.get(name));
+  }
+
+  @Override
+  public Collection<NodeRecord> nodes() {
+    return nodes.values();
+  }
+
+  @Override
+  public List<PdbRecord> pdbs(String namespace) {
+    return pdbs.values().stream().filter(p -> p.namespace().equals(namespace)).toList();
+  }
+
+  @Override
+  public Optional<PvcRecord> pvc(String namespace, String name) {
+    return Optional.ofNullable(pvcs.get(namespace + "/" + name));
+  }
+
+  @Override
+  public OptionalInt priorityClassValue(String name) {
+    Integer v = priorityClasses.get(name);
+    return v == null ? OptionalInt.empty() : OptionalInt.of(v);
+  }
+
+  /** PDBs as the server serves them: policy/v1 since Kubernetes 1.21, policy/v1beta1 before. */
+  private SharedIndexInformer<?> pdbInformer() {
+    if (client.supports(io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget.class)) {
+      SharedIndexInformer<io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget> informer =
+          client.policy().v1().podDisruptionBudget().inAnyNamespace().runnableInformer(0);
+      informer.addEventHandler(recordHandler(pdbs, p -> PodRecords.pdb(p.getMetadata().getNamespace(), p.getMetadata().getName(),
+          p.getSpec() != null ? p.getSpec().getSelector() : null), (old, now) -> {}));
+      return informer;
+    }
+    SharedIndexInformer<io.fabric8.kubernetes.api.model.policy.v1beta1.PodDisruptionBudget> informer =
+        client.policy().v1beta1().podDisruptionBudget().inAnyNamespace().runnableInformer(0);
+    informer.addEventHandler(recordHandler(pdbs, p -> PodRecords.pdb(p.getMetadata().getNamespace(), p.getMetadata().getName(),
+        p.getSpec() != null ? p.getSpec().getSelector() : null), (old, now) -> {}));
+    return informer;
   }
 
   @Override
@@ -162,13 +219,14 @@ public final class ClusterCache implements PodSource, AutoCloseable {
     }
   }
 
+  /** Keeps {@code store} (keyed by namespace/name, or name for cluster-scoped kinds) equal to the informer's view. */
   private static <T extends HasMetadata, R> ResourceEventHandler<T> recordHandler(
-      Map<String, R> store, Function<T, R> toRecord, Function<R, String> name, BiConsumer<R, R> changed) {
+      Map<String, R> store, Function<T, R> toRecord, BiConsumer<R, R> changed) {
     return new ResourceEventHandler<>() {
       @Override
       public void onAdd(T obj) {
         R record = toRecord.apply(obj);
-        changed.accept(store.put(name.apply(record), record), record);
+        changed.accept(store.put(key(obj), record), record);
       }
 
       @Override
@@ -178,12 +236,13 @@ public final class ClusterCache implements PodSource, AutoCloseable {
 
       @Override
       public void onDelete(T obj, boolean finalStateUnknown) {
-        store.remove(obj.getMetadata().getName());
+        store.remove(key(obj));
       }
     };
   }
 
-  private static String key(Pod pod) {
-    return pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
+  private static String key(HasMetadata obj) {
+    String ns = obj.getMetadata().getNamespace();
+    return ns == null ? obj.getMetadata().getName() : ns + "/" + obj.getMetadata().getName();
   }
 }

@@ -1,6 +1,11 @@
 package io.podsweeper.kube;
 
+import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerState;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeCondition;
@@ -11,7 +16,18 @@ import io.podsweeper.cluster.ContainerStatus;
 import io.podsweeper.cluster.NamespaceRecord;
 import io.podsweeper.cluster.NodeRecord;
 import io.podsweeper.cluster.OwnerRef;
+import io.podsweeper.cluster.NodeSelectorTerm;
+import io.podsweeper.cluster.PdbRecord;
+import io.podsweeper.cluster.PodCondition;
 import io.podsweeper.cluster.PodRecord;
+import io.podsweeper.cluster.PvcRecord;
+import io.podsweeper.cluster.Scheduling;
+import io.podsweeper.cluster.Taint;
+import io.podsweeper.cluster.Toleration;
+import io.podsweeper.cluster.Volumes;
+import io.podsweeper.policy.LabelSelector;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
@@ -26,7 +42,8 @@ import java.util.Set;
 public final class PodRecords {
   /** The annotations decisions read; every other annotation is dropped to keep the cache small. */
   static final Set<String> KEPT_ANNOTATIONS =
-      Set.of(PodRecord.MIRROR_ANNOTATION, PodRecord.CONFIG_SOURCE_ANNOTATION);
+      Set.of(PodRecord.MIRROR_ANNOTATION, PodRecord.CONFIG_SOURCE_ANNOTATION, PodRecord.EVICT_ANNOTATION,
+          PodRecord.PREFER_NO_EVICTION_ANNOTATION);
 
   private PodRecords() {}
 
@@ -64,7 +81,103 @@ public final class PodRecords {
         meta.getLabels() != null ? meta.getLabels() : Map.of(),
         annotations,
         owners,
-        containers);
+        containers,
+        pod.getSpec() != null && pod.getSpec().getPriority() != null ? OptionalInt.of(pod.getSpec().getPriority()) : OptionalInt.empty(),
+        time(status.getStartTime()),
+        conditions(status),
+        volumes(pod.getSpec()),
+        scheduling(pod.getSpec()));
+  }
+
+  private static List<PodCondition> conditions(PodStatus status) {
+    if (status.getConditions() == null) {
+      return List.of();
+    }
+    return status.getConditions().stream()
+        .map(c -> new PodCondition(nullToEmpty(c.getType()), nullToEmpty(c.getStatus()), Optional.ofNullable(c.getReason()), time(c.getLastTransitionTime())))
+        .toList();
+  }
+
+  private static Volumes volumes(PodSpec spec) {
+    if (spec == null) {
+      return Volumes.NONE;
+    }
+    boolean local = false;
+    List<String> claims = new ArrayList<>();
+    if (spec.getVolumes() != null) {
+      for (Volume v : spec.getVolumes()) {
+        local |= v.getEmptyDir() != null || v.getHostPath() != null;
+        if (v.getPersistentVolumeClaim() != null) {
+          claims.add(v.getPersistentVolumeClaim().getClaimName());
+        }
+      }
+    }
+    boolean resourceClaims = spec.getResourceClaims() != null && !spec.getResourceClaims().isEmpty();
+    return new Volumes(local, claims, resourceClaims);
+  }
+
+  private static Scheduling scheduling(PodSpec spec) {
+    if (spec == null) {
+      return Scheduling.NONE;
+    }
+    List<NodeSelectorTerm> terms = new ArrayList<>();
+    if (spec.getAffinity() != null && spec.getAffinity().getNodeAffinity() != null
+        && spec.getAffinity().getNodeAffinity().getRequiredDuringSchedulingIgnoredDuringExecution() != null) {
+      for (io.fabric8.kubernetes.api.model.NodeSelectorTerm t
+          : spec.getAffinity().getNodeAffinity().getRequiredDuringSchedulingIgnoredDuringExecution().getNodeSelectorTerms()) {
+        List<NodeSelectorTerm.Requirement> reqs = new ArrayList<>();
+        if (t.getMatchExpressions() != null) {
+          t.getMatchExpressions().forEach(e -> reqs.add(new NodeSelectorTerm.Requirement(
+              e.getKey(), e.getOperator(), e.getValues() != null ? e.getValues() : List.of())));
+        }
+        terms.add(new NodeSelectorTerm(reqs));
+      }
+    }
+    List<Toleration> tolerations = new ArrayList<>();
+    if (spec.getTolerations() != null) {
+      spec.getTolerations().forEach(t -> tolerations.add(new Toleration(
+          nullToEmpty(t.getKey()), t.getOperator() != null ? t.getOperator() : "Equal", nullToEmpty(t.getValue()), nullToEmpty(t.getEffect()))));
+    }
+    Map<String, Long> requests = new HashMap<>();
+    if (spec.getContainers() != null) {
+      for (Container c : spec.getContainers()) {
+        if (c.getResources() != null && c.getResources().getRequests() != null) {
+          c.getResources().getRequests().forEach((name, q) -> requests.merge(name, amount(name, q), Long::sum));
+        }
+      }
+    }
+    return new Scheduling(spec.getNodeSelector() != null ? spec.getNodeSelector() : Map.of(), terms, tolerations, requests);
+  }
+
+  /** A quantity as a whole number: millicores for cpu, bytes or units for everything else. */
+  static long amount(String resource, Quantity q) {
+    BigDecimal value = Quantity.getAmountInBytes(q);
+    if ("cpu".equals(resource)) {
+      value = value.multiply(BigDecimal.valueOf(1000));
+    }
+    return value.setScale(0, RoundingMode.CEILING).longValue();
+  }
+
+  public static PdbRecord pdb(String namespace, String name, io.fabric8.kubernetes.api.model.LabelSelector selector) {
+    return new PdbRecord(namespace, name, labelSelector(selector));
+  }
+
+  public static PvcRecord pvc(PersistentVolumeClaim pvc) {
+    String storageClass = pvc.getSpec() != null && pvc.getSpec().getStorageClassName() != null ? pvc.getSpec().getStorageClassName() : "";
+    return new PvcRecord(pvc.getMetadata().getNamespace(), pvc.getMetadata().getName(), storageClass);
+  }
+
+  /** An API label selector; a missing selector selects nothing for a PDB, so it becomes one no pod can match. */
+  static LabelSelector labelSelector(io.fabric8.kubernetes.api.model.LabelSelector selector) {
+    if (selector == null) {
+      return new LabelSelector(Map.of(), List.of(new LabelSelector.Requirement("podsweeper.io/never", LabelSelector.Operator.Exists, Set.of())));
+    }
+    List<LabelSelector.Requirement> requirements = new ArrayList<>();
+    if (selector.getMatchExpressions() != null) {
+      selector.getMatchExpressions().forEach(e -> requirements.add(new LabelSelector.Requirement(e.getKey(),
+          LabelSelector.Operator.valueOf(e.getOperator()), new java.util.LinkedHashSet<>(e.getValues() != null ? e.getValues() : List.of()))));
+    }
+    return new LabelSelector(selector.getMatchLabels() != null ? selector.getMatchLabels() : Map.of(), requirements);
   }
 
   public static NamespaceRecord namespace(Namespace namespace) {
@@ -87,7 +200,15 @@ public final class PodRecords {
     }
     boolean unschedulable = node.getSpec() != null && Boolean.TRUE.equals(node.getSpec().getUnschedulable());
     Map<String, String> labels = node.getMetadata().getLabels() != null ? node.getMetadata().getLabels() : Map.of();
-    return new NodeRecord(node.getMetadata().getName(), labels, ready, unschedulable);
+    List<Taint> taints = new ArrayList<>();
+    if (node.getSpec() != null && node.getSpec().getTaints() != null) {
+      node.getSpec().getTaints().forEach(t -> taints.add(new Taint(nullToEmpty(t.getKey()), nullToEmpty(t.getValue()), nullToEmpty(t.getEffect()))));
+    }
+    Map<String, Long> allocatable = new HashMap<>();
+    if (node.getStatus() != null && node.getStatus().getAllocatable() != null) {
+      node.getStatus().getAllocatable().forEach((name, q) -> allocatable.put(name, amount(name, q)));
+    }
+    return new NodeRecord(node.getMetadata().getName(), labels, ready, unschedulable, taints, allocatable);
   }
 
   private static void addContainers(

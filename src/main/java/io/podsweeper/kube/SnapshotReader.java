@@ -3,12 +3,16 @@ package io.podsweeper.kube;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClass;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.podsweeper.cluster.ClusterSnapshot;
 import io.podsweeper.cluster.NamespaceRecord;
 import io.podsweeper.cluster.NodeRecord;
+import io.podsweeper.cluster.PdbRecord;
 import io.podsweeper.cluster.PodRecord;
+import io.podsweeper.cluster.PvcRecord;
 import io.podsweeper.policy.PolicyException;
 import io.podsweeper.policy.YamlDocuments;
 import java.io.IOException;
@@ -40,6 +44,7 @@ public final class SnapshotReader {
     List<PodRecord> pods = new ArrayList<>();
     List<NamespaceRecord> namespaces = new ArrayList<>();
     List<NodeRecord> nodes = new ArrayList<>();
+    Other other = new Other(new ArrayList<>(), new ArrayList<>(), new java.util.HashMap<>());
     List<JsonNode> documents = YamlDocuments.read(text, source, MAX_SNAPSHOT_CODE_POINTS);
     if (documents.isEmpty()) {
       throw new PolicyException(source, "the snapshot is empty");
@@ -56,17 +61,20 @@ public final class SnapshotReader {
           throw new PolicyException(where + " items", "must be a list");
         }
         for (int i = 0; items != null && i < items.size(); i++) {
-          add(items.get(i), where + " items[" + i + "]", pods, namespaces, nodes);
+          add(items.get(i), where + " items[" + i + "]", pods, namespaces, nodes, other);
         }
       } else {
-        add(doc, where, pods, namespaces, nodes);
+        add(doc, where, pods, namespaces, nodes, other);
       }
     }
-    return ClusterSnapshot.of(pods, namespaces, nodes);
+    return ClusterSnapshot.of(pods, namespaces, nodes, other.pdbs(), other.pvcs(), other.priorityClasses());
   }
 
+  /** The kinds only the evictor reads. */
+  private record Other(List<PdbRecord> pdbs, List<PvcRecord> pvcs, java.util.Map<String, Integer> priorityClasses) {}
+
   private static void add(
-      JsonNode item, String where, List<PodRecord> pods, List<NamespaceRecord> namespaces, List<NodeRecord> nodes) {
+      JsonNode item, String where, List<PodRecord> pods, List<NamespaceRecord> namespaces, List<NodeRecord> nodes, Other other) {
     String kind = item.path("kind").asText("");
     try {
       switch (kind) {
@@ -88,9 +96,26 @@ public final class SnapshotReader {
           requireName(node.getMetadata() != null ? node.getMetadata().getName() : null, where);
           nodes.add(PodRecords.node(node));
         }
+        case "PodDisruptionBudget" -> {
+          if (item.path("apiVersion").asText().equals("policy/v1beta1")) {
+            var pdb = Serialization.jsonMapper().convertValue(item, io.fabric8.kubernetes.api.model.policy.v1beta1.PodDisruptionBudget.class);
+            other.pdbs().add(PodRecords.pdb(pdb.getMetadata().getNamespace(), pdb.getMetadata().getName(),
+                pdb.getSpec() != null ? pdb.getSpec().getSelector() : null));
+          } else {
+            var pdb = Serialization.jsonMapper().convertValue(item, io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget.class);
+            other.pdbs().add(PodRecords.pdb(pdb.getMetadata().getNamespace(), pdb.getMetadata().getName(),
+                pdb.getSpec() != null ? pdb.getSpec().getSelector() : null));
+          }
+        }
+        case "PersistentVolumeClaim" ->
+            other.pvcs().add(PodRecords.pvc(Serialization.jsonMapper().convertValue(item, PersistentVolumeClaim.class)));
+        case "PriorityClass" -> {
+          PriorityClass pc = Serialization.jsonMapper().convertValue(item, PriorityClass.class);
+          other.priorityClasses().put(pc.getMetadata().getName(), pc.getValue());
+        }
         case "" -> throw new PolicyException(where, "an item without kind");
         default -> {
-          // PDBs, PVCs and other kinds: read by the strategies that need them.
+          // Other kinds (Services, Deployments, ...) are not read.
         }
       }
     } catch (IllegalArgumentException e) {

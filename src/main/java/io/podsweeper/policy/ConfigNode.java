@@ -92,8 +92,14 @@ public final class ConfigNode {
 
   /** A whole number in [min, max]; huge or fractional numbers are errors, not silently truncated. */
   public OptionalInt optionalInt(String field, int min, int max) {
+    java.util.OptionalLong value = optionalLong(field, min, max);
+    return value.isPresent() ? OptionalInt.of((int) value.getAsLong()) : OptionalInt.empty();
+  }
+
+  /** A whole number in [min, max] as a long (seconds, thresholds). */
+  public java.util.OptionalLong optionalLong(String field, long min, long max) {
     if (!has(field)) {
-      return OptionalInt.empty();
+      return java.util.OptionalLong.empty();
     }
     ConfigNode c = child(field);
     if (!c.node.isIntegralNumber() || !c.node.canConvertToLong()) {
@@ -103,7 +109,7 @@ public final class ConfigNode {
     if (value < min || value > max) {
       throw c.error("must be between " + min + " and " + max + ", got " + value);
     }
-    return OptionalInt.of((int) value);
+    return java.util.OptionalLong.of(value);
   }
 
   public Optional<Double> optionalNumber(String field, double minExclusive, double max) {

@@ -19,7 +19,7 @@ final class NativePolicyFormat {
   private NativePolicyFormat() {}
 
   static Policy read(ConfigNode root, String source) {
-    root.requireObject(Set.of("apiVersion", "kind", "metadata", "dryRun", "fullPassInterval", "limits", "rules"));
+    root.requireObject(Set.of("apiVersion", "kind", "metadata", "dryRun", "fullPassInterval", "limits", "gracePeriodSeconds", "rules"));
     boolean dryRun = root.bool("dryRun", false);
     Duration fullPass = root.optionalDuration("fullPassInterval").orElse(Policy.DEFAULT_FULL_PASS_INTERVAL);
     Limits limits = root.has("limits") ? limits(root.child("limits")) : Limits.DEFAULTS;
@@ -36,7 +36,8 @@ final class NativePolicyFormat {
       }
       rules.add(rule);
     }
-    return new Policy(source, dryRun, limits, fullPass, rules);
+    Profile profile = new Profile(Profile.NATIVE_RULES, EvictorArgs.NONE, List.of(new PodLifeTimeArgs(rules)), false, Optional.empty());
+    return new Policy(source, dryRun, limits, fullPass, root.optionalLong("gracePeriodSeconds", 0, 86_400 * 365), List.of(profile));
   }
 
   private static Limits limits(ConfigNode node) {
@@ -76,7 +77,7 @@ final class NativePolicyFormat {
         }
       }
     }
-    return new Rule(
+    return Rule.of(
         name,
         namespaces,
         Selectors.read(node, "namespaceSelector"),

@@ -2,22 +2,31 @@ package io.podsweeper.policy;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.OptionalLong;
 
 /**
  * The one internal model every policy format is read into; nothing downstream knows which file format a rule
  * came from.
  *
  * @param source where the policy came from (a file name), for messages and the audit trail
- * @param fullPassInterval how often every pod is evaluated again, as a safety net behind events and deadlines
+ * @param fullPassInterval how often every pod is evaluated again, as a safety net behind events and deadlines;
+ *     also the window of the removal limits (upstream's descheduling interval)
+ * @param gracePeriodSeconds passed with every removal; empty: each pod's own
  */
-public record Policy(String source, boolean dryRun, Limits limits, Duration fullPassInterval, List<Rule> rules) {
+public record Policy(
+    String source,
+    boolean dryRun,
+    Limits limits,
+    Duration fullPassInterval,
+    OptionalLong gracePeriodSeconds,
+    List<Profile> profiles) {
   public static final Duration DEFAULT_FULL_PASS_INTERVAL = Duration.ofMinutes(5);
 
   public Policy {
-    rules = List.copyOf(rules);
+    profiles = List.copyOf(profiles);
   }
 
   public Policy withDryRun(boolean value) {
-    return new Policy(source, value, limits, fullPassInterval, rules);
+    return new Policy(source, value, limits, fullPassInterval, gracePeriodSeconds, profiles);
   }
 }

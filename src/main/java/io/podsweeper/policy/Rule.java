@@ -3,14 +3,18 @@ package io.podsweeper.policy;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
- * A lifetime rule: which pods (namespaces, namespace labels, pod labels) and when they must go (an age, and/or
- * states). All set conditions must hold; {@code states} match if any one of them does.
+ * A lifetime rule: which pods (namespaces, namespace labels, pod labels, owner kinds) and when they must go (an
+ * age, states, conditions, exit codes). All set conditions must hold; within {@code states}, {@code conditions} and
+ * {@code exitCodes}, any one entry is enough. Upstream PodLifeTime arguments become one such rule.
  *
  * @param maxAge the pod goes once it is strictly older than this, counted from its creation
  * @param maxAgeAfterFinish the pod goes once it finished (latest container finishedAt) longer ago than this;
  *     only finished pods have such an age, so validation requires every state of the rule to be terminal
+ * @param ownerKindsInclude if set, some ownerReference must be of one of these kinds
+ * @param ownerKindsExclude no ownerReference may be of one of these kinds
  */
 public record Rule(
     String name,
@@ -19,10 +23,27 @@ public record Rule(
     LabelSelector podSelector,
     List<PodState> states,
     Optional<Duration> maxAge,
-    Optional<Duration> maxAgeAfterFinish) {
+    Optional<Duration> maxAgeAfterFinish,
+    List<ConditionFilter> conditions,
+    Set<Integer> exitCodes,
+    Set<String> ownerKindsInclude,
+    Set<String> ownerKindsExclude,
+    boolean includingInitContainers,
+    boolean includingEphemeralContainers) {
 
   public Rule {
     states = List.copyOf(states);
+    conditions = List.copyOf(conditions);
+    exitCodes = Set.copyOf(exitCodes);
+    ownerKindsInclude = Set.copyOf(ownerKindsInclude);
+    ownerKindsExclude = Set.copyOf(ownerKindsExclude);
+  }
+
+  /** A rule with only the basic fields (the others empty or off). */
+  public static Rule of(String name, NamespaceFilter namespaces, LabelSelector namespaceSelector, LabelSelector podSelector,
+      List<PodState> states, Optional<Duration> maxAge, Optional<Duration> maxAgeAfterFinish) {
+    return new Rule(name, namespaces, namespaceSelector, podSelector, states, maxAge, maxAgeAfterFinish, List.of(), Set.of(),
+        Set.of(), Set.of(), false, false);
   }
 
   /** True if the rule names a state only finished pods carry: the explicit opt-in for terminated pods. */

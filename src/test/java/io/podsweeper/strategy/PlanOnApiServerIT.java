@@ -69,12 +69,12 @@ class PlanOnApiServerIT {
         .build());
     ClusterSnapshot snapshot = SnapshotReader.parse(listYaml, "apiserver");
 
-    List<Decision> inAnHour = Planner.plan(policy, snapshot, t0.plusSeconds(3700));
+    List<Decision> inAnHour = new PolicyEvaluator(policy).plan(snapshot, t0.plusSeconds(3700));
     assertThat(inAnHour).extracting(d -> d.namespace() + "/" + d.name() + " " + d.rule() + " " + d.action().wireName())
         .containsExactlyInAnyOrder(ci + "/build-old ci-failed delete", web + "/api-crashing crashloop evict");
     assertThat(inAnHour).allSatisfy(d -> assertThat(d.uid()).isNotEmpty());
 
-    List<Decision> later = Planner.plan(policy, snapshot, t0.plusSeconds(7300));
+    List<Decision> later = new PolicyEvaluator(policy).plan(snapshot, t0.plusSeconds(7300));
     assertThat(later).extracting(Decision::name)
         .containsExactlyInAnyOrder("build-old", "build-young", "api-crashing", "never-scheduled");
   }

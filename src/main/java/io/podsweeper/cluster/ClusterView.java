@@ -1,0 +1,28 @@
+package io.podsweeper.cluster;
+
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
+
+/**
+ * What strategies and the evictor may read about the rest of the cluster when they decide about one pod:
+ * namespaces, nodes, PodDisruptionBudgets, PVCs, priority classes and the other pods. Implemented by a snapshot
+ * (plan) and by the informer cache (run).
+ */
+public interface ClusterView {
+  /** The namespace's record; for a namespace not (yet) seen, one with just its name label. */
+  NamespaceRecord namespace(String name);
+
+  Optional<NodeRecord> node(String name);
+
+  Collection<NodeRecord> nodes();
+
+  Collection<PodRecord> pods();
+
+  List<PdbRecord> pdbs(String namespace);
+
+  Optional<PvcRecord> pvc(String namespace, String name);
+
+  OptionalInt priorityClassValue(String name);
+}

@@ -1,0 +1,61 @@
+package io.podsweeper.policy;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Set;
+
+/**
+ * The evictor's filters, applied to every strategy of a profile: the upstream DefaultEvictor's arguments, resolved
+ * (deprecated booleans folded into {@link #protections}).
+ *
+ * @param priorityThreshold pods with priority at or above it are protected (only while SystemCriticalPods is on)
+ * @param priorityThresholdName a PriorityClass whose value is the threshold, resolved against the cluster
+ * @param nodeSelector limits the nodes nodeFit may consider
+ * @param minReplicas above 1: a pod whose single owner has fewer pods than this is protected
+ * @param minPodAge pods younger than this since {@code status.startTime} (or without one) are protected
+ */
+public record EvictorArgs(
+    Set<Protection> protections,
+    List<String> protectedStorageClasses,
+    OptionalInt priorityThreshold,
+    Optional<String> priorityThresholdName,
+    boolean nodeFit,
+    LabelSelector nodeSelector,
+    LabelSelector labelSelector,
+    LabelSelector namespaceLabelSelector,
+    int minReplicas,
+    Optional<Duration> minPodAge,
+    NoEvictionPolicy noEvictionPolicy) {
+
+  /** Upstream's {@code noEvictionPolicy}: what the prefer-no-eviction annotation means. */
+  public enum NoEvictionPolicy {
+    /** Unset: the annotation only orders candidates. */
+    Unset,
+    Preferred,
+    /** Annotated pods are never evictable. */
+    Mandatory
+  }
+
+  /** The system-cluster-critical priority: upstream's default threshold. */
+  public static final int SYSTEM_CRITICAL_PRIORITY = 2_000_000_000;
+
+  /** The DefaultEvictor with no arguments. */
+  public static final EvictorArgs UPSTREAM_DEFAULT = new EvictorArgs(
+      Protection.DEFAULT_ENABLED, List.of(), OptionalInt.empty(), Optional.empty(), false, LabelSelector.EVERYTHING,
+      LabelSelector.EVERYTHING, LabelSelector.EVERYTHING, 0, Optional.empty(), NoEvictionPolicy.Unset);
+
+  /**
+   * Podsweeper's own rules clean up what their owners no longer need, bare and emptyDir pods included: only the
+   * protections that hold for every strategy (terminating, mirror and static pods) apply.
+   */
+  public static final EvictorArgs NONE = new EvictorArgs(
+      Set.of(), List.of(), OptionalInt.empty(), Optional.empty(), false, LabelSelector.EVERYTHING,
+      LabelSelector.EVERYTHING, LabelSelector.EVERYTHING, 0, Optional.empty(), NoEvictionPolicy.Unset);
+
+  public EvictorArgs {
+    protections = Set.copyOf(protections);
+    protectedStorageClasses = List.copyOf(protectedStorageClasses);
+  }
+}

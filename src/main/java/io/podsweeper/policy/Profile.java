@@ -1,0 +1,24 @@
+package io.podsweeper.policy;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A set of strategies sharing one evictor, as in the upstream descheduler. Podsweeper's own {@code rules} form a
+ * profile of their own.
+ *
+ * @param readyNodesOnly upstream semantics: only pods bound to a Ready node matching {@code nodeSelector} are
+ *     considered. Podsweeper's own rules see every pod, unscheduled ones included.
+ */
+public record Profile(
+    String name,
+    EvictorArgs evictor,
+    List<StrategyArgs> deschedule,
+    boolean readyNodesOnly,
+    Optional<LabelSelector> nodeSelector) {
+  public static final String NATIVE_RULES = "rules";
+
+  public Profile {
+    deschedule = List.copyOf(deschedule);
+  }
+}

@@ -1,0 +1,7 @@
+package io.podsweeper.policy;
+
+/** A configured strategy of a profile: which one, and its arguments. */
+public sealed interface StrategyArgs permits PodLifeTimeArgs, RemoveFailedPodsArgs, TooManyRestartsArgs {
+  /** The strategy's upstream name, as it appears in metrics and decisions. */
+  String strategyName();
+}

@@ -1,0 +1,16 @@
+package io.podsweeper.strategy;
+
+import io.podsweeper.cluster.ContainerStatus;
+import io.podsweeper.cluster.PodRecord;
+import java.util.stream.Stream;
+
+/** Which container statuses a strategy looks at: main containers, plus init and ephemeral ones when asked. */
+final class Containers {
+  private Containers() {}
+
+  static Stream<ContainerStatus> of(PodRecord pod, boolean init, boolean ephemeral) {
+    return pod.containers().stream().filter(c -> c.kind() == ContainerStatus.Kind.MAIN
+        || (init && c.kind() == ContainerStatus.Kind.INIT)
+        || (ephemeral && c.kind() == ContainerStatus.Kind.EPHEMERAL));
+  }
+}

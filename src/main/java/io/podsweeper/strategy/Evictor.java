@@ -1,0 +1,189 @@
+package io.podsweeper.strategy;
+
+import io.podsweeper.cluster.ClusterView;
+import io.podsweeper.cluster.NodeRecord;
+import io.podsweeper.cluster.OwnerRef;
+import io.podsweeper.cluster.PodRecord;
+import io.podsweeper.cluster.PvcRecord;
+import io.podsweeper.cluster.Taint;
+import io.podsweeper.policy.EvictorArgs;
+import io.podsweeper.policy.Protection;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+
+/**
+ * The evictor's filters (upstream's DefaultEvictor), applied to every strategy of a profile. Pure: a pod and a
+ * view of the cluster in, "evictable" or the protection that applies out.
+ */
+public final class Evictor {
+  private final EvictorArgs args;
+
+  public Evictor(EvictorArgs args) {
+    this.args = args;
+  }
+
+  /** Empty if the pod may be removed (from {@link #evictableFrom} on); otherwise which protection applies. */
+  public Optional<String> protection(PodRecord pod, ClusterView view) {
+    if (pod.annotations().containsKey(PodRecord.EVICT_ANNOTATION)) {
+      return Optional.empty();
+    }
+    if (args.noEvictionPolicy() == EvictorArgs.NoEvictionPolicy.Mandatory
+        && pod.annotations().containsKey(PodRecord.PREFER_NO_EVICTION_ANNOTATION)) {
+      return Optional.of("annotated prefer-no-eviction and noEvictionPolicy is Mandatory");
+    }
+    if (pod.annotations().containsKey(PodRecord.MIRROR_ANNOTATION)) {
+      return Optional.of("a mirror pod");
+    }
+    if (pod.managedByKubelet()) {
+      return Optional.of("a static pod");
+    }
+    if (pod.terminating()) {
+      return Optional.of("already terminating");
+    }
+    Optional<String> active = activeProtection(pod, view);
+    if (active.isPresent()) {
+      return active;
+    }
+    if (!args.labelSelector().matches(pod.labels())) {
+      return Optional.of("labels do not match the evictor's labelSelector");
+    }
+    if (!args.namespaceLabelSelector().matches(view.namespace(pod.namespace()).labels())) {
+      return Optional.of("namespace labels do not match the evictor's namespaceLabelSelector");
+    }
+    if (args.minReplicas() > 1 && pod.owners().size() == 1) {
+      String owner = pod.owners().get(0).uid();
+      long replicas = view.pods().stream().filter(p -> p.owners().size() == 1 && p.owners().get(0).uid().equals(owner)).count();
+      if (replicas < args.minReplicas()) {
+        return Optional.of("owner has " + replicas + " pods, fewer than minReplicas " + args.minReplicas());
+      }
+    }
+    if (args.minPodAge().isPresent() && pod.startTime().isEmpty()) {
+      return Optional.of("not started yet (minPodAge)");
+    }
+    if (args.nodeFit() && !fitsAnotherNode(pod, view)) {
+      return Optional.of("fits no other Ready node (nodeFit)");
+    }
+    return Optional.empty();
+  }
+
+  /** With minPodAge, a pod is evictable only once it has run that long; otherwise from the start. */
+  public Instant evictableFrom(PodRecord pod) {
+    if (args.minPodAge().isPresent() && pod.startTime().isPresent()
+        && !pod.annotations().containsKey(PodRecord.EVICT_ANNOTATION)) {
+      return pod.startTime().get().plus(args.minPodAge().get()).minusNanos(1);
+    }
+    return Instant.MIN;
+  }
+
+  private Optional<String> activeProtection(PodRecord pod, ClusterView view) {
+    if (args.protections().contains(Protection.SystemCriticalPods) && pod.priority().isPresent()) {
+      int threshold = priorityThreshold(view);
+      if (pod.priority().getAsInt() >= threshold) {
+        return Optional.of("priority " + pod.priority().getAsInt() + " >= threshold " + threshold);
+      }
+    }
+    if (pod.owners().isEmpty()) {
+      if (args.protections().contains(Protection.FailedBarePods)) {
+        return Optional.of("a bare pod (no owner)");
+      }
+      if (!"Failed".equals(pod.phase())) {
+        return Optional.of("a bare pod that has not failed");
+      }
+    }
+    if (args.protections().contains(Protection.PodsWithLocalStorage) && pod.volumes().localStorage()) {
+      return Optional.of("uses local storage (emptyDir or hostPath)");
+    }
+    if (args.protections().contains(Protection.DaemonSetPods) && pod.owners().stream().map(OwnerRef::kind).anyMatch("DaemonSet"::equals)) {
+      return Optional.of("a DaemonSet pod");
+    }
+    if (args.protections().contains(Protection.PodsWithPVC) && protectedByPvc(pod, view)) {
+      return Optional.of("uses a PersistentVolumeClaim");
+    }
+    if (args.protections().contains(Protection.PodsWithoutPDB)
+        && view.pdbs(pod.namespace()).stream().noneMatch(p -> p.selector().matches(pod.labels()))) {
+      return Optional.of("no PodDisruptionBudget covers it");
+    }
+    if (args.protections().contains(Protection.PodsWithResourceClaims) && pod.volumes().resourceClaims()) {
+      return Optional.of("has resource claims");
+    }
+    return Optional.empty();
+  }
+
+  private int priorityThreshold(ClusterView view) {
+    if (args.priorityThreshold().isPresent()) {
+      return args.priorityThreshold().getAsInt();
+    }
+    if (args.priorityThresholdName().isPresent()) {
+      OptionalInt value = view.priorityClassValue(args.priorityThresholdName().get());
+      // An unknown class protects as much as the default: never less than upstream would.
+      return value.orElse(EvictorArgs.SYSTEM_CRITICAL_PRIORITY);
+    }
+    return EvictorArgs.SYSTEM_CRITICAL_PRIORITY;
+  }
+
+  private boolean protectedByPvc(PodRecord pod, ClusterView view) {
+    if (pod.volumes().persistentVolumeClaims().isEmpty()) {
+      return false;
+    }
+    if (args.protectedStorageClasses().isEmpty()) {
+      return true;
+    }
+    for (String claim : pod.volumes().persistentVolumeClaims()) {
+      Optional<PvcRecord> pvc = view.pvc(pod.namespace(), claim);
+      // A claim we cannot resolve, or one without a class, keeps the pod protected.
+      if (pvc.isEmpty() || pvc.get().storageClass().isEmpty() || args.protectedStorageClasses().contains(pvc.get().storageClass())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Upstream nodeFit: some other Ready, schedulable node takes the pod (selectors, affinity, taints, resources). */
+  private boolean fitsAnotherNode(PodRecord pod, ClusterView view) {
+    for (NodeRecord node : view.nodes()) {
+      if (node.name().equals(pod.nodeName()) || !node.ready() || node.unschedulable()
+          || !args.nodeSelector().matches(node.labels())) {
+        continue;
+      }
+      if (fits(pod, node, view)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  static boolean fits(PodRecord pod, NodeRecord node, ClusterView view) {
+    var scheduling = pod.scheduling();
+    if (!scheduling.nodeSelector().entrySet().stream().allMatch(e -> e.getValue().equals(node.labels().get(e.getKey())))) {
+      return false;
+    }
+    if (!scheduling.requiredNodeAffinity().isEmpty()
+        && scheduling.requiredNodeAffinity().stream().noneMatch(t -> t.matches(node.labels()))) {
+      return false;
+    }
+    for (Taint taint : node.taints()) {
+      boolean blocking = "NoSchedule".equals(taint.effect()) || "NoExecute".equals(taint.effect());
+      if (blocking && scheduling.tolerations().stream().noneMatch(t -> t.tolerates(taint))) {
+        return false;
+      }
+    }
+    Map<String, Long> used = new HashMap<>();
+    for (PodRecord other : view.pods()) {
+      if (other.nodeName().equals(node.name()) && !other.terminated()) {
+        other.scheduling().requests().forEach((k, v) -> used.merge(k, v, Long::sum));
+      }
+    }
+    used.merge("pods", 1L, Long::sum);
+    for (Map.Entry<String, Long> request : scheduling.requests().entrySet()) {
+      Long allocatable = node.allocatable().get(request.getKey());
+      if (allocatable == null || used.getOrDefault(request.getKey(), 0L) + request.getValue() > allocatable) {
+        return false;
+      }
+    }
+    Long podSlots = node.allocatable().get("pods");
+    return podSlots == null || used.get("pods") <= podSlots;
+  }
+}

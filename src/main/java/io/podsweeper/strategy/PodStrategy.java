@@ -1,0 +1,18 @@
+package io.podsweeper.strategy;
+
+import io.podsweeper.cluster.ClusterView;
+import io.podsweeper.cluster.PodRecord;
+import java.util.Comparator;
+import java.util.Optional;
+
+/**
+ * A strategy that decides pod by pod, from the pod's own state and timestamps: PodLifeTime, RemoveFailedPods,
+ * RemovePodsHavingTooManyRestarts. Pure: the same pod and view always give the same verdict.
+ */
+public interface PodStrategy {
+  /** The earliest moment this strategy wants the pod gone, or empty if it never will as the pod is now. */
+  Optional<Verdict> evaluate(PodRecord pod, ClusterView view);
+
+  /** The order in which upstream takes its candidates within one pass (it matters once a limit is reached). */
+  Comparator<PodRecord> candidateOrder();
+}
