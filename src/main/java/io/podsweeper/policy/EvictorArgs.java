@@ -10,7 +10,11 @@ import java.util.Set;
  * The evictor's filters, applied to every strategy of a profile: the upstream DefaultEvictor's arguments, resolved
  * (deprecated booleans folded into {@link #protections}).
  *
+ * @param upstreamBarePodRule upstream's rule for pods without an owner: protected, except Failed ones when the
+ *     FailedBarePods protection is off. Podsweeper's own rules do not apply it: cleaning up bare pods is their job.
  * @param priorityThreshold pods with priority at or above it are protected (only while SystemCriticalPods is on)
+ * @param upstreamBarePodRule upstream's rule for pods without an owner: protected, except Failed ones when the
+ *     FailedBarePods protection is off. Podsweeper's own rules do not apply it: cleaning up bare pods is their job.
  * @param priorityThresholdName a PriorityClass whose value is the threshold, resolved against the cluster
  * @param nodeSelector limits the nodes nodeFit may consider
  * @param minReplicas above 1: a pod whose single owner has fewer pods than this is protected
@@ -18,6 +22,7 @@ import java.util.Set;
  */
 public record EvictorArgs(
     Set<Protection> protections,
+    boolean upstreamBarePodRule,
     List<String> protectedStorageClasses,
     OptionalInt priorityThreshold,
     Optional<String> priorityThresholdName,
@@ -43,7 +48,7 @@ public record EvictorArgs(
 
   /** The DefaultEvictor with no arguments. */
   public static final EvictorArgs UPSTREAM_DEFAULT = new EvictorArgs(
-      Protection.DEFAULT_ENABLED, List.of(), OptionalInt.empty(), Optional.empty(), false, LabelSelector.EVERYTHING,
+      Protection.DEFAULT_ENABLED, true, List.of(), OptionalInt.empty(), Optional.empty(), false, LabelSelector.EVERYTHING,
       LabelSelector.EVERYTHING, LabelSelector.EVERYTHING, 0, Optional.empty(), NoEvictionPolicy.Unset);
 
   /**
@@ -51,7 +56,7 @@ public record EvictorArgs(
    * protections that hold for every strategy (terminating, mirror and static pods) apply.
    */
   public static final EvictorArgs NONE = new EvictorArgs(
-      Set.of(), List.of(), OptionalInt.empty(), Optional.empty(), false, LabelSelector.EVERYTHING,
+      Set.of(), false, List.of(), OptionalInt.empty(), Optional.empty(), false, LabelSelector.EVERYTHING,
       LabelSelector.EVERYTHING, LabelSelector.EVERYTHING, 0, Optional.empty(), NoEvictionPolicy.Unset);
 
   public EvictorArgs {

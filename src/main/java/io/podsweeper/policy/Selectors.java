@@ -29,6 +29,75 @@ public final class Selectors {
     return new LabelSelector(matchLabels, expressions);
   }
 
+  /**
+   * A selector in the string syntax of {@code kubectl -l} and upstream's {@code nodeSelector}:
+   * {@code a=b,c!=d,e in (x,y),f notin (z),g,!h}. The empty string selects everything.
+   */
+  public static LabelSelector parse(ConfigNode at, String text) {
+    Map<String, String> matchLabels = new java.util.LinkedHashMap<>();
+    List<LabelSelector.Requirement> expressions = new java.util.ArrayList<>();
+    for (String part : splitTopLevel(text)) {
+      String p = part.trim();
+      if (p.isEmpty()) {
+        if (text.isBlank()) {
+          continue;
+        }
+        throw at.error("invalid selector \"" + text + "\": empty requirement");
+      }
+      java.util.regex.Matcher set = SET_REQUIREMENT.matcher(p);
+      if (set.matches()) {
+        String key = set.group(1);
+        checkKey(at, key);
+        List<String> values = java.util.Arrays.stream(set.group(3).split(",")).map(String::trim).toList();
+        values.forEach(v -> checkValue(at, v));
+        boolean in = set.group(2).equals("in");
+        expressions.add(new LabelSelector.Requirement(key, in ? LabelSelector.Operator.In : LabelSelector.Operator.NotIn, new LinkedHashSet<>(values)));
+      } else if (p.startsWith("!")) {
+        checkKey(at, p.substring(1).trim());
+        expressions.add(new LabelSelector.Requirement(p.substring(1).trim(), LabelSelector.Operator.DoesNotExist, Set.of()));
+      } else if (p.contains("!=")) {
+        String key = p.substring(0, p.indexOf("!=")).trim();
+        String value = p.substring(p.indexOf("!=") + 2).trim();
+        checkKey(at, key);
+        checkValue(at, value);
+        expressions.add(new LabelSelector.Requirement(key, LabelSelector.Operator.NotIn, Set.of(value)));
+      } else if (p.contains("=")) {
+        int eq = p.indexOf('=');
+        String key = p.substring(0, eq).trim();
+        String value = p.substring(p.startsWith("==", eq) ? eq + 2 : eq + 1).trim();
+        checkKey(at, key);
+        checkValue(at, value);
+        matchLabels.put(key, value);
+      } else {
+        checkKey(at, p);
+        expressions.add(new LabelSelector.Requirement(p, LabelSelector.Operator.Exists, Set.of()));
+      }
+    }
+    return new LabelSelector(matchLabels, expressions);
+  }
+
+  private static final java.util.regex.Pattern SET_REQUIREMENT =
+      java.util.regex.Pattern.compile("(\\S+)\\s+(in|notin)\\s*\\(([^()]*)\\)");
+
+  private static List<String> splitTopLevel(String text) {
+    List<String> parts = new java.util.ArrayList<>();
+    int depth = 0;
+    int start = 0;
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (c == '(') {
+        depth++;
+      } else if (c == ')') {
+        depth--;
+      } else if (c == ',' && depth == 0) {
+        parts.add(text.substring(start, i));
+        start = i + 1;
+      }
+    }
+    parts.add(text.substring(start));
+    return parts;
+  }
+
   private static LabelSelector.Requirement requirement(ConfigNode node) {
     node.requireObject(Set.of("key", "operator", "values"));
     String key = node.requiredString("key");

@@ -85,7 +85,7 @@ public final class Evictor {
         return Optional.of("priority " + pod.priority().getAsInt() + " >= threshold " + threshold);
       }
     }
-    if (pod.owners().isEmpty()) {
+    if (args.upstreamBarePodRule() && pod.owners().isEmpty()) {
       if (args.protections().contains(Protection.FailedBarePods)) {
         return Optional.of("a bare pod (no owner)");
       }
