@@ -34,12 +34,15 @@ public final class ConfigNode {
   }
 
   public boolean has(String field) {
+    if (node == null || !node.isObject()) {
+      return false;
+    }
     JsonNode value = node.get(field);
     return value != null && !value.isNull();
   }
 
   public ConfigNode child(String field) {
-    return new ConfigNode(node.get(field), path.isEmpty() ? field : path + "." + field);
+    return new ConfigNode(node == null ? null : node.get(field), path.isEmpty() ? field : path + "." + field);
   }
 
   /** Fails on any field not in {@code known}, naming it: a misspelt field must not be silently ignored. */
@@ -57,8 +60,28 @@ public final class ConfigNode {
     return this;
   }
 
+  /** Like {@link #requireObject}, but a missing node (no args given) is fine and reads as empty. */
+  public ConfigNode requireObjectOrAbsent(Set<String> known) {
+    if (node == null || node.isNull() || node.isMissingNode()) {
+      return this;
+    }
+    return requireObject(known);
+  }
+
+  /** This node as a whole number in [min, max]. */
+  public int intValue(int min, int max) {
+    if (node == null || !node.isIntegralNumber() || !node.canConvertToLong()) {
+      throw error("must be a whole number, got " + describe());
+    }
+    long value = node.longValue();
+    if (value < min || value > max) {
+      throw error("must be between " + min + " and " + max + ", got " + value);
+    }
+    return (int) value;
+  }
+
   public String string() {
-    if (!node.isTextual()) {
+    if (node == null || !node.isTextual()) {
       throw error("must be a string, got " + describe());
     }
     return node.asText();
@@ -144,7 +167,7 @@ public final class ConfigNode {
       return List.of();
     }
     ConfigNode c = child(field);
-    if (!c.node.isArray()) {
+    if (c.node == null || !c.node.isArray()) {
       throw c.error("must be a list, got " + c.describe());
     }
     List<ConfigNode> items = new ArrayList<>();

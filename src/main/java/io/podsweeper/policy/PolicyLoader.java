@@ -43,6 +43,9 @@ public final class PolicyLoader {
     if (NativePolicyFormat.API_VERSION.equals(apiVersion) && NativePolicyFormat.KIND.equals(kind)) {
       return NativePolicyFormat.read(root, source);
     }
+    if (DeschedulerPolicyFormat.API_VERSION.equals(apiVersion) && DeschedulerPolicyFormat.KIND.equals(kind)) {
+      return DeschedulerPolicyFormat.read(root, source);
+    }
     throw new PolicyException(
         source,
         "unsupported policy apiVersion \""
@@ -55,6 +58,7 @@ public final class PolicyLoader {
   }
 
   static Set<String> supportedFormats() {
-    return Set.of(NativePolicyFormat.API_VERSION + " " + NativePolicyFormat.KIND);
+    return Set.of(NativePolicyFormat.API_VERSION + " " + NativePolicyFormat.KIND,
+        DeschedulerPolicyFormat.API_VERSION + " " + DeschedulerPolicyFormat.KIND);
   }
 }

@@ -1,0 +1,125 @@
+package io.podsweeper.policy;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The upstream descheduler's {@code descheduler/v1alpha2 DeschedulerPolicy}: profiles with plugins per extension
+ * point and their pluginConfig. Unlike upstream, unknown top-level fields are errors too: a misspelt limit must
+ * not be silently ignored.
+ */
+final class DeschedulerPolicyFormat {
+  static final String API_VERSION = "descheduler/v1alpha2";
+  static final String KIND = "DeschedulerPolicy";
+  private static final Set<String> EXTENSION_POINTS =
+      Set.of("presort", "sort", "deschedule", "balance", "filter", "preevictionfilter", "preEvictionFilter");
+
+  private DeschedulerPolicyFormat() {}
+
+  static Policy read(ConfigNode root, String source) {
+    root.requireObject(Set.of("apiVersion", "kind", "profiles", "nodeSelector", "maxNoOfPodsToEvictPerNode",
+        "maxNoOfPodsToEvictPerNamespace", "maxNoOfPodsToEvictTotal", "evictionFailureEventNotification", "gracePeriodSeconds",
+        "metricsCollector", "metricsProviders", "prometheus"));
+    Optional<LabelSelector> nodeSelector = root.has("nodeSelector")
+        ? Optional.of(Selectors.parse(root.child("nodeSelector"), root.child("nodeSelector").string())) : Optional.empty();
+    Limits limits = limits(root, Limits.DEFAULT_PER_SECOND);
+    root.bool("evictionFailureEventNotification", false);
+    List<Profile> profiles = new ArrayList<>();
+    Set<String> names = new LinkedHashSet<>();
+    for (ConfigNode p : root.list("profiles")) {
+      Profile profile = profile(p, nodeSelector);
+      if (!names.add(profile.name())) {
+        throw p.child("name").error("duplicate profile name \"" + profile.name() + "\"");
+      }
+      profiles.add(profile);
+    }
+    if (profiles.isEmpty()) {
+      throw root.child("profiles").error("at least one profile is required");
+    }
+    return new Policy(source, false, limits, Policy.DEFAULT_FULL_PASS_INTERVAL,
+        root.optionalLong("gracePeriodSeconds", 0, 86_400L * 365), profiles);
+  }
+
+  /** The three upstream limits (per node, per namespace, in total per cycle). */
+  static Limits limits(ConfigNode root, double perSecond) {
+    return new Limits(root.optionalInt("maxNoOfPodsToEvictPerNode", 0, Integer.MAX_VALUE),
+        root.optionalInt("maxNoOfPodsToEvictPerNamespace", 0, Integer.MAX_VALUE),
+        root.optionalInt("maxNoOfPodsToEvictTotal", 0, Integer.MAX_VALUE), perSecond);
+  }
+
+  private static Profile profile(ConfigNode p, Optional<LabelSelector> nodeSelector) {
+    p.requireObject(Set.of("name", "pluginConfig", "plugins"));
+    String name = p.requiredString("name");
+    Map<String, ConfigNode> configs = new HashMap<>();
+    for (ConfigNode c : p.list("pluginConfig")) {
+      c.requireObject(Set.of("name", "args"));
+      String plugin = c.requiredString("name");
+      if (!DeschedulerPlugins.DESCHEDULE.contains(plugin) && !plugin.equals(DeschedulerPlugins.DEFAULT_EVICTOR)) {
+        throw c.child("name").error(unknownPlugin(plugin));
+      }
+      if (configs.put(plugin, c.child("args")) != null) {
+        throw c.child("name").error("duplicate pluginConfig for \"" + plugin + "\"");
+      }
+    }
+    EvictorArgs evictor = DeschedulerPlugins.defaultEvictor(
+        configs.getOrDefault(DeschedulerPlugins.DEFAULT_EVICTOR, p.child("pluginConfig").child("DefaultEvictor")));
+    List<StrategyArgs> deschedule = new ArrayList<>();
+    if (p.has("plugins")) {
+      ConfigNode plugins = p.child("plugins").requireObject(EXTENSION_POINTS);
+      for (String point : EXTENSION_POINTS) {
+        if (!plugins.has(point)) {
+          continue;
+        }
+        ConfigNode set = plugins.child(point).requireObject(Set.of("enabled", "disabled"));
+        for (ConfigNode item : set.list("enabled")) {
+          String plugin = item.string();
+          deschedule.addAll(enabled(point, plugin, item, configs, name));
+        }
+        set.stringList("disabled");
+      }
+    }
+    return new Profile(name, evictor, deschedule, true, nodeSelector);
+  }
+
+  /** What enabling {@code plugin} at {@code point} adds: a strategy, or nothing for the evictor's own points. */
+  private static List<StrategyArgs> enabled(String point, String plugin, ConfigNode at, Map<String, ConfigNode> configs, String profile) {
+    boolean evictorPoint = point.equals("filter") || point.equalsIgnoreCase("preevictionfilter");
+    if (evictorPoint) {
+      if (!plugin.equals(DeschedulerPlugins.DEFAULT_EVICTOR)) {
+        throw at.error(unknownPlugin(plugin) + "; only DefaultEvictor filters");
+      }
+      return List.of();
+    }
+    if (point.equals("presort") || point.equals("sort")) {
+      throw at.error("no plugin implements " + point + " (upstream parses but never runs it)");
+    }
+    if (DeschedulerPlugins.NOT_YET.contains(plugin)) {
+      throw at.error(unknownPlugin(plugin));
+    }
+    if (!DeschedulerPlugins.DESCHEDULE.contains(plugin)) {
+      throw at.error(unknownPlugin(plugin));
+    }
+    if (point.equals("balance")) {
+      throw at.error(plugin + " is a deschedule plugin, not a balance plugin");
+    }
+    ConfigNode args = configs.get(plugin);
+    if (args == null) {
+      throw at.error("plugin \"" + plugin + "\" has no pluginConfig entry (upstream requires one, args may be empty)");
+    }
+    return List.of(DeschedulerPlugins.strategy(plugin, args, profile));
+  }
+
+  static String unknownPlugin(String plugin) {
+    if (DeschedulerPlugins.NOT_YET.contains(plugin)) {
+      return "plugin \"" + plugin + "\" is not supported by Podsweeper yet (supported: DefaultEvictor, "
+          + String.join(", ", DeschedulerPlugins.DESCHEDULE.stream().sorted().toList()) + ")";
+    }
+    return "unknown plugin \"" + plugin + "\" (known: DefaultEvictor, "
+        + String.join(", ", DeschedulerPlugins.DESCHEDULE.stream().sorted().toList()) + ")";
+  }
+}
