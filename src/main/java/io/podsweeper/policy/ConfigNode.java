@@ -29,6 +29,32 @@ public final class ConfigNode {
     return path;
   }
 
+  /** The underlying node, for formats that rearrange a document before reading it. */
+  public JsonNode raw() {
+    return node;
+  }
+
+  /** A copy of this object node (empty if absent), to rearrange. */
+  public com.fasterxml.jackson.databind.node.ObjectNode objectCopy() {
+    if (node == null || node.isNull()) {
+      return com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();
+    }
+    if (!node.isObject()) {
+      throw error("must be an object, got " + describe());
+    }
+    return ((com.fasterxml.jackson.databind.node.ObjectNode) node).deepCopy();
+  }
+
+  /** The field names of this object node, in document order. */
+  public List<String> fieldNames() {
+    if (node == null || !node.isObject()) {
+      throw error("must be an object, got " + describe());
+    }
+    List<String> names = new ArrayList<>();
+    node.fieldNames().forEachRemaining(names::add);
+    return names;
+  }
+
   public PolicyException error(String message) {
     return new PolicyException(path, message);
   }

@@ -46,6 +46,12 @@ public final class PolicyLoader {
     if (DeschedulerPolicyFormat.API_VERSION.equals(apiVersion) && DeschedulerPolicyFormat.KIND.equals(kind)) {
       return DeschedulerPolicyFormat.read(root, source);
     }
+    if (DeschedulerV1alpha1Format.API_VERSION.equals(apiVersion) && DeschedulerV1alpha1Format.KIND.equals(kind)) {
+      return DeschedulerV1alpha1Format.read(root, source);
+    }
+    if (KoordinatorFormat.API_VERSION.equals(apiVersion) && KoordinatorFormat.KIND.equals(kind)) {
+      return KoordinatorFormat.read(root, source);
+    }
     throw new PolicyException(
         source,
         "unsupported policy apiVersion \""
@@ -59,6 +65,8 @@ public final class PolicyLoader {
 
   static Set<String> supportedFormats() {
     return Set.of(NativePolicyFormat.API_VERSION + " " + NativePolicyFormat.KIND,
-        DeschedulerPolicyFormat.API_VERSION + " " + DeschedulerPolicyFormat.KIND);
+        DeschedulerPolicyFormat.API_VERSION + " " + DeschedulerPolicyFormat.KIND,
+        DeschedulerV1alpha1Format.API_VERSION + " " + DeschedulerV1alpha1Format.KIND,
+        KoordinatorFormat.API_VERSION + " " + KoordinatorFormat.KIND);
   }
 }

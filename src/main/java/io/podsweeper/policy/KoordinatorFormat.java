@@ -1,0 +1,180 @@
+package io.podsweeper.policy;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Set;
+
+/**
+ * Koordinator's {@code descheduler/v1alpha2 DeschedulerConfiguration}: profiles whose plugins are lists of
+ * {@code {name}}, with the MigrationController as evictor and filter. Its evictability filters become the
+ * profile's evictor, its migration limits the removal limits, and {@code evictQPS} the rate. Arguments of the
+ * migration machinery Podsweeper does not have (reservations, arbitration, PodMigrationJobs) are accepted and
+ * listed by {@code validate}; see README "Migration".
+ */
+final class KoordinatorFormat {
+  static final String API_VERSION = "descheduler/v1alpha2";
+  static final String KIND = "DeschedulerConfiguration";
+  static final String MIGRATION_CONTROLLER = "MigrationController";
+
+  /** MigrationController arguments that have an effect here. */
+  private static final Set<String> HONOURED = Set.of("apiVersion", "kind", "dryRun", "evictFailedBarePods", "evictAllBarePods",
+      "evictLocalStoragePods", "evictSystemCriticalPods", "ignorePvcPods", "priorityThreshold", "labelSelector", "namespaces",
+      "nodeFit", "maxMigratingGlobally", "maxMigratingPerNode", "maxMigratingPerNamespace", "evictQPS", "evictBurst");
+  /** MigrationController arguments of machinery Podsweeper does not have: accepted, without effect. */
+  static final Set<String> ACCEPTED_WITHOUT_EFFECT = Set.of("evictionPolicy", "defaultDeleteOptions", "maxMigratingPerWorkload",
+      "maxUnavailablePerWorkload", "skipCheckExpectedReplicas", "objectLimiters", "defaultJobMode", "defaultJobTTL",
+      "maxConcurrentReconciles", "schedulerNames", "arbitrationArgs", "skipEvictionGates", "nodeSelector", "podSelectors");
+
+  private KoordinatorFormat() {}
+
+  static Policy read(ConfigNode root, String source) {
+    root.requireObject(Set.of("apiVersion", "kind", "leaderElection", "clientConnection", "debugging", "deschedulingInterval",
+        "dryRun", "nodeSelector", "maxNoOfPodsToEvictPerNode", "maxNoOfPodsToEvictPerNamespace", "maxNoOfPodsToEvictTotal",
+        "profiles", "healthzBindAddress", "metricsBindAddress", "enableContentionProfiling", "enableProfiling"));
+    Optional<LabelSelector> nodeSelector = root.has("nodeSelector") ? Optional.of(Selectors.read(root, "nodeSelector")) : Optional.empty();
+    Limits limits = DeschedulerPolicyFormat.limits(root, Limits.DEFAULT_PER_SECOND);
+    boolean dryRun = root.bool("dryRun", false);
+    List<Profile> profiles = new ArrayList<>();
+    for (ConfigNode p : root.list("profiles")) {
+      p.requireObject(Set.of("name", "plugins", "pluginConfig"));
+      String name = p.requiredString("name");
+      Map<String, ConfigNode> configs = new HashMap<>();
+      for (ConfigNode c : p.list("pluginConfig")) {
+        c.requireObject(Set.of("name", "args"));
+        configs.put(c.requiredString("name"), c.child("args"));
+      }
+      ConfigNode migration = configs.getOrDefault(MIGRATION_CONTROLLER, p.child("pluginConfig").child(MIGRATION_CONTROLLER));
+      migration.requireObjectOrAbsent(union(HONOURED, ACCEPTED_WITHOUT_EFFECT));
+      dryRun |= migration.bool("dryRun", false);
+      limits = tighter(limits, migration);
+      List<StrategyArgs> deschedule = new ArrayList<>();
+      if (p.has("plugins")) {
+        ConfigNode plugins = p.child("plugins").requireObject(Set.of("deschedule", "balance", "evict", "filter"));
+        for (String point : List.of("deschedule", "balance", "evict", "filter")) {
+          if (!plugins.has(point)) {
+            continue;
+          }
+          ConfigNode set = plugins.child(point).requireObject(Set.of("enabled", "disabled"));
+          for (ConfigNode item : set.list("enabled")) {
+            item.requireObject(Set.of("name", "weight"));
+            String plugin = item.requiredString("name");
+            if (point.equals("evict") || point.equals("filter")) {
+              if (!plugin.equals(MIGRATION_CONTROLLER) && !plugin.equals(DeschedulerPlugins.DEFAULT_EVICTOR)) {
+                throw item.child("name").error("unknown " + point + " plugin \"" + plugin + "\" (known: MigrationController, DefaultEvictor)");
+              }
+              continue;
+            }
+            if (!DeschedulerPlugins.DESCHEDULE.contains(plugin)) {
+              throw item.child("name").error(DeschedulerPolicyFormat.unknownPlugin(plugin));
+            }
+            if (point.equals("balance")) {
+              throw item.child("name").error(plugin + " is a deschedule plugin, not a balance plugin");
+            }
+            ConfigNode args = configs.get(plugin);
+            if (args == null) {
+              throw item.child("name").error("plugin \"" + plugin + "\" has no pluginConfig entry");
+            }
+            deschedule.add(withEvictorNamespaces(DeschedulerPlugins.strategy(plugin, args, name), migration));
+          }
+          for (ConfigNode item : set.list("disabled")) {
+            item.requireObject(Set.of("name", "weight"));
+          }
+        }
+      }
+      profiles.add(new Profile(name, evictor(migration, configs.get(DeschedulerPlugins.DEFAULT_EVICTOR)), deschedule, true, nodeSelector));
+    }
+    if (profiles.isEmpty()) {
+      throw root.child("profiles").error("at least one profile is required");
+    }
+    return new Policy(source, dryRun, limits,
+        root.optionalDuration("deschedulingInterval").orElse(Policy.DEFAULT_FULL_PASS_INTERVAL), java.util.OptionalLong.empty(), profiles);
+  }
+
+  /** The MigrationController's filters are the DefaultEvictor's deprecated flags, with the same meaning. */
+  private static EvictorArgs evictor(ConfigNode migration, ConfigNode defaultEvictor) {
+    if (defaultEvictor != null) {
+      return DeschedulerPlugins.defaultEvictor(defaultEvictor);
+    }
+    ObjectNode args = JsonNodeFactory.instance.objectNode();
+    for (String field : List.of("evictFailedBarePods", "evictLocalStoragePods", "evictSystemCriticalPods", "ignorePvcPods",
+        "priorityThreshold", "labelSelector", "nodeFit")) {
+      if (migration.has(field)) {
+        args.set(field, migration.child(field).raw());
+      }
+    }
+    EvictorArgs e = DeschedulerPlugins.defaultEvictor(new ConfigNode(args, migration.path()));
+    if (migration.bool("evictAllBarePods", false)) {
+      e = new EvictorArgs(e.protections(), false, e.protectedStorageClasses(), e.priorityThreshold(), e.priorityThresholdName(),
+          e.nodeFit(), e.nodeSelector(), e.labelSelector(), e.namespaceLabelSelector(), e.minReplicas(), e.minPodAge(),
+          e.noEvictionPolicy());
+    }
+    return e;
+  }
+
+  /** The evictor's namespaces filter applies to every strategy; folded into each strategy's own filter. */
+  private static StrategyArgs withEvictorNamespaces(StrategyArgs strategy, ConfigNode migration) {
+    if (!migration.has("namespaces")) {
+      return strategy;
+    }
+    NamespaceFilter evictorNs = DeschedulerPlugins.namespaces(migration);
+    NamespaceFilter own = switch (strategy.strategyName()) {
+      case "PodLifeTime" -> ((PodLifeTimeArgs) strategy).rules().get(0).namespaces();
+      case "RemoveFailedPods" -> ((RemoveFailedPodsArgs) strategy).namespaces();
+      default -> ((TooManyRestartsArgs) strategy).namespaces();
+    };
+    if (!own.equals(NamespaceFilter.ALL)) {
+      throw migration.child("namespaces").error("cannot be combined with " + strategy.strategyName() + "'s own namespaces");
+    }
+    if (strategy instanceof PodLifeTimeArgs a) {
+      Rule r = a.rules().get(0);
+      return new PodLifeTimeArgs(List.of(new Rule(r.name(), evictorNs, r.namespaceSelector(), r.podSelector(), r.states(), r.maxAge(),
+          r.maxAgeAfterFinish(), r.conditions(), r.exitCodes(), r.ownerKindsInclude(), r.ownerKindsExclude(),
+          r.includingInitContainers(), r.includingEphemeralContainers())));
+    }
+    if (strategy instanceof RemoveFailedPodsArgs a) {
+      return new RemoveFailedPodsArgs(evictorNs, a.labelSelector(), a.excludeOwnerKinds(), a.minPodLifetime(), a.reasons(),
+          a.exitCodes(), a.includingInitContainers());
+    }
+    TooManyRestartsArgs a = (TooManyRestartsArgs) strategy;
+    return new TooManyRestartsArgs(evictorNs, a.labelSelector(), a.threshold(), a.includingInitContainers(), a.states());
+  }
+
+  /** The MigrationController's caps tighten the top-level ones; evictQPS sets the rate. */
+  private static Limits tighter(Limits limits, ConfigNode migration) {
+    double perSecond = limits.perSecond();
+    if (migration.has("evictQPS")) {
+      ConfigNode qps = migration.child("evictQPS");
+      try {
+        perSecond = qps.raw().isNumber() ? qps.raw().doubleValue() : Double.parseDouble(qps.string());
+      } catch (NumberFormatException e) {
+        throw qps.error("must be a number, got \"" + qps.string() + "\"");
+      }
+      if (!(perSecond > 0)) {
+        throw qps.error("must be greater than 0");
+      }
+    }
+    return new Limits(min(limits.maxPerNode(), migration.optionalInt("maxMigratingPerNode", 0, Integer.MAX_VALUE)),
+        min(limits.maxPerNamespace(), migration.optionalInt("maxMigratingPerNamespace", 0, Integer.MAX_VALUE)),
+        min(limits.maxTotal(), migration.optionalInt("maxMigratingGlobally", 0, Integer.MAX_VALUE)), perSecond);
+  }
+
+  private static OptionalInt min(OptionalInt a, OptionalInt b) {
+    if (a.isEmpty()) {
+      return b;
+    }
+    return b.isEmpty() ? a : OptionalInt.of(Math.min(a.getAsInt(), b.getAsInt()));
+  }
+
+  private static Set<String> union(Set<String> a, Set<String> b) {
+    Set<String> all = new LinkedHashSet<>(a);
+    all.addAll(b);
+    return all;
+  }
+}
