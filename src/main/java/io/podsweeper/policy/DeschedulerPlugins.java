@@ -106,11 +106,23 @@ public final class DeschedulerPlugins {
         args.bool("includingInitContainers", false), states);
   }
 
-  /** DefaultEvictor args; a missing node gives the defaults. */
+  /** DefaultEvictor args, as upstream has them; a missing node gives the defaults. */
   public static EvictorArgs defaultEvictor(ConfigNode args) {
-    args.requireObjectOrAbsent(Set.of("podProtections", "evictLocalStoragePods", "evictDaemonSetPods", "evictSystemCriticalPods",
-        "evictFailedBarePods", "ignorePvcPods", "ignorePodsWithoutPDB", "priorityThreshold", "nodeFit", "nodeSelector",
-        "labelSelector", "namespaceLabelSelector", "minReplicas", "minPodAge", "noEvictionPolicy"));
+    return defaultEvictor(args, false);
+  }
+
+  /**
+   * DefaultEvictor args. With {@code podsweeperExtensions}, also {@code evictAllBarePods} (Koordinator's flag: no
+   * bare-pod rule at all), which only Podsweeper's own format may carry.
+   */
+  public static EvictorArgs defaultEvictor(ConfigNode args, boolean podsweeperExtensions) {
+    Set<String> known = new java.util.HashSet<>(Set.of("podProtections", "evictLocalStoragePods", "evictDaemonSetPods",
+        "evictSystemCriticalPods", "evictFailedBarePods", "ignorePvcPods", "ignorePodsWithoutPDB", "priorityThreshold", "nodeFit",
+        "nodeSelector", "labelSelector", "namespaceLabelSelector", "minReplicas", "minPodAge", "noEvictionPolicy"));
+    if (podsweeperExtensions) {
+      known.add("evictAllBarePods");
+    }
+    args.requireObjectOrAbsent(known);
     Set<Protection> protections = EnumSet.copyOf(Protection.DEFAULT_ENABLED);
     List<String> storageClasses = new ArrayList<>();
     boolean listsUsed = false;
@@ -177,7 +189,7 @@ public final class DeschedulerPlugins {
         default -> throw args.child("noEvictionPolicy").error("must be Preferred or Mandatory, got \"" + value + "\"");
       };
     }
-    return new EvictorArgs(protections, true, storageClasses, thresholdValue, thresholdName, args.bool("nodeFit", false), nodeSelector,
+    return new EvictorArgs(protections, !args.bool("evictAllBarePods", false), storageClasses, thresholdValue, thresholdName, args.bool("nodeFit", false), nodeSelector,
         Selectors.read(args, "labelSelector"), Selectors.read(args, "namespaceLabelSelector"), minReplicas.orElse(0), minPodAge,
         noEviction);
   }

@@ -32,7 +32,7 @@ final class DeschedulerPolicyFormat {
     List<Profile> profiles = new ArrayList<>();
     Set<String> names = new LinkedHashSet<>();
     for (ConfigNode p : root.list("profiles")) {
-      Profile profile = profile(p, nodeSelector);
+      Profile profile = profile(p, nodeSelector, false);
       if (!names.add(profile.name())) {
         throw p.child("name").error("duplicate profile name \"" + profile.name() + "\"");
       }
@@ -52,7 +52,8 @@ final class DeschedulerPolicyFormat {
         root.optionalInt("maxNoOfPodsToEvictTotal", 0, Integer.MAX_VALUE), perSecond);
   }
 
-  private static Profile profile(ConfigNode p, Optional<LabelSelector> nodeSelector) {
+  /** One profile; {@code podsweeperExtensions} admits the evictor arguments only Podsweeper's own format has. */
+  static Profile profile(ConfigNode p, Optional<LabelSelector> nodeSelector, boolean podsweeperExtensions) {
     p.requireObject(Set.of("name", "pluginConfig", "plugins"));
     String name = p.requiredString("name");
     Map<String, ConfigNode> configs = new HashMap<>();
@@ -67,7 +68,7 @@ final class DeschedulerPolicyFormat {
       }
     }
     EvictorArgs evictor = DeschedulerPlugins.defaultEvictor(
-        configs.getOrDefault(DeschedulerPlugins.DEFAULT_EVICTOR, p.child("pluginConfig").child("DefaultEvictor")));
+        configs.getOrDefault(DeschedulerPlugins.DEFAULT_EVICTOR, p.child("pluginConfig").child("DefaultEvictor")), podsweeperExtensions);
     List<StrategyArgs> deschedule = new ArrayList<>();
     if (p.has("plugins")) {
       ConfigNode plugins = p.child("plugins").requireObject(EXTENSION_POINTS);

@@ -19,13 +19,14 @@ final class NativePolicyFormat {
   private NativePolicyFormat() {}
 
   static Policy read(ConfigNode root, String source) {
-    root.requireObject(Set.of("apiVersion", "kind", "metadata", "dryRun", "fullPassInterval", "limits", "gracePeriodSeconds", "rules"));
+    root.requireObject(Set.of("apiVersion", "kind", "metadata", "dryRun", "fullPassInterval", "limits", "gracePeriodSeconds", "rules",
+        "nodeSelector", "profiles"));
     boolean dryRun = root.bool("dryRun", false);
     Duration fullPass = root.optionalDuration("fullPassInterval").orElse(Policy.DEFAULT_FULL_PASS_INTERVAL);
     Limits limits = root.has("limits") ? limits(root.child("limits")) : Limits.DEFAULTS;
     List<ConfigNode> ruleNodes = root.list("rules");
-    if (ruleNodes.isEmpty()) {
-      throw root.child("rules").error("at least one rule is required");
+    if (ruleNodes.isEmpty() && root.list("profiles").isEmpty()) {
+      throw root.child("rules").error("at least one rule (or profile) is required");
     }
     List<Rule> rules = new ArrayList<>();
     Set<String> names = new HashSet<>();
@@ -36,16 +37,29 @@ final class NativePolicyFormat {
       }
       rules.add(rule);
     }
-    Profile profile = new Profile(Profile.NATIVE_RULES, EvictorArgs.NONE, List.of(new PodLifeTimeArgs(rules)), false, Optional.empty());
-    return new Policy(source, dryRun, limits, fullPass, root.optionalLong("gracePeriodSeconds", 0, 86_400 * 365), List.of(profile));
+    List<Profile> profiles = new ArrayList<>();
+    if (!rules.isEmpty()) {
+      profiles.add(new Profile(Profile.NATIVE_RULES, EvictorArgs.NONE, List.of(new PodLifeTimeArgs(rules)), false, Optional.empty()));
+    }
+    // Upstream-style profiles, in descheduler/v1alpha2 syntax: what `podsweeper convert` writes.
+    Optional<LabelSelector> nodeSelector = root.has("nodeSelector")
+        ? Optional.of(Selectors.parse(root.child("nodeSelector"), root.child("nodeSelector").string())) : Optional.empty();
+    for (ConfigNode p : root.list("profiles")) {
+      Profile profile = DeschedulerPolicyFormat.profile(p, nodeSelector, true);
+      if (profiles.stream().anyMatch(existing -> existing.name().equals(profile.name()))) {
+        throw p.child("name").error("duplicate profile name \"" + profile.name() + "\"");
+      }
+      profiles.add(profile);
+    }
+    return new Policy(source, dryRun, limits, fullPass, root.optionalLong("gracePeriodSeconds", 0, 86_400 * 365), profiles);
   }
 
   private static Limits limits(ConfigNode node) {
     node.requireObject(Set.of("maxPerNode", "maxPerNamespace", "maxTotal", "perSecond"));
     return new Limits(
-        node.optionalInt("maxPerNode", 1, 1_000_000),
-        node.optionalInt("maxPerNamespace", 1, 1_000_000),
-        node.optionalInt("maxTotal", 1, 1_000_000),
+        node.optionalInt("maxPerNode", 0, Integer.MAX_VALUE),
+        node.optionalInt("maxPerNamespace", 0, Integer.MAX_VALUE),
+        node.optionalInt("maxTotal", 0, Integer.MAX_VALUE),
         node.optionalNumber("perSecond", 0, 10_000).orElse(Limits.DEFAULT_PER_SECOND));
   }
 

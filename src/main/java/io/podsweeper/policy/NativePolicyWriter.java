@@ -1,0 +1,233 @@
+package io.podsweeper.policy;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.EnumSet;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/**
+ * Writes any policy as Podsweeper's own format ({@code podsweeper convert}): the own rules as {@code rules}, every
+ * other profile in descheduler/v1alpha2 syntax under {@code profiles}. Reading the output gives the same model.
+ */
+public final class NativePolicyWriter {
+  private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
+
+  private NativePolicyWriter() {}
+
+  public static String write(Policy policy) {
+    ObjectNode root = JSON.objectNode();
+    root.put("apiVersion", NativePolicyFormat.API_VERSION);
+    root.put("kind", NativePolicyFormat.KIND);
+    root.put("dryRun", policy.dryRun());
+    root.put("fullPassInterval", exact(policy.fullPassInterval()));
+    ObjectNode limits = root.putObject("limits");
+    policy.limits().maxPerNode().ifPresent(v -> limits.put("maxPerNode", v));
+    policy.limits().maxPerNamespace().ifPresent(v -> limits.put("maxPerNamespace", v));
+    policy.limits().maxTotal().ifPresent(v -> limits.put("maxTotal", v));
+    limits.put("perSecond", policy.limits().perSecond());
+    policy.gracePeriodSeconds().ifPresent(g -> root.put("gracePeriodSeconds", g));
+    ArrayNode profiles = JSON.arrayNode();
+    for (Profile profile : policy.profiles()) {
+      if (!profile.readyNodesOnly()) {
+        ArrayNode rules = root.putArray("rules");
+        profile.deschedule().forEach(s -> ((PodLifeTimeArgs) s).rules().forEach(r -> rules.add(nativeRule(r))));
+      } else {
+        profile.nodeSelector().ifPresent(s -> root.put("nodeSelector", selectorString(s)));
+        profiles.add(profile(profile));
+      }
+    }
+    if (!profiles.isEmpty()) {
+      root.set("profiles", profiles);
+    }
+    try {
+      return YAMLMapper.builder().disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
+          .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES).build().writeValueAsString(root);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static ObjectNode nativeRule(Rule rule) {
+    ObjectNode o = JSON.objectNode();
+    o.put("name", rule.name());
+    if (!rule.namespaces().equals(NamespaceFilter.ALL)) {
+      o.set("namespaces", namespaces(rule.namespaces()));
+    }
+    putSelector(o, "namespaceSelector", rule.namespaceSelector());
+    putSelector(o, "podSelector", rule.podSelector());
+    if (!rule.states().isEmpty()) {
+      rule.states().forEach(s -> o.withArray("states").add(s.wireName()));
+    }
+    rule.maxAge().ifPresent(a -> o.put("maxAge", exact(a)));
+    rule.maxAgeAfterFinish().ifPresent(a -> o.put("maxAgeAfterFinish", exact(a)));
+    return o;
+  }
+
+  private static ObjectNode profile(Profile profile) {
+    ObjectNode p = JSON.objectNode();
+    p.put("name", profile.name());
+    ArrayNode configs = p.putArray("pluginConfig");
+    ObjectNode evictor = configs.addObject();
+    evictor.put("name", DeschedulerPlugins.DEFAULT_EVICTOR);
+    evictor.set("args", evictorArgs(profile.evictor()));
+    ArrayNode enabled = p.putObject("plugins").putObject("deschedule").putArray("enabled");
+    for (StrategyArgs s : profile.deschedule()) {
+      enabled.add(s.strategyName());
+      ObjectNode config = configs.addObject();
+      config.put("name", s.strategyName());
+      config.set("args", strategyArgs(s));
+    }
+    return p;
+  }
+
+  private static ObjectNode evictorArgs(EvictorArgs e) {
+    ObjectNode o = JSON.objectNode();
+    Set<Protection> disabled = EnumSet.copyOf(Protection.DEFAULT_ENABLED);
+    disabled.removeAll(e.protections());
+    Set<Protection> extra = EnumSet.noneOf(Protection.class);
+    extra.addAll(e.protections());
+    extra.retainAll(Protection.EXTRA);
+    ObjectNode pp = o.putObject("podProtections");
+    disabled.forEach(p -> pp.withArray("defaultDisabled").add(p.name()));
+    extra.forEach(p -> pp.withArray("extraEnabled").add(p.name()));
+    if (!e.protectedStorageClasses().isEmpty()) {
+      ArrayNode classes = pp.putObject("config").putObject("PodsWithPVC").putArray("protectedStorageClasses");
+      e.protectedStorageClasses().forEach(c -> classes.addObject().put("name", c));
+    }
+    if (!e.upstreamBarePodRule()) {
+      o.put("evictAllBarePods", true);
+    }
+    e.priorityThreshold().ifPresent(v -> o.putObject("priorityThreshold").put("value", v));
+    e.priorityThresholdName().ifPresent(n -> o.putObject("priorityThreshold").put("name", n));
+    o.put("nodeFit", e.nodeFit());
+    if (!e.nodeSelector().isEmpty()) {
+      o.put("nodeSelector", selectorString(e.nodeSelector()));
+    }
+    putSelector(o, "labelSelector", e.labelSelector());
+    putSelector(o, "namespaceLabelSelector", e.namespaceLabelSelector());
+    if (e.minReplicas() != 0) {
+      o.put("minReplicas", e.minReplicas());
+    }
+    e.minPodAge().ifPresent(a -> o.put("minPodAge", exact(a)));
+    if (e.noEvictionPolicy() != EvictorArgs.NoEvictionPolicy.Unset) {
+      o.put("noEvictionPolicy", e.noEvictionPolicy().name());
+    }
+    return o;
+  }
+
+  private static ObjectNode strategyArgs(StrategyArgs s) {
+    ObjectNode o = JSON.objectNode();
+    if (s instanceof PodLifeTimeArgs a) {
+      Rule r = a.rules().get(0);
+      r.maxAge().ifPresent(m -> o.put("maxPodLifeTimeSeconds", m.toSeconds()));
+      r.states().forEach(st -> o.withArray("states").add(st.wireName()));
+      for (ConditionFilter c : r.conditions()) {
+        ObjectNode f = o.withArray("conditions").addObject();
+        c.type().ifPresent(v -> f.put("type", v));
+        c.status().ifPresent(v -> f.put("status", v));
+        c.reason().ifPresent(v -> f.put("reason", v));
+        c.minTimeSinceLastTransition().ifPresent(v -> f.put("minTimeSinceLastTransitionSeconds", v.toSeconds()));
+      }
+      putInts(o, "exitCodes", r.exitCodes());
+      if (!r.ownerKindsInclude().isEmpty() || !r.ownerKindsExclude().isEmpty()) {
+        ObjectNode owners = o.putObject("ownerKinds");
+        putStrings(owners, "include", r.ownerKindsInclude());
+        putStrings(owners, "exclude", r.ownerKindsExclude());
+      }
+      putNamespaces(o, r.namespaces());
+      putSelector(o, "labelSelector", r.podSelector());
+      putFlag(o, "includingInitContainers", r.includingInitContainers());
+      putFlag(o, "includingEphemeralContainers", r.includingEphemeralContainers());
+    } else if (s instanceof RemoveFailedPodsArgs a) {
+      putNamespaces(o, a.namespaces());
+      putSelector(o, "labelSelector", a.labelSelector());
+      putStrings(o, "excludeOwnerKinds", a.excludeOwnerKinds());
+      o.put("minPodLifetimeSeconds", a.minPodLifetime().toSeconds());
+      putStrings(o, "reasons", a.reasons());
+      putInts(o, "exitCodes", a.exitCodes());
+      putFlag(o, "includingInitContainers", a.includingInitContainers());
+    } else {
+      TooManyRestartsArgs a = (TooManyRestartsArgs) s;
+      putNamespaces(o, a.namespaces());
+      putSelector(o, "labelSelector", a.labelSelector());
+      o.put("podRestartThreshold", a.threshold());
+      putFlag(o, "includingInitContainers", a.includingInitContainers());
+      putStrings(o, "states", a.states());
+    }
+    return o;
+  }
+
+  private static ObjectNode namespaces(NamespaceFilter filter) {
+    ObjectNode o = JSON.objectNode();
+    filter.include().forEach(n -> o.withArray("include").add(n));
+    filter.exclude().forEach(n -> o.withArray("exclude").add(n));
+    return o;
+  }
+
+  private static void putNamespaces(ObjectNode o, NamespaceFilter filter) {
+    if (!filter.equals(NamespaceFilter.ALL)) {
+      o.set("namespaces", namespaces(filter));
+    }
+  }
+
+  private static void putSelector(ObjectNode o, String field, LabelSelector selector) {
+    if (selector.isEmpty()) {
+      return;
+    }
+    ObjectNode s = o.putObject(field);
+    if (!selector.matchLabels().isEmpty()) {
+      ObjectNode labels = s.putObject("matchLabels");
+      new TreeSet<>(selector.matchLabels().keySet()).forEach(k -> labels.put(k, selector.matchLabels().get(k)));
+    }
+    for (LabelSelector.Requirement r : selector.matchExpressions()) {
+      ObjectNode e = s.withArray("matchExpressions").addObject();
+      e.put("key", r.key());
+      e.put("operator", r.operator().name());
+      r.values().stream().sorted().forEach(v -> e.withArray("values").add(v));
+    }
+  }
+
+  /** A selector in the string syntax upstream's nodeSelector fields use. */
+  static String selectorString(LabelSelector s) {
+    Stream<String> labels = s.matchLabels().entrySet().stream().map(e -> e.getKey() + "=" + e.getValue());
+    Stream<String> expressions = s.matchExpressions().stream().map(r -> switch (r.operator()) {
+      case In -> r.key() + " in (" + String.join(",", new TreeSet<>(r.values())) + ")";
+      case NotIn -> r.key() + " notin (" + String.join(",", new TreeSet<>(r.values())) + ")";
+      case Exists -> r.key();
+      case DoesNotExist -> "!" + r.key();
+    });
+    return Stream.concat(labels, expressions).collect(Collectors.joining(","));
+  }
+
+  private static void putStrings(ObjectNode o, String field, Collection<String> values) {
+    if (!values.isEmpty()) {
+      new TreeSet<>(values).forEach(v -> o.withArray(field).add(v));
+    }
+  }
+
+  private static void putInts(ObjectNode o, String field, Collection<Integer> values) {
+    if (!values.isEmpty()) {
+      new TreeSet<>(values).forEach(v -> o.withArray(field).add(v));
+    }
+  }
+
+  private static void putFlag(ObjectNode o, String field, boolean value) {
+    if (value) {
+      o.put(field, true);
+    }
+  }
+
+  /** A duration that reads back exactly: whole seconds, or milliseconds when it has a fraction. */
+  private static String exact(Duration d) {
+    return d.toMillis() % 1000 == 0 ? d.toSeconds() + "s" : d.toMillis() + "ms";
+  }
+}

@@ -1,0 +1,39 @@
+package io.podsweeper.strategy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.podsweeper.cluster.ClusterSnapshot;
+import io.podsweeper.kube.SnapshotReader;
+import io.podsweeper.policy.PolicyLoader;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** The bundled example of each policy format, planned on the bundled snapshot: exactly these decisions. */
+class ExamplesPlanTest {
+  private static final Instant NOW = Instant.parse("2026-01-01T12:00:00Z");
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(delimiter = '|', value = {
+    "config/policy.yaml | batch/nightly-etl-29450000-5gkw8 PodLifeTime delete, default/report-generator-8x2kd PodLifeTime evict,"
+        + " web/api-5d4c8b9f7-zt6rn PodLifeTime evict, ci-frontend/build-1841-x7k2p PodLifeTime delete,"
+        + " ci-backend/test-977-2mzq4 PodLifeTime delete",
+    // Upstream cannot see the unscheduled pod, protects bare pods, and takes failures by reason.
+    "config/examples/descheduler-v1alpha2.yaml | web/api-5d4c8b9f7-zt6rn PodLifeTime evict, web/worker-84c6d5-fp7tq PodLifeTime evict,"
+        + " batch/reindex-7fd9c-bh2xn RemoveFailedPods delete, ci-backend/test-977-2mzq4 RemoveFailedPods delete,"
+        + " ci-frontend/build-1841-x7k2p RemoveFailedPods delete, ci-frontend/build-1852-q9d8w RemoveFailedPods delete",
+    "config/examples/descheduler-v1alpha1.yaml | web/api-5d4c8b9f7-zt6rn PodLifeTime evict, web/worker-84c6d5-fp7tq PodLifeTime evict,"
+        + " batch/reindex-7fd9c-bh2xn RemoveFailedPods delete, ci-backend/test-977-2mzq4 RemoveFailedPods delete,"
+        + " ci-frontend/build-1841-x7k2p RemoveFailedPods delete, ci-frontend/build-1852-q9d8w RemoveFailedPods delete",
+    // maxMigratingPerNode 2: both evictions on node-a use up the node before RemoveFailedPods runs.
+    "config/examples/koordinator.yaml | web/api-5d4c8b9f7-zt6rn PodLifeTime evict, web/worker-84c6d5-fp7tq PodLifeTime evict",
+  })
+  void plansTheExample(String policyFile, String expected) {
+    ClusterSnapshot snapshot = SnapshotReader.read(Path.of("config/examples/snapshot.yaml"));
+    List<Decision> decisions = new PolicyEvaluator(PolicyLoader.load(Path.of(policyFile))).plan(snapshot, NOW);
+    assertThat(decisions).extracting(d -> d.podKey() + " " + d.strategy() + " " + d.action().wireName())
+        .containsExactly(expected.split(",\\s*"));
+  }
+}
