@@ -3,7 +3,6 @@ package io.podsweeper.policy;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.MappingIterator;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.io.IOException;
@@ -31,9 +30,10 @@ public final class YamlDocuments {
     factory.setStreamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(MAX_DEPTH).build());
     ObjectMapper mapper = new ObjectMapper(factory).enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
     List<JsonNode> documents = new ArrayList<>();
-    try (MappingIterator<JsonNode> it = mapper.readerFor(JsonNode.class).readValues(text)) {
-      while (it.hasNextValue()) {
-        JsonNode doc = it.nextValue();
+    // One tree per document; a reader's readValues would split a top-level list into documents instead.
+    try (JsonParser parser = mapper.getFactory().createParser(text)) {
+      while (parser.nextToken() != null) {
+        JsonNode doc = mapper.readTree(parser);
         if (doc != null && !doc.isNull() && !doc.isMissingNode()) {
           documents.add(doc);
         }

@@ -1,0 +1,134 @@
+package io.podsweeper.policy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** Bad policies are rejected with a message that names the place; good ones read into the model. */
+class PolicyValidationTest {
+  private static final String HEAD = "apiVersion: podsweeper.io/v1alpha1\nkind: PodSweeperPolicy\n";
+
+  static Stream<Arguments> invalid() {
+    return Stream.of(
+        Arguments.of(HEAD + "rules:\n- {name: a, states: [Failed]}\n- {name: b, states: [Failed]}\n- {name: c, states: [Crashloop]}\n",
+            "rules[2].states[0]: unknown state \"Crashloop\""),
+        Arguments.of(HEAD + "bogus: 1\nrules: [{name: a, states: [Failed]}]\n", "bogus: unknown field"),
+        Arguments.of(HEAD + "rules: [{name: a, states: [Failed], maxage: 1h}]\n", "rules[0].maxage: unknown field"),
+        Arguments.of(HEAD + "rules: [{name: a, maxAge: 1x}]\n", "rules[0].maxAge: invalid duration \"1x\""),
+        Arguments.of(HEAD + "rules: [{name: a, maxAge: -5m}]\n", "rules[0].maxAge: invalid duration \"-5m\""),
+        Arguments.of(HEAD + "rules: [{name: a, maxAge: 0s}]\n", "rules[0].maxAge: invalid duration \"0s\""),
+        Arguments.of(HEAD + "rules: [{name: a, maxAge: 3600}]\n", "rules[0].maxAge: must be a string, got 3600"),
+        Arguments.of(HEAD + "rules: [{name: a, states: [Failed, Failed]}]\n", "rules[0].states[1]: duplicate state \"Failed\""),
+        Arguments.of(HEAD + "rules: [{name: a, states: [Failed]}, {name: a, states: [Failed]}]\n", "rules[1].name: duplicate rule name \"a\""),
+        Arguments.of(HEAD + "rules: [{name: Bad_Name, states: [Failed]}]\n", "rules[0].name: invalid rule name \"Bad_Name\""),
+        Arguments.of(HEAD + "rules: [{states: [Failed]}]\n", "rules[0].name: is required"),
+        Arguments.of(HEAD + "rules: [{name: a}]\n", "rules[0]: a rule needs maxAge, maxAgeAfterFinish or states"),
+        Arguments.of(HEAD + "rules: [{name: a, maxAgeAfterFinish: 1h}]\n", "rules[0].maxAgeAfterFinish: can match nothing"),
+        Arguments.of(HEAD + "rules: [{name: a, states: [Failed, Running], maxAgeAfterFinish: 1h}]\n",
+            "rules[0].states: [1] \"Running\" is not a finished state"),
+        Arguments.of(HEAD + "rules: [{name: a, states: [Failed], namespaces: {}}]\n", "rules[0].namespaces: give include and/or exclude"),
+        Arguments.of(HEAD + "rules: [{name: a, states: [Failed], namespaces: {exclude: [\"*\"]}}]\n",
+            "rules[0].namespaces.exclude: can match nothing"),
+        Arguments.of(HEAD + "rules: [{name: a, states: [Failed], namespaces: {include: [ci-a], exclude: [\"ci-*\"]}}]\n",
+            "rules[0].namespaces.include: [0] \"ci-a\" can match nothing"),
+        Arguments.of(HEAD + "rules: [{name: a, states: [Failed], namespaces: {include: [\"CI_*\"]}}]\n",
+            "rules[0].namespaces.include[0]: invalid namespace pattern \"CI_*\""),
+        Arguments.of(HEAD + "rules: [{name: a, states: [Failed], podSelector: {matchExpressions: [{key: a, operator: Has}]}}]\n",
+            "rules[0].podSelector.matchExpressions[0].operator: unknown operator \"Has\""),
+        Arguments.of(HEAD + "rules: [{name: a, states: [Failed], podSelector: {matchExpressions: [{key: a, operator: In}]}}]\n",
+            "rules[0].podSelector.matchExpressions[0].values: operator In needs at least one value"),
+        Arguments.of(HEAD + "rules: [{name: a, states: [Failed], podSelector: {matchExpressions: [{key: a, operator: Exists, values: [x]}]}}]\n",
+            "rules[0].podSelector.matchExpressions[0].values: operator Exists takes no values"),
+        Arguments.of(HEAD + "rules: [{name: a, states: [Failed], podSelector: {matchLabels: {\"bad key!\": x}}}]\n",
+            "invalid label key \"bad key!\""),
+        Arguments.of(HEAD + "rules: [{name: a, states: Failed}]\n", "rules[0].states: must be a list, got \"Failed\""),
+        Arguments.of(HEAD + "rules: [{name: a, states: [Failed], namespaces: [ci]}]\n", "rules[0].namespaces: must be an object, got a list"),
+        Arguments.of(HEAD + "limits: {maxTotal: -1}\nrules: [{name: a, states: [Failed]}]\n", "limits.maxTotal: must be between 0 and"),
+        Arguments.of(HEAD + "limits: {maxTotal: 1.5}\nrules: [{name: a, states: [Failed]}]\n", "limits.maxTotal: must be a whole number, got 1.5"),
+        Arguments.of(HEAD + "limits: {maxTotal: 99999999999999999999}\nrules: [{name: a, states: [Failed]}]\n", "limits.maxTotal: must be"),
+        Arguments.of(HEAD + "limits: {perSecond: 0}\nrules: [{name: a, states: [Failed]}]\n", "limits.perSecond: must be greater than 0"),
+        Arguments.of("apiVersion: podsweeper.io/v9\nkind: PodSweeperPolicy\nrules: []\n", "unsupported policy apiVersion \"podsweeper.io/v9\""),
+        Arguments.of("{{{ not yaml", "not valid YAML or JSON"),
+        Arguments.of(HEAD + "rules: [{name: a, states: [Failed]}]\n---\n" + HEAD, "exactly one document, found 2"),
+        Arguments.of(HEAD + "rules: []\n", "rules: at least one rule (or profile) is required"),
+        Arguments.of("- just\n- a list\n", "a policy must be a YAML mapping"),
+        Arguments.of(HEAD + "dryRun: \"yes\"\nrules: [{name: a, states: [Failed]}]\n", "dryRun: must be true or false, got \"yes\""),
+        // Aliases are not expanded (no bomb), and the document is no policy.
+        Arguments.of(billionLaughs(), "unsupported policy apiVersion \"\" kind \"\""),
+        Arguments.of(HEAD + "rules: [{name: a, states: [Failed]}]\nrules: [{name: b, states: [Failed]}]\n", "not valid YAML or JSON"));
+  }
+
+  private static String billionLaughs() {
+    StringBuilder b = new StringBuilder("a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n");
+    for (char c = 'b'; c <= 'j'; c++) {
+      char p = (char) (c - 1);
+      b.append(c).append(": &").append(c).append(" [*").append(p).append(",*").append(p).append(",*").append(p).append(",*")
+          .append(p).append(",*").append(p).append(",*").append(p).append(",*").append(p).append(",*").append(p).append("]\n");
+    }
+    return b.toString();
+  }
+
+  @ParameterizedTest(name = "{1}")
+  @MethodSource("invalid")
+  void rejectsWithThePlaceNamed(String yaml, String message) {
+    assertThatThrownBy(() -> PolicyLoader.parse(yaml, "policy.yaml"))
+        .isInstanceOf(PolicyException.class)
+        .hasMessageContaining(message);
+  }
+
+  @Test
+  void readsAFullPolicy() {
+    Policy p = PolicyLoader.parse(HEAD + """
+        dryRun: true
+        fullPassInterval: 2m
+        gracePeriodSeconds: 30
+        limits: {maxPerNode: 1, maxPerNamespace: 2, maxTotal: 3, perSecond: 0.5}
+        rules:
+          - name: ci
+            namespaces: {include: ["ci-*"], exclude: [ci-prod]}
+            namespaceSelector: {matchLabels: {team: ci}}
+            podSelector: {matchExpressions: [{key: keep, operator: DoesNotExist}]}
+            states: [Failed, Evicted]
+            maxAge: 1h30m
+            maxAgeAfterFinish: 7d
+        """, "p.yaml");
+    assertThat(p.dryRun()).isTrue();
+    assertThat(p.fullPassInterval()).isEqualTo(Duration.ofMinutes(2));
+    assertThat(p.gracePeriodSeconds()).hasValue(30);
+    assertThat(p.limits().maxPerNode()).hasValue(1);
+    assertThat(p.limits().maxPerNamespace()).hasValue(2);
+    assertThat(p.limits().maxTotal()).hasValue(3);
+    assertThat(p.limits().perSecond()).isEqualTo(0.5);
+    Rule r = ((PodLifeTimeArgs) p.profiles().get(0).deschedule().get(0)).rules().get(0);
+    assertThat(r.name()).isEqualTo("ci");
+    assertThat(r.namespaces()).isEqualTo(new NamespaceFilter(java.util.List.of("ci-*"), java.util.List.of("ci-prod")));
+    assertThat(r.namespaceSelector().matchLabels()).containsEntry("team", "ci");
+    assertThat(r.podSelector().matchExpressions()).hasSize(1);
+    assertThat(r.states()).containsExactly(PodState.FAILED, PodState.EVICTED);
+    assertThat(r.maxAge()).hasValue(Duration.ofMinutes(90));
+    assertThat(r.maxAgeAfterFinish()).hasValue(Duration.ofDays(7));
+    assertThat(p.profiles().get(0).readyNodesOnly()).isFalse();
+    assertThat(p.profiles().get(0).evictor()).isEqualTo(EvictorArgs.NONE);
+  }
+
+  @Test
+  void durations() {
+    assertThat(Durations.parse("90s")).hasValue(Duration.ofSeconds(90));
+    assertThat(Durations.parse("1h30m")).hasValue(Duration.ofMinutes(90));
+    assertThat(Durations.parse("7d")).hasValue(Duration.ofDays(7));
+    assertThat(Durations.parse("250ms")).hasValue(Duration.ofMillis(250));
+    for (String bad : new String[] {"", "1", "h", "-1s", "0s", "1h-", "1h 2m", "99999999999999999999d", "40000d"}) {
+      assertThat(Durations.parse(bad)).as(bad).isEmpty();
+    }
+    assertThat(Durations.format(Duration.ofMinutes(133))).isEqualTo("2h13m");
+    assertThat(Durations.format(Duration.ofSeconds(45))).isEqualTo("45s");
+    assertThat(Durations.format(Duration.ofHours(38))).isEqualTo("1d14h");
+    assertThat(Durations.format(Duration.ZERO)).isEqualTo("0ms");
+  }
+}

@@ -1,0 +1,161 @@
+package io.podsweeper.strategy;
+
+import static io.podsweeper.cluster.PodBuilder.pod;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.podsweeper.cluster.ClusterSnapshot;
+import io.podsweeper.cluster.NamespaceRecord;
+import io.podsweeper.cluster.PodBuilder;
+import io.podsweeper.cluster.PodRecord;
+import io.podsweeper.policy.Policy;
+import io.podsweeper.policy.PolicyLoader;
+import io.podsweeper.policy.PodState;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/** Podsweeper's own lifetime rules, as pure functions over pod records. */
+class PodLifeTimeTest {
+  private static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
+
+  private static PolicyEvaluator policy(String rules) {
+    Policy p = PolicyLoader.parse("apiVersion: podsweeper.io/v1alpha1\nkind: PodSweeperPolicy\nrules:\n" + rules.stripIndent(), "test");
+    return new PolicyEvaluator(p);
+  }
+
+  private static Optional<Verdict> evaluate(PolicyEvaluator e, PodRecord pod, NamespaceRecord... namespaces) {
+    return e.evaluate(pod, ClusterSnapshot.of(List.of(pod), List.of(namespaces), List.of()));
+  }
+
+  /** A pod in exactly this state, where the state lives (phase, pod reason, container reason). */
+  private static PodRecord podIn(PodState state) {
+    PodBuilder b = pod("p").created(T0);
+    return switch (state.kind()) {
+      case PHASE -> b.phase(state.wireName()).build();
+      case POD_REASON -> b.phase("Failed").reason(state.wireName()).build();
+      case WAITING_REASON -> b.phase("Running").waiting(state.wireName()).build();
+      case TERMINATED_REASON -> b.phase(state.terminal() ? "Failed" : "Running").terminated(state.wireName(), 1, T0.plusSeconds(5)).build();
+    };
+  }
+
+  @ParameterizedTest
+  @EnumSource(PodState.class)
+  void everyStateMatchesAPodInItAndNotOthers(PodState state) {
+    PolicyEvaluator e = policy("  - {name: r, states: [" + state.wireName() + "]}\n");
+    assertThat(evaluate(e, podIn(state))).isPresent();
+    PodState other = state == PodState.RUNNING ? PodState.PENDING : PodState.RUNNING;
+    assertThat(evaluate(e, pod("q").created(T0).phase(other.wireName()).build()))
+        .as("a %s pod is not in state %s", other, state).isEmpty();
+  }
+
+  @Test
+  void finishedPodsNeedAnExplicitOptIn() {
+    PodRecord failed = pod("f").created(T0).phase("Failed").waiting("CrashLoopBackOff").build();
+    PodRecord succeeded = pod("s").created(T0).phase("Succeeded").terminated("Completed", 0, T0).build();
+    PolicyEvaluator ageOnly = policy("  - {name: r, maxAge: 1s}\n");
+    assertThat(evaluate(ageOnly, failed)).isEmpty();
+    assertThat(evaluate(ageOnly, succeeded)).isEmpty();
+    assertThat(evaluate(policy("  - {name: r, states: [CrashLoopBackOff]}\n"), failed)).isEmpty();
+    assertThat(evaluate(policy("  - {name: r, states: [Failed]}\n"), failed)).isPresent();
+    assertThat(evaluate(policy("  - {name: r, states: [Completed]}\n"), succeeded)).isPresent();
+    PodRecord evicted = pod("e").created(T0).phase("Failed").reason("Evicted").build();
+    assertThat(evaluate(policy("  - {name: r, states: [Evicted]}\n"), evicted)).isPresent();
+  }
+
+  @Test
+  void ageFromCreationIsStrictlyOlderThan() {
+    PolicyEvaluator e = policy("  - {name: r, states: [Running], maxAge: 1h}\n");
+    Verdict v = evaluate(e, pod("p").created(T0).build()).orElseThrow();
+    assertThat(v.dueAt()).isEqualTo(T0.plus(Duration.ofHours(1)));
+    assertThat(v.isDue(T0.plus(Duration.ofHours(1)))).isFalse();
+    assertThat(v.isDue(T0.plus(Duration.ofHours(1)).plusMillis(1))).isTrue();
+  }
+
+  @Test
+  void ageAfterFinishCountsFromTheLatestContainerFinish() {
+    PolicyEvaluator e = policy("  - {name: r, states: [Failed], maxAgeAfterFinish: 1h}\n");
+    PodRecord twoContainers = pod("p").created(T0).phase("Failed")
+        .terminated("Error", 1, T0.plusSeconds(60)).terminated("Error", 1, T0.plusSeconds(600)).build();
+    assertThat(evaluate(e, twoContainers).orElseThrow().dueAt()).isEqualTo(T0.plusSeconds(600 + 3600));
+    PodRecord noContainers = pod("q").created(T0).phase("Failed").build();
+    assertThat(evaluate(e, noContainers).orElseThrow().dueAt()).isEqualTo(T0.plusSeconds(3600));
+  }
+
+  @Test
+  void bothAgesTakeTheLaterDeadline() {
+    PolicyEvaluator e = policy("  - {name: r, states: [Failed], maxAge: 3h, maxAgeAfterFinish: 1h}\n");
+    PodRecord p = pod("p").created(T0).phase("Failed").terminated("Error", 1, T0.plusSeconds(60)).build();
+    assertThat(evaluate(e, p).orElseThrow().dueAt()).isEqualTo(T0.plus(Duration.ofHours(3)));
+  }
+
+  @Test
+  void theEarliestRuleWins() {
+    PolicyEvaluator e = policy("  - {name: slow, states: [Running], maxAge: 3h}\n  - {name: fast, states: [Running], maxAge: 1h}\n");
+    assertThat(evaluate(e, pod("p").created(T0).build()).orElseThrow().rule()).isEqualTo("fast");
+  }
+
+  @Test
+  void terminatingMirrorAndStaticPodsAreNeverMatched() {
+    PolicyEvaluator e = policy("  - {name: r, states: [Running]}\n");
+    assertThat(evaluate(e, pod("t").created(T0).terminating().build())).isEmpty();
+    assertThat(evaluate(e, pod("m").created(T0).annotation("kubernetes.io/config.mirror", "x").build())).isEmpty();
+    assertThat(evaluate(e, pod("s").created(T0).annotation("kubernetes.io/config.source", "file").build())).isEmpty();
+    assertThat(evaluate(e, pod("a").created(T0).annotation("kubernetes.io/config.source", "api").build())).isPresent();
+  }
+
+  @Test
+  void bareAndUnscheduledPodsAreSeen() {
+    PolicyEvaluator e = policy("  - {name: r, states: [Pending], maxAge: 1m}\n");
+    Verdict v = evaluate(e, pod("p").created(T0).bare().unscheduled().build()).orElseThrow();
+    assertThat(v.decide(pod("p").created(T0).bare().unscheduled().build(), T0.plusSeconds(120)).reason())
+        .isEqualTo("Pending with no node, age 2m; rule r allows 1m");
+  }
+
+  @Test
+  void namespaceGlobsAndSelectors() {
+    PolicyEvaluator globs = policy("  - {name: r, states: [Running], namespaces: {include: [\"ci-*\", \"build-?\"], exclude: [ci-prod]}}\n");
+    assertThat(evaluate(globs, pod("p").in("ci-main").created(T0).build())).isPresent();
+    assertThat(evaluate(globs, pod("p").in("build-7").created(T0).build())).isPresent();
+    assertThat(evaluate(globs, pod("p").in("build-77").created(T0).build())).isEmpty();
+    assertThat(evaluate(globs, pod("p").in("ci-prod").created(T0).build())).isEmpty();
+    assertThat(evaluate(globs, pod("p").in("web").created(T0).build())).isEmpty();
+
+    PolicyEvaluator nsSel = policy("  - {name: r, states: [Running], namespaceSelector: {matchLabels: {team: data}}}\n");
+    assertThat(evaluate(nsSel, pod("p").in("a").created(T0).build(), new NamespaceRecord("a", Map.of("team", "data")))).isPresent();
+    assertThat(evaluate(nsSel, pod("p").in("b").created(T0).build(), new NamespaceRecord("b", Map.of("team", "web")))).isEmpty();
+    PolicyEvaluator byName = policy("  - {name: r, states: [Running], namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: c}}}\n");
+    assertThat(evaluate(byName, pod("p").in("c").created(T0).build())).as("an unseen namespace has its name label").isPresent();
+  }
+
+  @Test
+  void podSelectorOperators() {
+    String rule = "  - name: r\n    states: [Running]\n    podSelector:\n      matchLabels: {app: api}\n      matchExpressions:\n"
+        + "        - {key: tier, operator: In, values: [a, b]}\n        - {key: env, operator: NotIn, values: [prod]}\n"
+        + "        - {key: owner, operator: Exists}\n        - {key: keep, operator: DoesNotExist}\n";
+    PolicyEvaluator e = policy(rule);
+    PodBuilder matching = pod("p").created(T0).label("app", "api").label("tier", "a").label("owner", "me");
+    assertThat(evaluate(e, matching.build())).isPresent();
+    assertThat(evaluate(e, pod("p").created(T0).label("app", "api").label("tier", "c").label("owner", "me").build())).isEmpty();
+    assertThat(evaluate(e, pod("p").created(T0).label("app", "api").label("tier", "a").label("owner", "me").label("env", "prod").build())).isEmpty();
+    assertThat(evaluate(e, pod("p").created(T0).label("app", "api").label("tier", "a").build())).isEmpty();
+    assertThat(evaluate(e, pod("p").created(T0).label("app", "api").label("tier", "a").label("owner", "me").label("keep", "1").build())).isEmpty();
+    assertThat(evaluate(e, pod("p").created(T0).label("app", "web").label("tier", "a").label("owner", "me").build())).isEmpty();
+  }
+
+  @Test
+  void reasonAndActionOfADecision() {
+    PolicyEvaluator e = policy("  - {name: ci-cleanup, states: [Failed], maxAgeAfterFinish: 1h}\n");
+    Instant finished = T0.plusSeconds(60);
+    PodRecord failed = pod("p").created(T0).phase("Failed").terminated("Error", 1, finished).build();
+    Decision d = evaluate(e, failed).orElseThrow().decide(failed, finished.plus(Duration.ofMinutes(133)));
+    assertThat(d.reason()).isEqualTo("Failed, finished 2h13m ago; rule ci-cleanup allows 1h after finish");
+    assertThat(d.action()).isEqualTo(Action.DELETE);
+    PodRecord running = pod("r").created(T0).waiting("CrashLoopBackOff").build();
+    assertThat(Decision.of(running, "PodLifeTime", "r", "x", T0).action()).isEqualTo(Action.EVICT);
+  }
+}
