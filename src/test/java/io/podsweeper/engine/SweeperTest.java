@@ -1,0 +1,200 @@
+package io.podsweeper.engine;
+
+import static io.podsweeper.cluster.PodBuilder.pod;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.podsweeper.cluster.ClusterSnapshot;
+import io.podsweeper.cluster.NamespaceRecord;
+import io.podsweeper.cluster.NodeRecord;
+import io.podsweeper.cluster.PdbRecord;
+import io.podsweeper.cluster.PodRecord;
+import io.podsweeper.cluster.PodSource;
+import io.podsweeper.cluster.PvcRecord;
+import io.podsweeper.kube.PodRemover;
+import io.podsweeper.metrics.Metrics;
+import io.podsweeper.policy.PolicyLoader;
+import io.podsweeper.strategy.Decision;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Function;
+import org.junit.jupiter.api.Test;
+
+/** The live loop without an API server: an in-memory pod source and a recorder of removal requests. */
+class SweeperTest {
+  private static final Instant OLD = Instant.now().minus(Duration.ofHours(5));
+
+  /** Pods in a map; {@code current} plays the informers' watch state. */
+  static final class FakeSource implements PodSource {
+    final Map<String, PodRecord> pods = new ConcurrentHashMap<>();
+    volatile boolean current = true;
+
+    void put(PodRecord p) {
+      pods.put(p.key(), p);
+    }
+
+    private ClusterSnapshot view() {
+      return ClusterSnapshot.of(pods.values(), List.of(), List.of());
+    }
+
+    @Override
+    public Optional<PodRecord> pod(String key) {
+      return Optional.ofNullable(pods.get(key));
+    }
+
+    @Override
+    public boolean isCurrent() {
+      return current;
+    }
+
+    @Override
+    public NamespaceRecord namespace(String name) {
+      return NamespaceRecord.unknown(name);
+    }
+
+    @Override
+    public Optional<NodeRecord> node(String name) {
+      return Optional.empty();
+    }
+
+    @Override
+    public Collection<NodeRecord> nodes() {
+      return List.of();
+    }
+
+    @Override
+    public Collection<PodRecord> pods() {
+      return pods.values();
+    }
+
+    @Override
+    public List<PdbRecord> pdbs(String namespace) {
+      return view().pdbs(namespace);
+    }
+
+    @Override
+    public Optional<PvcRecord> pvc(String namespace, String name) {
+      return Optional.empty();
+    }
+
+    @Override
+    public OptionalInt priorityClassValue(String name) {
+      return OptionalInt.empty();
+    }
+  }
+
+  private final FakeSource source = new FakeSource();
+  private final List<Decision> sent = new CopyOnWriteArrayList<>();
+  private final RecentDecisions recent = new RecentDecisions(100);
+
+  private Sweeper sweeper(String policyTail, Function<Decision, PodRemover.Outcome> answer) {
+    var policy = PolicyLoader.parse("apiVersion: podsweeper.io/v1alpha1\nkind: PodSweeperPolicy\n" + policyTail, "test");
+    return new Sweeper(policy, source, d -> {
+      sent.add(d);
+      return new PodRemover.Result(answer.apply(d), 200, "");
+    }, new Metrics(), Clock.systemUTC(), recent);
+  }
+
+  private static PodRecord failed(String ns, String name, String node) {
+    return pod(name).in(ns).node(node).created(OLD).phase("Failed").terminated("Error", 1, OLD.plusSeconds(1)).build();
+  }
+
+  private List<String> results() {
+    return recent.list().stream().map(e -> e.decision().podKey() + " " + e.result()).toList();
+  }
+
+  @Test
+  void limitsPerNamespaceAndNodeHoldWithinAWindow() {
+    try (Sweeper s = sweeper("limits: {maxPerNamespace: 2, maxPerNode: 3}\nrules: [{name: r, states: [Failed]}]\n",
+        d -> PodRemover.Outcome.REMOVED)) {
+      s.start();
+      for (int i = 0; i < 4; i++) {
+        for (PodRecord p : List.of(failed("a", "a" + i, "n1"), failed("b", "b" + i, "n1"))) {
+          source.put(p);
+          s.podChanged(p);
+        }
+      }
+      await().atMost(Duration.ofSeconds(5)).until(() -> recent.list().size() == 8);
+      assertThat(sent).hasSize(3);
+      assertThat(sent.stream().filter(d -> d.namespace().equals("a"))).hasSizeLessThanOrEqualTo(2);
+      assertThat(results()).filteredOn(r -> r.endsWith("limited")).hasSize(5);
+    }
+  }
+
+  @Test
+  void dryRunSendsNothingAndReportsOnce() {
+    try (Sweeper s = sweeper("dryRun: true\nrules: [{name: r, states: [Failed]}]\n", d -> PodRemover.Outcome.REMOVED)) {
+      s.start();
+      PodRecord p = failed("a", "p", "n1");
+      source.put(p);
+      s.podChanged(p);
+      s.podChanged(p);
+      await().atMost(Duration.ofSeconds(5)).until(() -> !recent.list().isEmpty());
+      await().during(Duration.ofMillis(300)).until(() -> recent.list().size() == 1);
+      assertThat(sent).isEmpty();
+      assertThat(results()).containsExactly("a/p dry-run");
+    }
+  }
+
+  @Test
+  void nothingIsSentFromAStaleCache() {
+    source.current = false;
+    try (Sweeper s = sweeper("rules: [{name: r, states: [Failed]}]\n", d -> PodRemover.Outcome.REMOVED)) {
+      s.start();
+      PodRecord p = failed("a", "p", "n1");
+      source.put(p);
+      s.podChanged(p);
+      await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(3)).until(sent::isEmpty);
+      source.current = true;
+      await().atMost(Duration.ofSeconds(5)).until(() -> sent.size() == 1);
+    }
+  }
+
+  @Test
+  void aRecreatedPodIsJudgedAfreshAndARefusalBacksOff() {
+    try (Sweeper s = sweeper("rules: [{name: r, states: [Running], maxAge: 1h}]\n", d -> PodRemover.Outcome.REFUSED)) {
+      s.start();
+      PodRecord old = pod("web").in("a").created(OLD).uid("old").build();
+      source.put(old);
+      // Replaced before the worker gets to it by a young pod of the same name: nothing is sent.
+      source.put(pod("web").in("a").created(Instant.now()).uid("new").build());
+      s.podChanged(old);
+      await().during(Duration.ofMillis(500)).until(sent::isEmpty);
+      assertThat(s.pendingDeadlines()).isEqualTo(1);
+
+      PodRecord guarded = pod("guarded").in("a").created(OLD).build();
+      source.put(guarded);
+      s.podChanged(guarded);
+      await().atMost(Duration.ofSeconds(3)).until(() -> sent.size() == 1);
+      // Events keep coming, but the refused pod waits out its backoff (5 s) instead of being hammered.
+      for (int i = 0; i < 5; i++) {
+        s.podChanged(guarded);
+      }
+      await().during(Duration.ofSeconds(2)).until(() -> sent.size() == 1);
+      assertThat(results()).containsExactly("a/guarded pdb-refused");
+    }
+  }
+
+  @Test
+  void aDeadlineFiresWithoutAnyEvent() {
+    try (Sweeper s = sweeper("rules: [{name: r, states: [Running], maxAge: 2s}]\n", d -> PodRemover.Outcome.REMOVED)) {
+      s.start();
+      Instant created = Instant.now().minusMillis(500);
+      PodRecord p = pod("p").in("a").created(created).build();
+      source.put(p);
+      s.podChanged(p);
+      assertThat(s.pendingDeadlines()).isEqualTo(1);
+      await().atMost(Duration.ofSeconds(4)).until(() -> sent.size() == 1);
+      assertThat(Duration.between(created.plusSeconds(2), recent.list().get(0).time())).isLessThan(Duration.ofMillis(500));
+      assertThat(s.pendingDeadlines()).isZero();
+    }
+  }
+}
