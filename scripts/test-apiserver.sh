@@ -4,6 +4,7 @@
 #   scripts/test-apiserver.sh install        get etcd and kube-apiserver (built once, then cached)
 #   scripts/test-apiserver.sh start RUN_DIR  start both on random loopback ports; writes RUN_DIR/env
 #   scripts/test-apiserver.sh stop RUN_DIR   stop them and remove RUN_DIR
+#   scripts/test-apiserver.sh down RUN_DIR   stop only the API server (fault injection); `up RUN_DIR` restarts it
 #
 # Binaries come from, in order: $PODSWEEPER_KUBE_BIN_DIR (a directory holding kube-apiserver and etcd,
 # e.g. from envtest), the cache ($PODSWEEPER_CACHE, default ~/.cache/podsweeper), or a build of
@@ -135,18 +136,19 @@ start() {
     --initial-cluster "podsweeper-test=http://127.0.0.1:$etcd_peer" \
     --unsafe-no-fsync=true >"$run/etcd.log" 2>&1 &
   echo $! > "$run/etcd.pid"
-  "$BIN_DIR/kube-apiserver" \
-    --etcd-servers "http://127.0.0.1:$etcd_port" --bind-address 127.0.0.1 --advertise-address 127.0.0.1 \
-    --secure-port "$port" --cert-dir "$run/pki" \
-    --tls-cert-file "$run/pki/server.crt" --tls-private-key-file "$run/pki/server.key" \
-    --client-ca-file "$run/pki/ca.crt" --token-auth-file "$run/pki/tokens.csv" \
-    --service-account-key-file "$run/pki/sa.pub" --service-account-signing-key-file "$run/pki/sa.key" \
-    --service-account-issuer https://kubernetes.default.svc.cluster.local \
-    --api-audiences https://kubernetes.default.svc.cluster.local \
-    --service-cluster-ip-range 10.0.0.0/24 --authorization-mode "${KUBE_AUTHZ_MODE:-RBAC}" \
-    --disable-admission-plugins ServiceAccount --allow-privileged=true --profiling=false \
-    >"$run/apiserver.log" 2>&1 &
-  echo $! > "$run/apiserver.pid"
+  local args=(
+    --etcd-servers "http://127.0.0.1:$etcd_port" --bind-address 127.0.0.1 --advertise-address 127.0.0.1
+    --secure-port "$port" --cert-dir "$run/pki"
+    --tls-cert-file "$run/pki/server.crt" --tls-private-key-file "$run/pki/server.key"
+    --client-ca-file "$run/pki/ca.crt" --token-auth-file "$run/pki/tokens.csv"
+    --service-account-key-file "$run/pki/sa.pub" --service-account-signing-key-file "$run/pki/sa.key"
+    --service-account-issuer https://kubernetes.default.svc.cluster.local
+    --api-audiences https://kubernetes.default.svc.cluster.local
+    --service-cluster-ip-range 10.0.0.0/24 --authorization-mode "${KUBE_AUTHZ_MODE:-RBAC}"
+    --disable-admission-plugins ServiceAccount --allow-privileged=true --profiling=false)
+  # Saved so `up` can bring the same server back after `down` (fault-injection tests).
+  printf '%q ' "$BIN_DIR/kube-apiserver" "${args[@]}" > "$run/apiserver.cmd"
+  launch_apiserver "$run"
   cat > "$run/kubeconfig" <<KC
 apiVersion: v1
 kind: Config
@@ -165,15 +167,7 @@ contexts:
   context: {cluster: test, user: admin}
 current-context: test
 KC
-  local deadline=$((SECONDS + 60))
-  until curl -fsk --cacert "$run/pki/ca.crt" -H "Authorization: Bearer $(cat "$run/pki/token")" \
-      "https://127.0.0.1:$port/readyz" >/dev/null 2>&1; do
-    if [ $SECONDS -ge $deadline ] || ! kill -0 "$(cat "$run/apiserver.pid")" 2>/dev/null; then
-      log "kube-apiserver did not become ready; last log lines:"; tail -20 "$run/apiserver.log" >&2
-      stop "$run"; exit 1
-    fi
-    sleep 0.3
-  done
+  wait_ready "$run" "$port" || { stop "$run"; exit 1; }
   cat > "$run/env" <<ENV
 KUBECONFIG=$run/kubeconfig
 KUBE_SERVER=https://127.0.0.1:$port
@@ -185,6 +179,40 @@ APISERVER_PID=$(cat "$run/apiserver.pid")
 ETCD_PID=$(cat "$run/etcd.pid")
 ENV
   echo "$run/kubeconfig"
+}
+
+launch_apiserver() {
+  local run=$1
+  bash -c "exec $(cat "$run/apiserver.cmd")" >>"$run/apiserver.log" 2>&1 &
+  echo $! > "$run/apiserver.pid"
+}
+
+wait_ready() {
+  local run=$1 port=$2 deadline=$((SECONDS + 60))
+  until curl -fsk --cacert "$run/pki/ca.crt" -H "Authorization: Bearer $(cat "$run/pki/token")" \
+      "https://127.0.0.1:$port/readyz" >/dev/null 2>&1; do
+    if [ $SECONDS -ge $deadline ] || ! kill -0 "$(cat "$run/apiserver.pid")" 2>/dev/null; then
+      log "kube-apiserver did not become ready; last log lines:"; tail -20 "$run/apiserver.log" >&2
+      return 1
+    fi
+    sleep 0.3
+  done
+}
+
+# Fault injection: the API server goes away (etcd and the run dir stay) and comes back on the same port.
+down() {
+  local run=${1:?usage: down RUN_DIR}
+  local pid
+  pid=$(cat "$run/apiserver.pid")
+  kill "$pid" 2>/dev/null || true
+  for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
+  kill -9 "$pid" 2>/dev/null || true
+}
+
+up() {
+  local run=${1:?usage: up RUN_DIR}
+  launch_apiserver "$run"
+  wait_ready "$run" "$(sed -n 's/^APISERVER_PORT=//p' "$run/env")"
 }
 
 stop() {
@@ -203,5 +231,7 @@ case "${1:-}" in
   install) install_etcd; build_kube_apiserver; echo "$BIN_DIR" ;;
   start) start "${2:-}" ;;
   stop) stop "${2:-}" ;;
-  *) echo "usage: $0 install | start RUN_DIR | stop RUN_DIR" >&2; exit 2 ;;
+  down) down "${2:-}" ;;
+  up) up "${2:-}" ;;
+  *) echo "usage: $0 install | start RUN_DIR | stop RUN_DIR | down RUN_DIR | up RUN_DIR" >&2; exit 2 ;;
 esac

@@ -2,21 +2,27 @@ package io.podsweeper.cli;
 
 import io.fabric8.kubernetes.client.Config;
 import io.podsweeper.engine.Service;
+import io.podsweeper.kube.Leadership;
 import io.podsweeper.policy.Policy;
 import io.podsweeper.policy.PolicyException;
 import io.podsweeper.policy.PolicyLoader;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.UnaryOperator;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 @Command(name = "run", description = "Run the long-lived service against a cluster (informers, deadlines, removals, HTTP).")
 final class RunCommand implements Callable<Integer> {
-  @Option(names = "--policy", required = true, description = "Policy file (YAML or JSON).")
+  @Option(names = "--policy", required = true, description = "Policy file (YAML or JSON); reloaded when it changes.")
   Path policyFile;
 
   @Option(names = "--kubeconfig", description = "Kubeconfig file; default: in-cluster service account, $KUBECONFIG or ~/.kube/config.")
@@ -25,7 +31,7 @@ final class RunCommand implements Callable<Integer> {
   @Option(names = "--dry-run", description = "Decide, log and count, but remove nothing (overrides the policy's dryRun).")
   boolean dryRun;
 
-  @Option(names = "--http-port", defaultValue = "8080", description = "Port for /metrics, /healthz, /readyz and /api/v1/decisions (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--http-port", defaultValue = "8080", description = "Port for /metrics, /healthz, /readyz and /api/v1 (default: ${DEFAULT-VALUE}).")
   int httpPort;
 
   @Option(names = "--http-host", defaultValue = "0.0.0.0", description = "Address to listen on (default: ${DEFAULT-VALUE}).")
@@ -37,33 +43,77 @@ final class RunCommand implements Callable<Integer> {
   @Option(names = "--sync-timeout", defaultValue = "300", description = "Seconds to wait for the informers' first sync (default: ${DEFAULT-VALUE}).")
   long syncTimeoutSeconds;
 
+  @Option(names = "--policy-reload-interval", defaultValue = "10", description = "Seconds between checks of the policy file for changes (default: ${DEFAULT-VALUE}).")
+  long reloadSeconds;
+
+  @Option(names = "--namespace", description = "The service's own namespace, for the control ConfigMap, the leader Lease and Events; default: $POD_NAMESPACE.")
+  String namespace;
+
+  @Option(names = "--control-configmap", defaultValue = "podsweeper-control", description = "ConfigMap holding the kill switch (data.paused); empty to keep the switch in-process (default: ${DEFAULT-VALUE}).")
+  String controlConfigMap;
+
+  @Option(names = "--leader-elect", description = "Only the holder of a Lease removes pods (run 2 or more replicas).")
+  boolean leaderElect;
+
+  @Option(names = "--leader-elect-lease", defaultValue = "podsweeper", description = "Lease name (default: ${DEFAULT-VALUE}).")
+  String lease;
+
+  @Option(names = "--leader-elect-identity", description = "This replica's identity; default: $POD_NAME, else host name and a random suffix.")
+  String identity;
+
+  @Option(names = "--admin-token-file", description = "File holding a bearer token; enables POST /api/v1/pause and /api/v1/resume.")
+  Path adminTokenFile;
+
   @Override
   public Integer call() throws Exception {
     logFormat.apply();
     if (httpPort < 0 || httpPort > 65535) {
       throw new PolicyException("--http-port", "must be between 0 and 65535, got " + httpPort);
     }
-    Policy policy = PolicyLoader.load(policyFile);
-    if (dryRun) {
-      policy = policy.withDryRun(true);
+    if (reloadSeconds < 1) {
+      throw new PolicyException("--policy-reload-interval", "must be at least 1 second, got " + reloadSeconds);
     }
-    Config config = kubeconfig != null ? Config.fromKubeconfig(read(kubeconfig)) : Config.autoConfigure(null);
+    UnaryOperator<Policy> adjust = p -> dryRun ? p.withDryRun(true) : p;
+    Policy policy = adjust.apply(PolicyLoader.load(policyFile));
+    Optional<String> ownNamespace = Optional.ofNullable(namespace).or(() -> Optional.ofNullable(System.getenv("POD_NAMESPACE")));
+    if (leaderElect && ownNamespace.isEmpty()) {
+      throw new PolicyException("--leader-elect", "needs the service's namespace: set --namespace or $POD_NAMESPACE");
+    }
+    Optional<String> adminToken = Optional.ofNullable(adminTokenFile).map(f -> read(f, "--admin-token-file").trim());
+    if (adminToken.isPresent() && adminToken.get().length() < 16) {
+      throw new PolicyException("--admin-token-file", "the token must be at least 16 characters");
+    }
+    Service.Options options = new Service.Options(httpHost, httpPort, syncTimeoutSeconds, Optional.of(policyFile), adjust,
+        Duration.ofSeconds(reloadSeconds),
+        controlConfigMap.isEmpty() ? Optional.empty() : ownNamespace.map(ns -> new Service.Options.ObjectName(ns, controlConfigMap)),
+        leaderElect ? Optional.of(new Service.Options.LeaderElection(ownNamespace.get(), lease, identity(), Leadership.Timing.DEFAULT))
+            : Optional.empty(),
+        adminToken);
+    Config config = kubeconfig != null ? Config.fromKubeconfig(read(kubeconfig, "--kubeconfig")) : Config.autoConfigure(null);
     CountDownLatch stopped = new CountDownLatch(1);
-    Service service = new Service(config, policy, Clock.systemUTC());
+    Service service = new Service(config, policy, Clock.systemUTC(), options);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       service.close();
       stopped.countDown();
     }, "shutdown"));
-    service.start(new Service.Options(httpHost, httpPort, syncTimeoutSeconds));
+    service.start();
     stopped.await();
     return 0;
   }
 
-  private static String read(Path file) {
+  private String identity() throws IOException {
+    if (identity != null) {
+      return identity;
+    }
+    String pod = System.getenv("POD_NAME");
+    return pod != null ? pod : InetAddress.getLocalHost().getHostName() + "-" + UUID.randomUUID().toString().substring(0, 8);
+  }
+
+  private static String read(Path file, String flag) {
     try {
       return Files.readString(file);
     } catch (IOException e) {
-      throw new PolicyException("--kubeconfig", "cannot read " + file + ": " + e.getMessage());
+      throw new PolicyException(flag, "cannot read " + file + ": " + e.getMessage());
     }
   }
 }

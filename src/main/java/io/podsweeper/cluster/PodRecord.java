@@ -38,6 +38,8 @@ public record PodRecord(
 
   public static final String MIRROR_ANNOTATION = "kubernetes.io/config.mirror";
   public static final String CONFIG_SOURCE_ANNOTATION = "kubernetes.io/config.source";
+  /** Podsweeper: on a pod or its namespace, {@code "true"} protects the pod from every strategy. */
+  public static final String PROTECT_ANNOTATION = "podsweeper.io/protect";
   /** Upstream descheduler: the pod is evictable whatever the evictor's protections say. */
   public static final String EVICT_ANNOTATION = "descheduler.alpha.kubernetes.io/evict";
   /** Upstream descheduler: avoid evicting; with noEvictionPolicy Mandatory, never evict. */

@@ -4,6 +4,7 @@ package io.podsweeper.engine;
 public enum Result {
   SUCCESS("success"),
   DRY_RUN("dry-run"),
+  PAUSED("paused"),
   PDB_REFUSED("pdb-refused"),
   CONFLICT("conflict"),
   GONE("gone"),

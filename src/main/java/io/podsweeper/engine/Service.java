@@ -6,56 +6,109 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.podsweeper.cluster.PodRecord;
 import io.podsweeper.http.HttpApi;
 import io.podsweeper.kube.ClusterCache;
+import io.podsweeper.kube.ControlConfigMap;
+import io.podsweeper.kube.EventRecorder;
+import io.podsweeper.kube.Leadership;
 import io.podsweeper.kube.PodRemover;
 import io.podsweeper.metrics.Metrics;
 import io.podsweeper.policy.Policy;
 import io.prometheus.client.Collector;
+import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalLong;
+import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * {@code podsweeper run}, assembled: informers feed the cache, the cache feeds the sweeper, the sweeper sends
- * removals; HTTP serves metrics, health and recent decisions. {@link #close} shuts down in the reverse order.
+ * removals; the kill switch (control ConfigMap, admin API), leader election and policy hot reload steer it; HTTP
+ * serves metrics, health and recent decisions. {@link #close} shuts down in the reverse order.
  */
 public final class Service implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Service.class);
 
-  /** What {@code run} is started with, besides the policy. */
-  public record Options(String httpHost, int httpPort, long syncTimeoutSeconds) {}
+  /**
+   * What {@code run} is started with, besides the policy.
+   *
+   * @param policyFile watched for changes (hot reload); empty: the policy is fixed
+   * @param adjust applied to every (re)loaded policy, e.g. --dry-run
+   * @param control the kill switch's ConfigMap as namespace/name; empty: the switch lives in this process only
+   * @param leaderElection lease namespace/name and identity; empty: this replica always removes
+   * @param adminToken enables POST /api/v1/pause and /resume for this bearer token
+   */
+  public record Options(
+      String httpHost,
+      int httpPort,
+      long syncTimeoutSeconds,
+      Optional<Path> policyFile,
+      UnaryOperator<Policy> adjust,
+      Duration reloadInterval,
+      Optional<ObjectName> control,
+      Optional<LeaderElection> leaderElection,
+      Optional<String> adminToken) {
+
+    /** A namespaced object's namespace and name. */
+    public record ObjectName(String namespace, String name) {}
+
+    public record LeaderElection(String namespace, String lease, String identity, Leadership.Timing timing) {}
+
+    public static Options local(int httpPort) {
+      return new Options("127.0.0.1", httpPort, 60, Optional.empty(), UnaryOperator.identity(), Duration.ofSeconds(2),
+          Optional.empty(), Optional.empty(), Optional.empty());
+    }
+  }
 
   private final Metrics metrics = new Metrics();
   private final RecentDecisions recent = new RecentDecisions(500);
+  private final ScheduledExecutorService background = Executors.newSingleThreadScheduledExecutor(r -> {
+    Thread t = new Thread(r, "service-background");
+    t.setDaemon(true);
+    return t;
+  });
   private final KubernetesClient client;
   private final ClusterCache cache;
   private final PodRemover remover;
+  private final EventRecorder events;
+  private final KillSwitch killSwitch;
   private final Sweeper sweeper;
+  private final Options options;
+  private final Optional<ControlConfigMap> controlMap;
   private final HttpApi http;
+  private Leadership leadership;
   private volatile boolean synced;
   private int httpPort;
 
-  public Service(Config config, Policy policy, Clock clock) {
+  public Service(Config config, Policy policy, Clock clock, Options options) {
+    this.options = options;
     this.client = new KubernetesClientBuilder().withConfig(config).build();
     this.cache = new ClusterCache(client, metrics);
     this.remover = PodRemover.create(config, policy.gracePeriodSeconds());
-    this.sweeper = new Sweeper(policy, cache, remover::remove, metrics, clock, recent);
-    this.http = new HttpApi(metrics.registry(), () -> synced && cache.isCurrent(), recent);
+    this.events = new EventRecorder(client);
+    this.controlMap = options.control().map(c -> new ControlConfigMap(client, c.namespace(), c.name()));
+    this.killSwitch = new KillSwitch(metrics, (paused, reason) -> controlMap.ifPresent(m -> m.write(paused, reason)));
+    this.sweeper = new Sweeper(policy, cache, remover::remove, metrics, clock, recent, killSwitch, this::guardTripped);
+    this.http = new HttpApi(metrics.registry(), () -> synced && cache.isCurrent(), recent,
+        new HttpApi.Admin(options.adminToken(), () -> killSwitch.pause("paused through the admin API"), killSwitch::resume));
     metrics.registerScrapeTimeGauge(
         "podsweeper_terminated_pods",
         "Finished (Succeeded/Failed) pods per namespace and phase: the backlog PodGC's terminated-pod-gc-threshold counts.",
         this::terminatedPodSamples);
   }
 
-  public void start(Options options) throws Exception {
+  public void start() throws Exception {
     httpPort = http.start(options.httpHost(), options.httpPort());
     LOG.info("HTTP on {}:{} (/metrics, /healthz, /readyz, /api/v1/decisions)", options.httpHost(), httpPort);
+    controlMap.ifPresent(m -> m.start(killSwitch::observed));
     try {
       cache.start(sweeper).get(options.syncTimeoutSeconds(), TimeUnit.SECONDS);
     } catch (TimeoutException e) {
@@ -63,7 +116,20 @@ public final class Service implements AutoCloseable {
     }
     synced = true;
     LOG.info("informers synced: {} pods cached", cache.pods().size());
+    if (options.leaderElection().isPresent()) {
+      Options.LeaderElection le = options.leaderElection().get();
+      sweeper.setLeading(false);
+      leadership = new Leadership(client, le.namespace(), le.lease(), le.identity(), le.timing());
+      leadership.start(sweeper::setLeading);
+    } else {
+      sweeper.setLeading(true);
+    }
     sweeper.start();
+    options.policyFile().ifPresent(file -> {
+      PolicyWatcher watcher = new PolicyWatcher(file, options.adjust(), sweeper::reload, this::policyRejected, metrics);
+      long every = options.reloadInterval().toMillis();
+      background.scheduleWithFixedDelay(watcher::check, every, every, TimeUnit.MILLISECONDS);
+    });
   }
 
   public int httpPort() {
@@ -74,24 +140,41 @@ public final class Service implements AutoCloseable {
     return metrics;
   }
 
+  public KillSwitch killSwitch() {
+    return killSwitch;
+  }
+
+  private void guardTripped(String why) {
+    options.control().ifPresent(c -> events.record(c.namespace(), "ConfigMap", c.name(), "", "Warning", "PodSweeperGuardTripped", why));
+  }
+
+  private void policyRejected(String why) {
+    options.control().ifPresent(c -> events.record(c.namespace(), "ConfigMap", c.name(), "", "Warning", "PodSweeperPolicyRejected", why));
+  }
+
   private List<Collector.MetricFamilySamples.Sample> terminatedPodSamples() {
-    Map<List<String>, Integer> counts = new TreeMap<>((a, b) -> (a.get(0) + "/" + a.get(1)).compareTo(b.get(0) + "/" + b.get(1)));
+    Map<String, Integer> counts = new TreeMap<>();
     for (PodRecord pod : cache.pods()) {
       if (pod.terminated()) {
-        counts.merge(List.of(pod.namespace(), pod.phase()), 1, Integer::sum);
+        counts.merge(pod.namespace() + "\n" + pod.phase(), 1, Integer::sum);
       }
     }
     List<Collector.MetricFamilySamples.Sample> samples = new ArrayList<>();
-    counts.forEach((labels, n) -> samples.add(new Collector.MetricFamilySamples.Sample(
-        "podsweeper_terminated_pods", List.of("namespace", "phase"), labels, n)));
+    counts.forEach((key, n) -> samples.add(new Collector.MetricFamilySamples.Sample(
+        "podsweeper_terminated_pods", List.of("namespace", "phase"), List.of(key.split("\n")), n)));
     return samples;
   }
 
-  /** Stop deciding, let an in-flight request finish, close informers and HTTP. */
+  /** Stop deciding, let an in-flight request finish, step down, close informers and HTTP. */
   @Override
   public void close() {
     LOG.info("shutting down");
+    background.shutdownNow();
     sweeper.close();
+    if (leadership != null) {
+      leadership.close();
+    }
+    controlMap.ifPresent(ControlConfigMap::close);
     cache.close();
     remover.close();
     client.close();

@@ -8,6 +8,7 @@ import io.podsweeper.cluster.PodSource;
 import io.podsweeper.kube.PodRemover;
 import io.podsweeper.metrics.Metrics;
 import io.podsweeper.policy.Policy;
+import io.podsweeper.safety.BlastRadiusGuard;
 import io.podsweeper.safety.RemovalBudget;
 import io.podsweeper.safety.TokenBucket;
 import io.podsweeper.strategy.Decision;
@@ -65,9 +66,25 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
   private volatile RemovalBudget budget;
   private volatile TokenBucket bucket;
   private volatile boolean stopping;
+  private volatile boolean leading = true;
+  private volatile BlastRadiusGuard guard;
+  private final KillSwitch killSwitch;
+  private final java.util.function.Consumer<String> guardTrippedNotice;
   private ScheduledFuture<?> fullPasses;
 
   public Sweeper(Policy policy, PodSource cache, RemovalRequests requests, Metrics metrics, Clock clock, RecentDecisions recent) {
+    this(policy, cache, requests, metrics, clock, recent, new KillSwitch(metrics, (p, r) -> {}), reason -> {});
+  }
+
+  /**
+   * @param guardTrippedNotice told (besides the log line) when the blast-radius guard stops removals, e.g. to
+   *     record a Kubernetes Event
+   */
+  public Sweeper(Policy policy, PodSource cache, RemovalRequests requests, Metrics metrics, Clock clock, RecentDecisions recent,
+      KillSwitch killSwitch, java.util.function.Consumer<String> guardTrippedNotice) {
+    this.killSwitch = killSwitch;
+    this.guardTrippedNotice = guardTrippedNotice;
+    killSwitch.onResume(this::resumed);
     this.cache = cache;
     this.requests = requests;
     this.metrics = metrics;
@@ -82,7 +99,34 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
     this.rules = new PolicyEvaluator(newPolicy);
     this.budget = new RemovalBudget(newPolicy.limits());
     this.bucket = new TokenBucket(newPolicy.limits().perSecond());
+    this.guard = new BlastRadiusGuard(newPolicy.guard());
     metrics.dryRun.set(newPolicy.dryRun() ? 1 : 0);
+  }
+
+  /** A new policy (hot reload): takes effect at once, every pod is evaluated again under it. */
+  public void reload(Policy newPolicy) {
+    apply(newPolicy);
+    reportedThisWindow.clear();
+    cache.pods().forEach(this::evaluate);
+  }
+
+  /** Leader election's verdict: only the leader sends removals; a new leader looks at every pod at once. */
+  public void setLeading(boolean value) {
+    boolean was = leading;
+    leading = value;
+    metrics.leader.set(value ? 1 : 0);
+    if (value && !was && !stopping) {
+      timers.execute(this::fullPass);
+    }
+  }
+
+  private void resumed() {
+    guard.reset();
+    metrics.guardTripped.set(0);
+    reportedThisWindow.clear();
+    if (!stopping) {
+      timers.execute(() -> cache.pods().forEach(this::evaluate));
+    }
   }
 
   /** Starts removing, and the periodic full pass; call once the cache has synced. */
@@ -231,12 +275,36 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
       retryLater(key, Duration.between(now, waiting.retryAt()));
       return;
     }
+    if (!leading) {
+      // A follower decides (its state stays warm) but never removes; the leader's full pass picks this up.
+      dueSince.remove(key);
+      return;
+    }
     Policy active = policy;
     if (active.dryRun()) {
       dueSince.remove(key);
       if (reportedThisWindow.add(pod.uid() + "/dry-run")) {
         record(decision, Result.DRY_RUN, "dry-run: nothing removed", true);
       }
+      return;
+    }
+    if (killSwitch.paused()) {
+      dueSince.remove(key);
+      if (reportedThisWindow.add(pod.uid() + "/paused")) {
+        record(decision, Result.PAUSED, "removals are paused: " + killSwitch.reason(), false);
+      }
+      return;
+    }
+    Optional<String> tripped = guard.admit(decision, running(pod.namespace()), running(null), now);
+    if (tripped.isPresent()) {
+      String why = "blast-radius guard: " + tripped.get();
+      metrics.guardTripped.set(1);
+      killSwitch.pause(why);
+      guardTrippedNotice.accept(why);
+      LOG.error("{}; nothing more is removed until an operator resumes", why);
+      dueSince.remove(key);
+      reportedThisWindow.add(pod.uid() + "/paused");
+      record(decision, Result.PAUSED, why, false);
       return;
     }
     Optional<String> limit = budget.take(decision);
@@ -289,6 +357,17 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
     }
   }
 
+  /** Running (not finished, not terminating) pods in a namespace, or in the cluster when it is null. */
+  private int running(String namespace) {
+    int n = 0;
+    for (PodRecord p : cache.pods()) {
+      if (!p.terminated() && !p.terminating() && (namespace == null || namespace.equals(p.namespace()))) {
+        n++;
+      }
+    }
+    return n;
+  }
+
   private Duration backOff(String uid, Instant now) {
     Backoff previous = backoff.getIfPresent(uid);
     int attempts = previous == null ? 1 : previous.attempts() + 1;
@@ -302,7 +381,9 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
 
   private void record(Decision d, Result result, String message, boolean dryRun) {
     metrics.removals.labels(result.label(), d.strategy(), d.namespace(), d.action().wireName()).inc();
-    metrics.deschedulerEvicted.labels(deschedulerResult(result, message), d.strategy(), "podsweeper", d.namespace(), d.node()).inc();
+    if (result != Result.PAUSED) {
+      metrics.deschedulerEvicted.labels(deschedulerResult(result, message), d.strategy(), "podsweeper", d.namespace(), d.node()).inc();
+    }
     recent.add(new RecentDecisions.Entry(clock.instant(), d, result.label(), message, dryRun));
     LOG.info("{} {} pod {} uid={} rule={} result={} reason=\"{}\"{}", dryRun ? "would " + d.action().wireName() : d.action().wireName(),
         d.strategy(), d.podKey(), d.uid(), d.rule(), result.label(), d.reason(), message.isEmpty() ? "" : " detail=\"" + message + "\"");

@@ -31,10 +31,18 @@ public final class HttpApi implements AutoCloseable {
   private final RecentDecisions recent;
   private HttpServer server;
 
-  public HttpApi(CollectorRegistry registry, BooleanSupplier ready, RecentDecisions recent) {
+  /** The admin API: off (404) unless a bearer token is configured. */
+  public record Admin(java.util.Optional<String> token, Runnable pause, Runnable resume) {
+    public static final Admin OFF = new Admin(java.util.Optional.empty(), () -> {}, () -> {});
+  }
+
+  private final Admin admin;
+
+  public HttpApi(CollectorRegistry registry, BooleanSupplier ready, RecentDecisions recent, Admin admin) {
     this.registry = registry;
     this.ready = ready;
     this.recent = recent;
+    this.admin = admin;
   }
 
   /** Listens on {@code port} (0 = any free port) and returns the port. */
@@ -44,6 +52,8 @@ public final class HttpApi implements AutoCloseable {
     router.get("/readyz").handler(this::readyz);
     router.get("/metrics").blockingHandler(this::metrics, false);
     router.get("/api/v1/decisions").handler(this::decisions);
+    router.post("/api/v1/pause").handler(ctx -> adminAction(ctx, admin.pause(), "paused"));
+    router.post("/api/v1/resume").handler(ctx -> adminAction(ctx, admin.resume(), "resumed"));
     server = vertx.createHttpServer().requestHandler(router).listen(port, host)
         .toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
     return server.actualPort();
@@ -67,6 +77,24 @@ public final class HttpApi implements AutoCloseable {
       return;
     }
     ctx.response().putHeader("content-type", contentType).end(out.toString());
+  }
+
+  private void adminAction(RoutingContext ctx, Runnable action, String done) {
+    if (admin.token().isEmpty()) {
+      ctx.response().setStatusCode(404).end("admin API is off: no --admin-token-file");
+      return;
+    }
+    String header = ctx.request().getHeader("Authorization");
+    byte[] given = (header == null ? "" : header).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    byte[] expected = ("Bearer " + admin.token().get()).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    if (!java.security.MessageDigest.isEqual(given, expected)) {
+      ctx.response().setStatusCode(401).end("unauthorized");
+      return;
+    }
+    ctx.vertx().executeBlocking(() -> {
+      action.run();
+      return done;
+    }).onComplete(r -> ctx.response().putHeader("content-type", "text/plain").end(r.succeeded() ? done : "failed"));
   }
 
   private void decisions(RoutingContext ctx) {

@@ -70,7 +70,7 @@ public final class ClusterCache implements PodSource, AutoCloseable {
     // Namespaces and nodes first, so a pod's namespace labels are known when the pod arrives.
     SharedIndexInformer<Namespace> nsInformer = client.namespaces().runnableInformer(0);
     nsInformer.addEventHandler(recordHandler(namespaces, PodRecords::namespace, (old, now) -> {
-      if (old != null && !old.labels().equals(now.labels()) && listener != null) {
+      if (old != null && !old.equals(now) && listener != null) {
         listener.namespaceChanged(now.name());
       }
     }));

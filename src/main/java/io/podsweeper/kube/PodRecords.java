@@ -42,7 +42,7 @@ import java.util.Set;
 public final class PodRecords {
   /** The annotations decisions read; every other annotation is dropped to keep the cache small. */
   static final Set<String> KEPT_ANNOTATIONS =
-      Set.of(PodRecord.MIRROR_ANNOTATION, PodRecord.CONFIG_SOURCE_ANNOTATION, PodRecord.EVICT_ANNOTATION,
+      Set.of(PodRecord.MIRROR_ANNOTATION, PodRecord.CONFIG_SOURCE_ANNOTATION, PodRecord.EVICT_ANNOTATION, PodRecord.PROTECT_ANNOTATION,
           PodRecord.PREFER_NO_EVICTION_ANNOTATION);
 
   private PodRecords() {}
@@ -186,7 +186,9 @@ public final class PodRecords {
     if (namespace.getMetadata().getLabels() != null) {
       labels.putAll(namespace.getMetadata().getLabels());
     }
-    return new NamespaceRecord(namespace.getMetadata().getName(), labels);
+    Map<String, String> annotations = namespace.getMetadata().getAnnotations();
+    boolean protect = annotations != null && "true".equals(annotations.get(PodRecord.PROTECT_ANNOTATION));
+    return new NamespaceRecord(namespace.getMetadata().getName(), labels, protect);
   }
 
   public static NodeRecord node(Node node) {

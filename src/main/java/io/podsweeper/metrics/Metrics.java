@@ -87,6 +87,27 @@ public final class Metrics {
       .help("1 when removals are only logged and counted (dry-run), 0 when they are sent.")
       .register(registry);
 
+  public final Gauge paused = Gauge.build()
+      .name("podsweeper_paused")
+      .help("1 while the kill switch stops every removal (control ConfigMap, admin API, or a tripped guard).")
+      .register(registry);
+
+  public final Gauge guardTripped = Gauge.build()
+      .name("podsweeper_guard_tripped")
+      .help("1 after the blast-radius guard refused a removal, until an operator resumes.")
+      .register(registry);
+
+  public final Gauge leader = Gauge.build()
+      .name("podsweeper_leader")
+      .help("1 while this replica holds the leader lease (only the leader removes pods).")
+      .register(registry);
+
+  public final Counter policyReloads = Counter.build()
+      .name("podsweeper_policy_reloads_total")
+      .help("Policy file changes seen while running, by result: applied or rejected (the last good policy keeps running).")
+      .labelNames("result")
+      .register(registry);
+
   public Metrics() {
     DefaultExports.register(registry);
     Gauge.build().name("podsweeper_build_info").help("Build information; always 1.").labelNames("version")

@@ -42,7 +42,7 @@ final class DeschedulerPolicyFormat {
       throw root.child("profiles").error("at least one profile is required");
     }
     return new Policy(source, false, limits, Policy.DEFAULT_FULL_PASS_INTERVAL,
-        root.optionalLong("gracePeriodSeconds", 0, 86_400L * 365), profiles);
+        root.optionalLong("gracePeriodSeconds", 0, 86_400L * 365), Guard.DEFAULTS, profiles);
   }
 
   /** The three upstream limits (per node, per namespace, in total per cycle). */

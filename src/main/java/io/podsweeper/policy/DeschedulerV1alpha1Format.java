@@ -53,7 +53,7 @@ final class DeschedulerV1alpha1Format {
       throw strategies.error("no strategy is enabled");
     }
     return new Policy(source, false, DeschedulerPolicyFormat.limits(root, Limits.DEFAULT_PER_SECOND),
-        Policy.DEFAULT_FULL_PASS_INTERVAL, java.util.OptionalLong.empty(), profiles);
+        Policy.DEFAULT_FULL_PASS_INTERVAL, java.util.OptionalLong.empty(), Guard.DEFAULTS, profiles);
   }
 
   private static Profile profile(ConfigNode root, String name, ConfigNode params, Optional<LabelSelector> nodeSelector) {

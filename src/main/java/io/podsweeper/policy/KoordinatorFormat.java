@@ -94,7 +94,7 @@ final class KoordinatorFormat {
       throw root.child("profiles").error("at least one profile is required");
     }
     return new Policy(source, dryRun, limits,
-        root.optionalDuration("deschedulingInterval").orElse(Policy.DEFAULT_FULL_PASS_INTERVAL), java.util.OptionalLong.empty(), profiles);
+        root.optionalDuration("deschedulingInterval").orElse(Policy.DEFAULT_FULL_PASS_INTERVAL), java.util.OptionalLong.empty(), Guard.DEFAULTS, profiles);
   }
 
   /** The MigrationController's filters are the DefaultEvictor's deprecated flags, with the same meaning. */

@@ -20,7 +20,7 @@ final class NativePolicyFormat {
 
   static Policy read(ConfigNode root, String source) {
     root.requireObject(Set.of("apiVersion", "kind", "metadata", "dryRun", "fullPassInterval", "limits", "gracePeriodSeconds", "rules",
-        "nodeSelector", "profiles"));
+        "nodeSelector", "profiles", "guard"));
     boolean dryRun = root.bool("dryRun", false);
     Duration fullPass = root.optionalDuration("fullPassInterval").orElse(Policy.DEFAULT_FULL_PASS_INTERVAL);
     Limits limits = root.has("limits") ? limits(root.child("limits")) : Limits.DEFAULTS;
@@ -51,7 +51,19 @@ final class NativePolicyFormat {
       }
       profiles.add(profile);
     }
-    return new Policy(source, dryRun, limits, fullPass, root.optionalLong("gracePeriodSeconds", 0, 86_400 * 365), profiles);
+    return new Policy(source, dryRun, limits, fullPass, root.optionalLong("gracePeriodSeconds", 0, 86_400 * 365),
+        root.has("guard") ? guard(root.child("guard")) : Guard.DEFAULTS, profiles);
+  }
+
+  private static Guard guard(ConfigNode node) {
+    node.requireObject(Set.of("maxNamespaceShare", "maxClusterShare", "maxRemovals", "minEvictions", "window"));
+    Guard d = Guard.DEFAULTS;
+    return new Guard(
+        node.optionalNumber("maxNamespaceShare", 0, 1).orElse(d.maxNamespaceShare()),
+        node.optionalNumber("maxClusterShare", 0, 1).orElse(d.maxClusterShare()),
+        node.optionalInt("maxRemovals", 1, Integer.MAX_VALUE),
+        node.optionalInt("minEvictions", 0, 1_000_000).orElse(d.minEvictions()),
+        node.optionalDuration("window").orElse(d.window()));
   }
 
   private static Limits limits(ConfigNode node) {

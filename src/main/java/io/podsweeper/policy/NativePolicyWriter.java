@@ -35,6 +35,13 @@ public final class NativePolicyWriter {
     policy.limits().maxTotal().ifPresent(v -> limits.put("maxTotal", v));
     limits.put("perSecond", policy.limits().perSecond());
     policy.gracePeriodSeconds().ifPresent(g -> root.put("gracePeriodSeconds", g));
+    Guard guard = policy.guard();
+    ObjectNode g = root.putObject("guard");
+    g.put("maxNamespaceShare", guard.maxNamespaceShare());
+    g.put("maxClusterShare", guard.maxClusterShare());
+    guard.maxRemovals().ifPresent(v -> g.put("maxRemovals", v));
+    g.put("minEvictions", guard.minEvictions());
+    g.put("window", exact(guard.window()));
     ArrayNode profiles = JSON.arrayNode();
     for (Profile profile : policy.profiles()) {
       if (!profile.readyNodesOnly()) {

@@ -12,6 +12,7 @@ import java.util.OptionalLong;
  * @param fullPassInterval how often every pod is evaluated again, as a safety net behind events and deadlines;
  *     also the window of the removal limits (upstream's descheduling interval)
  * @param gracePeriodSeconds passed with every removal; empty: each pod's own
+ * @param guard the blast-radius guard of the live service (every format gets the defaults unless it sets its own)
  */
 public record Policy(
     String source,
@@ -19,6 +20,7 @@ public record Policy(
     Limits limits,
     Duration fullPassInterval,
     OptionalLong gracePeriodSeconds,
+    Guard guard,
     List<Profile> profiles) {
   public static final Duration DEFAULT_FULL_PASS_INTERVAL = Duration.ofMinutes(5);
 
@@ -27,6 +29,6 @@ public record Policy(
   }
 
   public Policy withDryRun(boolean value) {
-    return new Policy(source, value, limits, fullPassInterval, gracePeriodSeconds, profiles);
+    return new Policy(source, value, limits, fullPassInterval, gracePeriodSeconds, guard, profiles);
   }
 }

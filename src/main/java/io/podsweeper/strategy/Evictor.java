@@ -27,6 +27,12 @@ public final class Evictor {
 
   /** Empty if the pod may be removed (from {@link #evictableFrom} on); otherwise which protection applies. */
   public Optional<String> protection(PodRecord pod, ClusterView view) {
+    if ("true".equals(pod.annotations().get(PodRecord.PROTECT_ANNOTATION))) {
+      return Optional.of("annotated " + PodRecord.PROTECT_ANNOTATION);
+    }
+    if (view.namespace(pod.namespace()).protectedByAnnotation()) {
+      return Optional.of("its namespace is annotated " + PodRecord.PROTECT_ANNOTATION);
+    }
     if (pod.annotations().containsKey(PodRecord.EVICT_ANNOTATION)) {
       return Optional.empty();
     }

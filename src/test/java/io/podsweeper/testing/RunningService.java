@@ -20,10 +20,40 @@ public final class RunningService implements AutoCloseable {
   }
 
   public static RunningService start(TestApiServer server, String policyYaml) throws Exception {
+    return start(server, policyYaml, Service.Options.local(0));
+  }
+
+  public static RunningService start(TestApiServer server, String policyYaml, Service.Options options) throws Exception {
+    return start(server.config(), policyYaml, options);
+  }
+
+  public static RunningService start(io.fabric8.kubernetes.client.Config config, String policyYaml, Service.Options options)
+      throws Exception {
     Policy policy = PolicyLoader.parse(policyYaml, "test-policy");
-    Service service = new Service(server.config(), policy, Clock.systemUTC());
-    service.start(new Service.Options("127.0.0.1", 0, 60));
+    Service service = new Service(config, policy, Clock.systemUTC(), options);
+    service.start();
     return new RunningService(service);
+  }
+
+  public Service service() {
+    return service;
+  }
+
+  /** POST with an optional bearer token; returns the status code. */
+  public int post(String path, String token) {
+    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + service.httpPort() + path))
+        .POST(HttpRequest.BodyPublishers.noBody());
+    if (token != null) {
+      request.header("Authorization", "Bearer " + token);
+    }
+    try {
+      return http.send(request.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
   }
 
   public String get(String path) {

@@ -55,6 +55,16 @@ public final class TestApiServer implements ExtensionContext.Store.CloseableReso
     }
   }
 
+  /** Fault injection: the API server goes away (etcd keeps the data). */
+  public void down() {
+    script("down", runDir);
+  }
+
+  /** The API server comes back on the same address, with the same data. */
+  public void up() {
+    script("up", runDir);
+  }
+
   public Path kubeconfig() {
     return kubeconfig;
   }

@@ -1,0 +1,82 @@
+package io.podsweeper.safety;
+
+import io.podsweeper.policy.Guard;
+import io.podsweeper.strategy.Action;
+import io.podsweeper.strategy.Decision;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Counts removals in a sliding window and refuses the one that would make the window implausible: more than a
+ * share of a namespace's (or the cluster's) running pods evicted, or more removals than allowed in all. Pure:
+ * the caller supplies the clock and the pod counts, and stops everything when this says no.
+ */
+public final class BlastRadiusGuard {
+  private final Guard config;
+  private final Deque<Instant> removals = new ArrayDeque<>();
+  private final Deque<Instant> evictions = new ArrayDeque<>();
+  private final Map<String, Deque<Instant>> evictionsByNamespace = new HashMap<>();
+
+  public BlastRadiusGuard(Guard config) {
+    this.config = config;
+  }
+
+  /**
+   * Admits one more removal (and counts it) or says why it would be one too many.
+   *
+   * @param runningInNamespace running (not finished, not terminating) pods in the decision's namespace now, the pod
+   *     itself included; pods this guard admitted and that are gone since are added back
+   * @param runningInCluster running pods in the whole cluster
+   */
+  public synchronized Optional<String> admit(Decision d, int runningInNamespace, int runningInCluster, Instant now) {
+    Instant since = now.minus(config.window());
+    prune(removals, since);
+    prune(evictions, since);
+    Deque<Instant> inNamespace = evictionsByNamespace.computeIfAbsent(d.namespace(), k -> new ArrayDeque<>());
+    prune(inNamespace, since);
+    String window = " within " + io.podsweeper.policy.Durations.format(config.window());
+    if (config.maxRemovals().isPresent() && removals.size() + 1 > config.maxRemovals().getAsInt()) {
+      return Optional.of("would make " + (removals.size() + 1) + " removals" + window + " (max " + config.maxRemovals().getAsInt() + ")");
+    }
+    if (d.action() == Action.EVICT) {
+      // Shares are of the pods there were when the window began: those still running plus those it evicted.
+      int nsCount = inNamespace.size() + 1;
+      int nsPopulation = runningInNamespace + inNamespace.size();
+      if (nsCount > config.minEvictions() && nsCount > config.maxNamespaceShare() * nsPopulation) {
+        return Optional.of("would evict " + nsCount + " of " + nsPopulation + " running pods in namespace " + d.namespace()
+            + window + " (max " + percent(config.maxNamespaceShare()) + ")");
+      }
+      int clusterCount = evictions.size() + 1;
+      int clusterPopulation = runningInCluster + evictions.size();
+      if (clusterCount > config.minEvictions() && clusterCount > config.maxClusterShare() * clusterPopulation) {
+        return Optional.of("would evict " + clusterCount + " of " + clusterPopulation + " running pods in the cluster" + window
+            + " (max " + percent(config.maxClusterShare()) + ")");
+      }
+      inNamespace.addLast(now);
+      evictions.addLast(now);
+    }
+    removals.addLast(now);
+    return Optional.empty();
+  }
+
+  /** Forgets everything counted: an operator resumed after a trip. */
+  public synchronized void reset() {
+    removals.clear();
+    evictions.clear();
+    evictionsByNamespace.clear();
+  }
+
+  private static void prune(Deque<Instant> times, Instant since) {
+    while (!times.isEmpty() && times.peekFirst().isBefore(since)) {
+      times.removeFirst();
+    }
+  }
+
+  private static String percent(double share) {
+    return Math.round(share * 100) + "%";
+  }
+}

@@ -1,0 +1,215 @@
+package io.podsweeper.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.podsweeper.kube.Leadership;
+import io.podsweeper.testing.ApiServerExtension;
+import io.podsweeper.testing.RunningService;
+import io.podsweeper.testing.TestApiServer;
+import io.podsweeper.testing.TestPods;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Fault injection and safety switches against the real API server; see docs/reliability.md for what each proves. */
+@ExtendWith(ApiServerExtension.class)
+class SafetyIT {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private static String crashloopPolicy(String ns, String maxAge, String extra) {
+    return """
+        apiVersion: podsweeper.io/v1alpha1
+        kind: PodSweeperPolicy
+        %s
+        rules:
+          - name: crashloop
+            namespaces: {include: [%s]}
+            states: [CrashLoopBackOff]
+            maxAge: %s
+        """.formatted(extra, ns, maxAge);
+  }
+
+  private static Pod crashing(KubernetesClient client, String ns, String name) {
+    Pod pod = TestPods.create(client, ns, name, "node-a", Map.of("app", "api"));
+    return TestPods.setStatus(client, pod, "Running", null, List.of(TestPods.waiting("CrashLoopBackOff", 4)));
+  }
+
+  private static boolean gone(KubernetesClient client, String ns, String name) {
+    return client.pods().inNamespace(ns).withName(name).get() == null;
+  }
+
+  private static Service.Options withControl(String ns, Optional<String> token) {
+    Service.Options o = Service.Options.local(0);
+    return new Service.Options(o.httpHost(), o.httpPort(), o.syncTimeoutSeconds(), o.policyFile(), o.adjust(), o.reloadInterval(),
+        Optional.of(new Service.Options.ObjectName(ns, "podsweeper-control")), o.leaderElection(), token);
+  }
+
+  private static void setPaused(KubernetesClient client, String ns, boolean paused) {
+    client.configMaps().inNamespace(ns).withName("podsweeper-control")
+        .edit(cm -> {
+          cm.getData().put("paused", String.valueOf(paused));
+          return cm;
+        });
+  }
+
+  @Test
+  void killSwitchStopsEveryRemovalAndResumes(TestApiServer server) throws Exception {
+    KubernetesClient client = server.client();
+    String ns = server.newNamespace("kill");
+    String token = "s3cret-admin-token-0123456789";
+    try (RunningService service = RunningService.start(server, crashloopPolicy(ns, "1s", ""), withControl(ns, Optional.of(token)))) {
+      // The admin API needs the token; with it, pausing writes the control ConfigMap.
+      assertThat(service.post("/api/v1/pause", null)).isEqualTo(401);
+      assertThat(service.post("/api/v1/pause", "wrong-token-wrong-token")).isEqualTo(401);
+      assertThat(service.post("/api/v1/pause", token)).isEqualTo(200);
+      await().atMost(Duration.ofSeconds(5)).until(() -> {
+        ConfigMap cm = client.configMaps().inNamespace(ns).withName("podsweeper-control").get();
+        return cm != null && "true".equals(cm.getData().get("paused"));
+      });
+      assertThat(service.metric("podsweeper_paused")).isEqualTo(1.0);
+
+      crashing(client, ns, "a");
+      await().atMost(Duration.ofSeconds(10)).until(() -> result(service, ns, "a").equals("paused"));
+      Thread.sleep(1000);
+      assertThat(gone(client, ns, "a")).isFalse();
+
+      // Resuming through the ConfigMap alone (kubectl) is enough, without a restart.
+      setPaused(client, ns, false);
+      await().atMost(Duration.ofSeconds(10)).until(() -> gone(client, ns, "a"));
+      assertThat(service.metric("podsweeper_paused")).isZero();
+
+      setPaused(client, ns, true);
+      await().atMost(Duration.ofSeconds(5)).until(() -> service.metric("podsweeper_paused") == 1.0);
+      crashing(client, ns, "b");
+      await().atMost(Duration.ofSeconds(10)).until(() -> result(service, ns, "b").equals("paused"));
+      assertThat(service.post("/api/v1/resume", token)).isEqualTo(200);
+      await().atMost(Duration.ofSeconds(10)).until(() -> gone(client, ns, "b"));
+    }
+  }
+
+  @Test
+  void theGuardRefusesToEmptyANamespace(TestApiServer server) throws Exception {
+    KubernetesClient client = server.client();
+    String ns = server.newNamespace("guard");
+    for (int i = 0; i < 10; i++) {
+      crashing(client, ns, "p" + i);
+    }
+    // A typo: 1s instead of 1h. The guard allows at most half the namespace's running pods per window (the
+    // cluster-wide share is lifted: this small test cluster holds little more than these pods).
+    String guard = "guard: {maxNamespaceShare: 0.5, maxClusterShare: 1.0}";
+    try (RunningService service = RunningService.start(server, crashloopPolicy(ns, "1s", guard), withControl(ns, Optional.empty()))) {
+      await().atMost(Duration.ofSeconds(15)).until(() -> service.metric("podsweeper_guard_tripped") == 1.0);
+      Thread.sleep(1500);
+      long left = client.pods().inNamespace(ns).list().getItems().size();
+      assertThat(left).isEqualTo(5);
+      assertThat(service.metric("podsweeper_paused")).isEqualTo(1.0);
+      ConfigMap cm = client.configMaps().inNamespace(ns).withName("podsweeper-control").get();
+      assertThat(cm.getData().get("paused")).isEqualTo("true");
+      assertThat(cm.getData().get("reason")).contains("blast-radius guard: would evict 6 of 10 running pods in namespace " + ns);
+      assertThat(client.v1().events().inNamespace(ns).list().getItems())
+          .anySatisfy(e -> assertThat(e.getReason()).isEqualTo("PodSweeperGuardTripped"));
+    }
+  }
+
+  @Test
+  void aValidPolicyChangeTakesEffectAndAnInvalidOneIsRejected(TestApiServer server, @TempDir Path dir) throws Exception {
+    KubernetesClient client = server.client();
+    String ns = server.newNamespace("reload");
+    Path file = dir.resolve("policy.yaml");
+    Files.writeString(file, crashloopPolicy(ns, "24h", ""));
+    Service.Options o = Service.Options.local(0);
+    Service.Options options = new Service.Options(o.httpHost(), o.httpPort(), o.syncTimeoutSeconds(), Optional.of(file),
+        UnaryOperator.identity(), Duration.ofMillis(200), Optional.empty(), Optional.empty(), Optional.empty());
+    crashing(client, ns, "a");
+    try (RunningService service = RunningService.start(server, Files.readString(file), options)) {
+      Thread.sleep(1000);
+      assertThat(gone(client, ns, "a")).isFalse();
+      Files.writeString(file, "apiVersion: podsweeper.io/v1alpha1\nkind: PodSweeperPolicy\nrules: [{name: x, states: [Crashloop]}]\n");
+      await().atMost(Duration.ofSeconds(5)).until(() -> service.metric("podsweeper_policy_reloads_total", "result=\"rejected\"") == 1.0);
+      assertThat(gone(client, ns, "a")).isFalse();
+      Files.writeString(file, crashloopPolicy(ns, "1s", ""));
+      await().atMost(Duration.ofSeconds(10)).until(() -> gone(client, ns, "a"));
+      assertThat(service.metric("podsweeper_policy_reloads_total", "result=\"applied\"")).isEqualTo(1.0);
+    }
+  }
+
+  @Test
+  void onlyTheLeaderRemovesAndAFollowerTakesOver(TestApiServer server) throws Exception {
+    KubernetesClient client = server.client();
+    String ns = server.newNamespace("leader");
+    Leadership.Timing fast = new Leadership.Timing(Duration.ofSeconds(3), Duration.ofSeconds(2), Duration.ofMillis(500));
+    List<RunningService> replicas = new ArrayList<>();
+    try {
+      for (String id : List.of("replica-1", "replica-2")) {
+        Service.Options o = Service.Options.local(0);
+        replicas.add(RunningService.start(server, crashloopPolicy(ns, "2s", ""), new Service.Options(o.httpHost(), o.httpPort(),
+            o.syncTimeoutSeconds(), o.policyFile(), o.adjust(), o.reloadInterval(), Optional.empty(),
+            Optional.of(new Service.Options.LeaderElection(ns, "podsweeper", id, fast)), Optional.empty())));
+      }
+      await().atMost(Duration.ofSeconds(10)).until(() -> replicas.stream().mapToDouble(r -> r.metric("podsweeper_leader")).sum() == 1.0);
+      RunningService leader = replicas.stream().filter(r -> r.metric("podsweeper_leader") == 1.0).findFirst().orElseThrow();
+      RunningService follower = replicas.stream().filter(r -> r != leader).findFirst().orElseThrow();
+
+      crashing(client, ns, "a");
+      await().atMost(Duration.ofSeconds(10)).until(() -> gone(client, ns, "a"));
+      assertThat(result(leader, ns, "a")).isEqualTo("success");
+      assertThat(result(follower, ns, "a")).isEmpty();
+
+      leader.close();
+      replicas.remove(leader);
+      await().atMost(Duration.ofSeconds(5)).until(() -> follower.metric("podsweeper_leader") == 1.0);
+      crashing(client, ns, "b");
+      await().atMost(Duration.ofSeconds(10)).until(() -> gone(client, ns, "b"));
+      assertThat(result(follower, ns, "b")).isEqualTo("success");
+    } finally {
+      replicas.forEach(RunningService::close);
+    }
+  }
+
+  @Test
+  void survivesTheApiServerGoingAwayAndActsOnlyOnAFreshCache(TestApiServer server) throws Exception {
+    KubernetesClient client = server.client();
+    String ns = server.newNamespace("outage");
+    crashing(client, ns, "a");
+    try (RunningService service = RunningService.start(server, crashloopPolicy(ns, "8s", ""))) {
+      assertThat(service.status("/readyz")).isEqualTo(200);
+      server.down();
+      try {
+        await().atMost(Duration.ofSeconds(20)).until(() -> service.status("/readyz") == 503);
+        assertThat(service.status("/healthz")).isEqualTo(200);
+        // The pod's deadline passes while the server is away: nothing is attempted from the stale cache.
+        Thread.sleep(8000);
+        assertThat(result(service, ns, "a")).isEmpty();
+        assertThat(service.metric("podsweeper_api_errors_total")).isZero();
+      } finally {
+        server.up();
+      }
+      await().atMost(Duration.ofSeconds(30)).until(() -> service.status("/readyz") == 200);
+      await().atMost(Duration.ofSeconds(15)).until(() -> gone(client, ns, "a"));
+      assertThat(result(service, ns, "a")).isEqualTo("success");
+    }
+  }
+
+  private static String result(RunningService service, String ns, String name) throws Exception {
+    for (JsonNode d : JSON.readTree(service.get("/api/v1/decisions")).get("decisions")) {
+      if (d.get("namespace").asText().equals(ns) && d.get("name").asText().equals(name)) {
+        return d.get("result").asText();
+      }
+    }
+    return "";
+  }
+}
