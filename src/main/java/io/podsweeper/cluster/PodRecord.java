@@ -42,6 +42,8 @@ public record PodRecord(
   public static final String PROTECT_ANNOTATION = "podsweeper.io/protect";
   /** Upstream descheduler: the pod is evictable whatever the evictor's protections say. */
   public static final String EVICT_ANNOTATION = "descheduler.alpha.kubernetes.io/evict";
+  /** Upstream descheduler: the pod is evicted in background (e.g. KubeVirt live migration); a 429 may mean "accepted". */
+  public static final String REQUEST_EVICT_ONLY_ANNOTATION = "descheduler.alpha.kubernetes.io/request-evict-only";
   /** Upstream descheduler: avoid evicting; with noEvictionPolicy Mandatory, never evict. */
   public static final String PREFER_NO_EVICTION_ANNOTATION = "descheduler.alpha.kubernetes.io/prefer-no-eviction";
 
@@ -51,6 +53,17 @@ public record PodRecord(
     owners = List.copyOf(owners);
     containers = List.copyOf(containers);
     conditions = List.copyOf(conditions);
+  }
+
+  /** The owner that counts for per-workload throttles: the controller reference, else the first owner. */
+  public java.util.Optional<OwnerRef> controller() {
+    return owners.stream().filter(OwnerRef::controller).findFirst().or(() -> owners.stream().findFirst());
+  }
+
+  /** Running and Ready, and not on its way out. */
+  public boolean available() {
+    return "Running".equals(phase) && !terminating()
+        && conditions.stream().anyMatch(c -> "Ready".equals(c.type()) && "True".equals(c.status()));
   }
 
   public String key() {

@@ -48,6 +48,12 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
 
   private record Backoff(int attempts, Instant retryAt) {}
 
+  /** An eviction in background in progress, and the owner it counts against. */
+  private record InFlight(Decision decision, String owner) {}
+
+  static final Duration BACKGROUND_TIMEOUT = Duration.ofMinutes(10);
+  static final String EVACUATION_MESSAGE = "Eviction triggered evacuation";
+
   private final PodSource cache;
   private final RemovalRequests requests;
   private final Metrics metrics;
@@ -60,6 +66,16 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
   private final Map<String, Instant> dueSince = new ConcurrentHashMap<>();
   private final Cache<String, Backoff> backoff = Caffeine.newBuilder().expireAfterWrite(MAX_BACKOFF.multipliedBy(2)).build();
   private final Set<String> reportedThisWindow = ConcurrentHashMap.newKeySet();
+  /** Evictions in background, by pod UID: never requested twice while in progress; a timeout ends one as failed. */
+  private final Cache<String, InFlight> inBackground = Caffeine.newBuilder()
+      .expireAfterWrite(BACKGROUND_TIMEOUT)
+      .scheduler(com.github.benmanes.caffeine.cache.Scheduler.systemScheduler())
+      .removalListener((String uid, InFlight f, com.github.benmanes.caffeine.cache.RemovalCause cause) -> {
+        if (cause == com.github.benmanes.caffeine.cache.RemovalCause.EXPIRED && f != null) {
+          record(f.decision(), Result.ERROR, "eviction in background did not finish within " + BACKGROUND_TIMEOUT.toMinutes() + "m", false);
+        }
+      })
+      .build();
   private final Thread worker = daemon(this::work, "sweeper-removals");
   private volatile Policy policy;
   private volatile PolicyEvaluator rules;
@@ -139,11 +155,22 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
 
   @Override
   public void podChanged(PodRecord pod) {
+    InFlight inFlight = inBackground.getIfPresent(pod.uid());
+    if (inFlight != null && pod.terminated()) {
+      inBackground.invalidate(pod.uid());
+      boolean ok = "Succeeded".equals(pod.phase());
+      record(inFlight.decision(), ok ? Result.SUCCESS : Result.ERROR, "eviction in background ended: pod " + pod.phase(), false);
+    }
     evaluate(pod);
   }
 
   @Override
   public void podDeleted(PodRecord pod) {
+    InFlight inFlight = inBackground.getIfPresent(pod.uid());
+    if (inFlight != null) {
+      inBackground.invalidate(pod.uid());
+      record(inFlight.decision(), Result.SUCCESS, "eviction in background ended: pod gone", false);
+    }
     cancelDeadline(pod.key());
     dueSince.remove(pod.key());
     backoff.invalidate(pod.uid());
@@ -295,16 +322,16 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
       }
       return;
     }
-    Optional<String> tripped = guard.admit(decision, running(pod.namespace()), running(null), now);
-    if (tripped.isPresent()) {
-      String why = "blast-radius guard: " + tripped.get();
-      metrics.guardTripped.set(1);
-      killSwitch.pause(why);
-      guardTrippedNotice.accept(why);
-      LOG.error("{}; nothing more is removed until an operator resumes", why);
+    if (inBackground.getIfPresent(pod.uid()) != null) {
       dueSince.remove(key);
-      reportedThisWindow.add(pod.uid() + "/paused");
-      record(decision, Result.PAUSED, why, false);
+      return;
+    }
+    Optional<String> throttled = ownerThrottle(pod, active);
+    if (throttled.isPresent()) {
+      dueSince.remove(key);
+      if (reportedThisWindow.add(pod.uid() + "/owner")) {
+        record(decision, Result.LIMITED, throttled.get() + "; retried in the next pass", false);
+      }
       return;
     }
     Optional<String> limit = budget.take(decision);
@@ -313,6 +340,19 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
       if (reportedThisWindow.add(pod.uid() + "/limited")) {
         record(decision, Result.LIMITED, limit.get() + "; retried in the next pass", false);
       }
+      return;
+    }
+    Optional<String> tripped = guard.admit(decision, running(pod.namespace()), running(null), now);
+    if (tripped.isPresent()) {
+      String why = "blast-radius guard: " + tripped.get();
+      metrics.guardTripped.set(1);
+      killSwitch.pause(why);
+      guardTrippedNotice.accept(why);
+      LOG.error("{}; nothing more is removed until an operator resumes", why);
+      budget.giveBack(decision);
+      dueSince.remove(key);
+      reportedThisWindow.add(pod.uid() + "/paused");
+      record(decision, Result.PAUSED, why, false);
       return;
     }
     bucket.take();
@@ -333,6 +373,12 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
         record(decision, Result.SUCCESS, result.message(), false);
       }
       case REFUSED -> {
+        if (pod.annotations().containsKey(PodRecord.REQUEST_EVICT_ONLY_ANNOTATION) && result.message().contains(EVACUATION_MESSAGE)) {
+          // Accepted: the pod leaves in its own time (e.g. a live migration). It keeps its place in the limits.
+          inBackground.put(pod.uid(), new InFlight(decision, pod.controller().map(o -> o.uid()).orElse("")));
+          record(decision, Result.BACKGROUND, result.message(), false);
+          return;
+        }
         budget.giveBack(decision);
         metrics.pdbRefusals.labels(decision.namespace()).inc();
         Duration delay = backOff(pod.uid(), now);
@@ -355,6 +401,33 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
         retryLater(key, delay);
       }
     }
+  }
+
+  /** Koordinator-style per-workload throttles: evictions in progress and unavailable pods per owner. */
+  private Optional<String> ownerThrottle(PodRecord pod, Policy active) {
+    Optional<io.podsweeper.cluster.OwnerRef> owner = pod.controller();
+    if (owner.isEmpty() || pod.terminated()) {
+      return Optional.empty();
+    }
+    String uid = owner.get().uid();
+    String name = owner.get().kind() + " " + owner.get().name();
+    if (active.limits().maxInFlightPerOwner().isPresent()) {
+      long inFlight = inBackground.asMap().values().stream().filter(f -> f.owner().equals(uid)).count();
+      if (inFlight >= active.limits().maxInFlightPerOwner().getAsInt()) {
+        return Optional.of(inFlight + " evictions of " + name + " already in progress (maxInFlightPerOwner)");
+      }
+    }
+    if (active.limits().maxUnavailablePerOwner().isPresent()) {
+      long unavailable = cache.pods().stream()
+          .filter(p -> !p.uid().equals(pod.uid()) && !p.terminated() && p.controller().map(o -> o.uid().equals(uid)).orElse(false))
+          .filter(p -> !p.available())
+          .count() + (pod.available() ? 1 : 0);
+      if (unavailable > active.limits().maxUnavailablePerOwner().getAsInt()) {
+        return Optional.of("would leave " + unavailable + " pods of " + name + " unavailable (maxUnavailablePerOwner "
+            + active.limits().maxUnavailablePerOwner().getAsInt() + ")");
+      }
+    }
+    return Optional.empty();
   }
 
   /** Running (not finished, not terminating) pods in a namespace, or in the cluster when it is null. */
@@ -393,6 +466,7 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
   private static String deschedulerResult(Result result, String message) {
     return switch (result) {
       case SUCCESS, DRY_RUN -> "success";
+      case BACKGROUND -> "background";
       case LIMITED -> message.substring(0, message.indexOf(';'));
       default -> "error";
     };

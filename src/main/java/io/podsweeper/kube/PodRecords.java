@@ -42,7 +42,7 @@ import java.util.Set;
 public final class PodRecords {
   /** The annotations decisions read; every other annotation is dropped to keep the cache small. */
   static final Set<String> KEPT_ANNOTATIONS =
-      Set.of(PodRecord.MIRROR_ANNOTATION, PodRecord.CONFIG_SOURCE_ANNOTATION, PodRecord.EVICT_ANNOTATION, PodRecord.PROTECT_ANNOTATION,
+      Set.of(PodRecord.MIRROR_ANNOTATION, PodRecord.CONFIG_SOURCE_ANNOTATION, PodRecord.EVICT_ANNOTATION, PodRecord.PROTECT_ANNOTATION, PodRecord.REQUEST_EVICT_ONLY_ANNOTATION,
           PodRecord.PREFER_NO_EVICTION_ANNOTATION);
 
   private PodRecords() {}

@@ -26,10 +26,10 @@ final class KoordinatorFormat {
   /** MigrationController arguments that have an effect here. */
   private static final Set<String> HONOURED = Set.of("apiVersion", "kind", "dryRun", "evictFailedBarePods", "evictAllBarePods",
       "evictLocalStoragePods", "evictSystemCriticalPods", "ignorePvcPods", "priorityThreshold", "labelSelector", "namespaces",
-      "nodeFit", "maxMigratingGlobally", "maxMigratingPerNode", "maxMigratingPerNamespace", "evictQPS", "evictBurst");
+      "nodeFit", "maxMigratingGlobally", "maxMigratingPerNode", "maxMigratingPerNamespace", "evictQPS", "evictBurst",
+      "maxMigratingPerWorkload", "maxUnavailablePerWorkload");
   /** MigrationController arguments of machinery Podsweeper does not have: accepted, without effect. */
-  static final Set<String> ACCEPTED_WITHOUT_EFFECT = Set.of("evictionPolicy", "defaultDeleteOptions", "maxMigratingPerWorkload",
-      "maxUnavailablePerWorkload", "skipCheckExpectedReplicas", "objectLimiters", "defaultJobMode", "defaultJobTTL",
+  static final Set<String> ACCEPTED_WITHOUT_EFFECT = Set.of("evictionPolicy", "defaultDeleteOptions", "skipCheckExpectedReplicas", "objectLimiters", "defaultJobMode", "defaultJobTTL",
       "maxConcurrentReconciles", "schedulerNames", "arbitrationArgs", "skipEvictionGates", "nodeSelector", "podSelectors");
 
   private KoordinatorFormat() {}
@@ -162,7 +162,16 @@ final class KoordinatorFormat {
     }
     return new Limits(min(limits.maxPerNode(), migration.optionalInt("maxMigratingPerNode", 0, Integer.MAX_VALUE)),
         min(limits.maxPerNamespace(), migration.optionalInt("maxMigratingPerNamespace", 0, Integer.MAX_VALUE)),
-        min(limits.maxTotal(), migration.optionalInt("maxMigratingGlobally", 0, Integer.MAX_VALUE)), perSecond);
+        min(limits.maxTotal(), migration.optionalInt("maxMigratingGlobally", 0, Integer.MAX_VALUE)), perSecond,
+        wholeNumber(migration, "maxMigratingPerWorkload"), wholeNumber(migration, "maxUnavailablePerWorkload"));
+  }
+
+  /** Koordinator also takes percentages of the workload's replicas here; only whole numbers are supported so far. */
+  private static OptionalInt wholeNumber(ConfigNode migration, String field) {
+    if (migration.has(field) && migration.child(field).raw().isTextual()) {
+      throw migration.child(field).error("only a whole number is supported here, not \"" + migration.child(field).string() + "\"");
+    }
+    return migration.optionalInt(field, 0, Integer.MAX_VALUE);
   }
 
   private static OptionalInt min(OptionalInt a, OptionalInt b) {

@@ -67,12 +67,14 @@ final class NativePolicyFormat {
   }
 
   private static Limits limits(ConfigNode node) {
-    node.requireObject(Set.of("maxPerNode", "maxPerNamespace", "maxTotal", "perSecond"));
+    node.requireObject(Set.of("maxPerNode", "maxPerNamespace", "maxTotal", "perSecond", "maxInFlightPerOwner", "maxUnavailablePerOwner"));
     return new Limits(
         node.optionalInt("maxPerNode", 0, Integer.MAX_VALUE),
         node.optionalInt("maxPerNamespace", 0, Integer.MAX_VALUE),
         node.optionalInt("maxTotal", 0, Integer.MAX_VALUE),
-        node.optionalNumber("perSecond", 0, 10_000).orElse(Limits.DEFAULT_PER_SECOND));
+        node.optionalNumber("perSecond", 0, 10_000).orElse(Limits.DEFAULT_PER_SECOND),
+        node.optionalInt("maxInFlightPerOwner", 1, Integer.MAX_VALUE),
+        node.optionalInt("maxUnavailablePerOwner", 0, Integer.MAX_VALUE));
   }
 
   private static Rule rule(ConfigNode node) {

@@ -34,6 +34,8 @@ public final class NativePolicyWriter {
     policy.limits().maxPerNamespace().ifPresent(v -> limits.put("maxPerNamespace", v));
     policy.limits().maxTotal().ifPresent(v -> limits.put("maxTotal", v));
     limits.put("perSecond", policy.limits().perSecond());
+    policy.limits().maxInFlightPerOwner().ifPresent(v -> limits.put("maxInFlightPerOwner", v));
+    policy.limits().maxUnavailablePerOwner().ifPresent(v -> limits.put("maxUnavailablePerOwner", v));
     policy.gracePeriodSeconds().ifPresent(g -> root.put("gracePeriodSeconds", g));
     Guard guard = policy.guard();
     ObjectNode g = root.putObject("guard");

@@ -184,6 +184,39 @@ class SweeperTest {
   }
 
   @Test
+  void anEvictionInBackgroundIsTrackedNotRepeatedAndEndsWithThePod() {
+    List<Decision> seen = new CopyOnWriteArrayList<>();
+    var policy = PolicyLoader.parse("apiVersion: podsweeper.io/v1alpha1\nkind: PodSweeperPolicy\n"
+        + "limits: {maxInFlightPerOwner: 1}\nrules: [{name: r, states: [Running]}]\n", "test");
+    Metrics metrics = new Metrics();
+    try (Sweeper s = new Sweeper(policy, source, d -> {
+      seen.add(d);
+      return new PodRemover.Result(PodRemover.Outcome.REFUSED, 429, "Eviction triggered evacuation of VMI");
+    }, metrics, Clock.systemUTC(), recent)) {
+      s.start();
+      PodRecord vm = pod("virt-launcher-a").in("vms").created(OLD)
+          .annotation("descheduler.alpha.kubernetes.io/request-evict-only", "").build();
+      PodRecord sibling = pod("virt-launcher-b").in("vms").created(OLD).uid("uid-b")
+          .annotation("descheduler.alpha.kubernetes.io/request-evict-only", "").build();
+      source.put(vm);
+      s.podChanged(vm);
+      await().atMost(Duration.ofSeconds(3)).until(() -> seen.size() == 1);
+      // In progress: further events neither re-request it nor let a second pod of the same owner go.
+      s.podChanged(vm);
+      source.put(sibling);
+      s.podChanged(sibling);
+      await().during(Duration.ofMillis(500)).until(() -> seen.size() == 1);
+      assertThat(results()).contains("vms/virt-launcher-a background", "vms/virt-launcher-b limited");
+      // The pod goes away: the eviction counts as a success.
+      source.pods.remove(vm.key());
+      s.podDeleted(vm);
+      assertThat(results().get(0)).isEqualTo("vms/virt-launcher-a success");
+      assertThat(metrics.removals.labels("background", "PodLifeTime", "vms", "evict").get()).isEqualTo(1.0);
+      assertThat(metrics.removals.labels("success", "PodLifeTime", "vms", "evict").get()).isEqualTo(1.0);
+    }
+  }
+
+  @Test
   void aDeadlineFiresWithoutAnyEvent() {
     try (Sweeper s = sweeper("rules: [{name: r, states: [Running], maxAge: 2s}]\n", d -> PodRemover.Outcome.REMOVED)) {
       s.start();

@@ -109,6 +109,26 @@ class PodLifeTimeTest {
   }
 
   @Test
+  void theProtectAnnotationOnAPodOrItsNamespaceWinsOverEveryStrategy() {
+    PolicyEvaluator e = policy("  - {name: r, states: [Running]}\n");
+    assertThat(evaluate(e, pod("p").created(T0).annotation("podsweeper.io/protect", "true").build())).isEmpty();
+    assertThat(evaluate(e, pod("p").in("safe").created(T0).build(), new NamespaceRecord("safe", Map.of(), true))).isEmpty();
+    assertThat(evaluate(e, pod("p").created(T0).annotation("podsweeper.io/protect", "false").build())).isPresent();
+    Policy upstream = PolicyLoader.parse("""
+        apiVersion: descheduler/v1alpha2
+        kind: DeschedulerPolicy
+        profiles:
+          - name: p
+            pluginConfig: [{name: PodLifeTime, args: {states: [Running]}}]
+            plugins: {deschedule: {enabled: [PodLifeTime]}}
+        """, "upstream");
+    PodRecord annotated = pod("p").created(T0).node("n1").annotation("podsweeper.io/protect", "true")
+        .annotation("descheduler.alpha.kubernetes.io/evict", "true").build();
+    var view = ClusterSnapshot.of(List.of(annotated), List.of(), List.of(PodBuilder.readyNode("n1")));
+    assertThat(new PolicyEvaluator(upstream).evaluate(annotated, view)).as("even over upstream's evict annotation").isEmpty();
+  }
+
+  @Test
   void bareAndUnscheduledPodsAreSeen() {
     PolicyEvaluator e = policy("  - {name: r, states: [Pending], maxAge: 1m}\n");
     Verdict v = evaluate(e, pod("p").created(T0).bare().unscheduled().build()).orElseThrow();
