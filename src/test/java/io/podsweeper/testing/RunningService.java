@@ -1,5 +1,6 @@
 package io.podsweeper.testing;
 
+import io.fabric8.kubernetes.client.Config;
 import io.podsweeper.engine.Service;
 import io.podsweeper.policy.Policy;
 import io.podsweeper.policy.PolicyLoader;
@@ -20,8 +21,13 @@ public final class RunningService implements AutoCloseable {
   }
 
   public static RunningService start(TestApiServer server, String policyYaml) throws Exception {
+    return start(server.config(), policyYaml);
+  }
+
+  /** Started with a client configuration of the test's choosing, e.g. authenticated as a ServiceAccount. */
+  public static RunningService start(Config config, String policyYaml) throws Exception {
     Policy policy = PolicyLoader.parse(policyYaml, "test-policy");
-    Service service = new Service(server.config(), policy, Clock.systemUTC());
+    Service service = new Service(config, policy, Clock.systemUTC());
     service.start(new Service.Options("127.0.0.1", 0, 60));
     return new RunningService(service);
   }
