@@ -4,4 +4,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/test-apiserver.sh install >/dev/null
+# promtool for MonitoringTest (one binary from Debian's prometheus package); without it that check is skipped, loudly.
+bash scripts/install-promtool.sh >/dev/null || echo "test.sh: promtool unavailable; MonitoringTest will skip the promtool checks" >&2
 mvn -B --no-transfer-progress verify "$@"

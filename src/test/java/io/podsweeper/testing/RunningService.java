@@ -1,5 +1,6 @@
 package io.podsweeper.testing;
 
+import io.fabric8.kubernetes.client.Config;
 import io.podsweeper.engine.Service;
 import io.podsweeper.policy.Policy;
 import io.podsweeper.policy.PolicyLoader;
@@ -27,7 +28,12 @@ public final class RunningService implements AutoCloseable {
     return start(server.config(), policyYaml, options);
   }
 
-  public static RunningService start(io.fabric8.kubernetes.client.Config config, String policyYaml, Service.Options options)
+  /** Started with a client configuration of the test's choosing, e.g. authenticated as a ServiceAccount. */
+  public static RunningService start(Config config, String policyYaml) throws Exception {
+    return start(config, policyYaml, Service.Options.local(0));
+  }
+
+  public static RunningService start(Config config, String policyYaml, Service.Options options)
       throws Exception {
     Policy policy = PolicyLoader.parse(policyYaml, "test-policy");
     Service service = new Service(config, policy, Clock.systemUTC(), options);

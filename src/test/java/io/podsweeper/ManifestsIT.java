@@ -1,0 +1,325 @@
+package io.podsweeper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
+import io.fabric8.kubernetes.api.model.authorization.v1.ResourceAttributesBuilder;
+import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReview;
+import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReviewBuilder;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.podsweeper.policy.Policy;
+import io.podsweeper.policy.PolicyLoader;
+import io.podsweeper.testing.ApiServerExtension;
+import io.podsweeper.testing.RunningService;
+import io.podsweeper.testing.TestApiServer;
+import io.podsweeper.testing.TestPods;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The shipped kustomize base ({@code manifests/}) on a real API server with RBAC: every object is accepted by the
+ * server, and the service, authenticated as the manifest's ServiceAccount with exactly the manifest's
+ * permissions, syncs, deletes and evicts. Without one permission it reports the 403 and keeps running.
+ */
+@ExtendWith(ApiServerExtension.class)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ManifestsIT {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String NS = "podsweeper";
+  private static final String SA = "podsweeper";
+  private static final Path PROJECT = Path.of(System.getProperty("podsweeper.projectDir", ".")).toAbsolutePath();
+
+  private static List<HasMetadata> applied;
+
+  @BeforeAll
+  static void applyTheBase(TestApiServer server) throws Exception {
+    KubernetesClient admin = server.client();
+    String rendered = run(PROJECT, "kubectl", "kustomize", PROJECT.resolve("manifests").toString());
+    List<HasMetadata> objects = admin.load(new ByteArrayInputStream(rendered.getBytes(StandardCharsets.UTF_8))).items();
+    applied = new ArrayList<>();
+    for (HasMetadata object : objects) {
+      HasMetadata servable = asServed(admin, object);
+      // Server-side apply: the server decodes and validates every field against its own schema.
+      applied.add(admin.resource(servable).fieldManager("podsweeper-manifests-it").forceConflicts().serverSideApply());
+    }
+  }
+
+  @Test
+  @Order(1)
+  void everyObjectOfTheBaseIsAcceptedByTheServer(TestApiServer server) {
+    assertThat(applied.stream().map(o -> o.getKind() + "/" + o.getMetadata().getName()).collect(Collectors.toList()))
+        .containsExactlyInAnyOrder(
+            "Namespace/podsweeper", "ServiceAccount/podsweeper", "ClusterRole/podsweeper", "ClusterRoleBinding/podsweeper",
+            "Role/podsweeper", "RoleBinding/podsweeper", "ConfigMap/podsweeper-policy", "ConfigMap/podsweeper-control",
+            "Deployment/podsweeper", "Service/podsweeper", "PodDisruptionBudget/podsweeper");
+    for (HasMetadata object : applied) {
+      assertThat(object.getMetadata().getUid()).as(object.getKind()).isNotBlank();
+    }
+    // The shipped policy is valid and starts in dry-run.
+    ConfigMap policy = server.client().configMaps().inNamespace(NS).withName("podsweeper-policy").get();
+    Policy parsed = PolicyLoader.parse(policy.getData().get("policy.yaml"), "podsweeper-policy");
+    assertThat(parsed.dryRun()).isTrue();
+    assertThat(server.client().configMaps().inNamespace(NS).withName("podsweeper-control").get().getData())
+        .containsEntry("paused", "false");
+    var deployment = server.client().apps().deployments().inNamespace(NS).withName("podsweeper").get();
+    var container = deployment.getSpec().getTemplate().getSpec().getContainers().get(0);
+    assertThat(container.getArgs()).containsExactly(
+        "run", "--policy", "/etc/podsweeper/policy.yaml", "--http-port", "8080", "--log-format", "json", "--leader-elect");
+    assertThat(container.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
+    assertThat(container.getSecurityContext().getCapabilities().getDrop()).containsExactly("ALL");
+    assertThat(deployment.getSpec().getTemplate().getSpec().getServiceAccountName()).isEqualTo(SA);
+  }
+
+  @Test
+  @Order(2)
+  void theServiceAccountMayDoWhatTheCodeDoesAndNothingMore(TestApiServer server) {
+    KubernetesClient admin = server.client();
+    String user = "system:serviceaccount:" + NS + ":" + SA;
+    // What the code does (informers, removals) and what the Deployment's flags need (lease, control ConfigMap, events).
+    for (String allowed : List.of(
+        "list //pods", "watch //pods", "delete //pods other", "create //pods/eviction other",
+        "list //nodes", "watch //nodes", "list //namespaces", "watch //namespaces",
+        "list policy//poddisruptionbudgets", "watch policy//poddisruptionbudgets",
+        "list //persistentvolumeclaims", "watch //persistentvolumeclaims",
+        "list scheduling.k8s.io//priorityclasses", "watch scheduling.k8s.io//priorityclasses",
+        "create //events other", "patch //events other",
+        "get coordination.k8s.io//leases podsweeper", "create coordination.k8s.io//leases podsweeper",
+        "update coordination.k8s.io//leases podsweeper",
+        "get //configmaps podsweeper", "watch //configmaps podsweeper", "patch //configmaps podsweeper")) {
+      assertThat(allowed(admin, user, allowed)).as(allowed).isTrue();
+    }
+    for (String denied : List.of(
+        "get //pods other", "update //pods other", "patch //pods other", "create //pods other",
+        "get //secrets other", "list //secrets", "update //pods/status other",
+        "delete //nodes", "patch //nodes", "delete //namespaces", "delete policy//poddisruptionbudgets other",
+        "update coordination.k8s.io//leases other", "get coordination.k8s.io//leases other",
+        "patch //configmaps other", "get //configmaps other", "delete //configmaps podsweeper",
+        "delete coordination.k8s.io//leases podsweeper", "create //configmaps podsweeper", "escalate rbac.authorization.k8s.io//clusterroles")) {
+      assertThat(allowed(admin, user, denied)).as(denied).isFalse();
+    }
+  }
+
+  @Test
+  @Order(3)
+  void runsWithTheManifestsIdentity(TestApiServer server) throws Exception {
+    KubernetesClient admin = server.client();
+    String ns = server.newNamespace("mf");
+    Pod failed = TestPods.create(admin, ns, "failed", "node-a", Map.of());
+    TestPods.setStatus(admin, failed, "Failed", null, List.of(TestPods.terminated("Error", 1, Instant.now().minus(Duration.ofHours(2)))));
+    Pod crashing = TestPods.create(admin, ns, "crashing", "node-a", Map.of());
+    TestPods.setStatus(admin, crashing, "Running", null, List.of(TestPods.waiting("CrashLoopBackOff", 5)));
+
+    Config identity = serviceAccountConfig(server, SA);
+    try (KubernetesClient asSa = new KubernetesClientBuilder().withConfig(identity).build()) {
+      // It really is the ServiceAccount: reading a pod by name or any secret is forbidden.
+      assertThat(code(() -> asSa.pods().inNamespace(ns).withName("failed").get())).isEqualTo(403);
+      assertThat(code(() -> asSa.secrets().inAnyNamespace().list())).isEqualTo(403);
+    }
+    try (RunningService service = RunningService.start(identity, policy(ns))) {
+      assertThat(service.status("/readyz")).isEqualTo(200);
+      await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
+        assertThat(result(service, ns, "failed")).isEqualTo("success");
+        assertThat(result(service, ns, "crashing")).isEqualTo("success");
+      });
+      assertThat(decision(service, ns, "failed").get("action").asText()).isEqualTo("delete");
+      assertThat(decision(service, ns, "crashing").get("action").asText()).isEqualTo("evict");
+      await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+        assertThat(admin.pods().inNamespace(ns).withName("failed").get()).isNull();
+        assertThat(admin.pods().inNamespace(ns).withName("crashing").get()).isNull();
+      });
+      for (String resource : List.of("pods", "nodes", "namespaces", "poddisruptionbudgets", "persistentvolumeclaims", "priorityclasses")) {
+        assertThat(service.metric("podsweeper_informer_watching", "resource=\"" + resource + "\"")).as(resource).isEqualTo(1.0);
+      }
+    }
+  }
+
+  @Test
+  @Order(4)
+  void aMissingPermissionIsReportedAndNothingCrashes(TestApiServer server) throws Exception {
+    KubernetesClient admin = server.client();
+    // The manifest's ClusterRole without pods/eviction create, for a ServiceAccount of its own.
+    String sa = "podsweeper-no-eviction";
+    ClusterRole shipped = admin.rbac().clusterRoles().withName("podsweeper").get();
+    List<PolicyRule> rules = shipped.getRules().stream().filter(r -> !r.getResources().contains("pods/eviction")).toList();
+    assertThat(rules).hasSize(shipped.getRules().size() - 1);
+    admin.serviceAccounts().inNamespace(NS).resource(new ServiceAccountBuilder().withNewMetadata().withName(sa).endMetadata().build())
+        .serverSideApply();
+    admin.rbac().clusterRoles().resource(new ClusterRoleBuilder().withNewMetadata().withName(sa).endMetadata().withRules(rules).build())
+        .serverSideApply();
+    admin.rbac().clusterRoleBindings().resource(new ClusterRoleBindingBuilder().withNewMetadata().withName(sa).endMetadata()
+        .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", sa)
+        .addNewSubject().withKind("ServiceAccount").withName(sa).withNamespace(NS).endSubject().build()).serverSideApply();
+
+    String ns = server.newNamespace("mf-403");
+    Pod crashing = TestPods.create(admin, ns, "crashing", "node-a", Map.of());
+    TestPods.setStatus(admin, crashing, "Running", null, List.of(TestPods.waiting("CrashLoopBackOff", 5)));
+
+    Logger sweeperLog = (Logger) LoggerFactory.getLogger("io.podsweeper.engine.Sweeper");
+    ListAppender<ILoggingEvent> logged = new ListAppender<>();
+    logged.start();
+    sweeperLog.addAppender(logged);
+    try (RunningService service = RunningService.start(serviceAccountConfig(server, sa), policy(ns))) {
+      await().atMost(Duration.ofSeconds(15)).until(() -> decision(service, ns, "crashing") != null);
+      JsonNode d = decision(service, ns, "crashing");
+      assertThat(d.get("result").asText()).isEqualTo("error");
+      assertThat(d.get("message").asText())
+          .startsWith("403 ")
+          .contains("system:serviceaccount:podsweeper:" + sa)
+          .contains("cannot create resource \"pods/eviction\"");
+      assertThat(logged.list).anySatisfy(e -> assertThat(e.getFormattedMessage())
+          .contains("pod " + ns + "/crashing").contains("result=error").contains("403").contains("pods/eviction"));
+      assertThat(service.metric("podsweeper_api_errors_total", "operation=\"evict\"", "code=\"403\"")).isGreaterThanOrEqualTo(1.0);
+      assertThat(service.metric("podsweeper_removals_total", "result=\"error\"", "namespace=\"" + ns + "\"")).isGreaterThanOrEqualTo(1.0);
+      // Still alive and still ready: the pod stays, and is retried with backoff.
+      assertThat(service.status("/healthz")).isEqualTo(200);
+      assertThat(service.status("/readyz")).isEqualTo(200);
+      assertThat(admin.pods().inNamespace(ns).withName("crashing").get().getMetadata().getDeletionTimestamp()).isNull();
+    } finally {
+      sweeperLog.detachAppender(logged);
+    }
+  }
+
+  private static String policy(String namespace) {
+    return """
+        apiVersion: podsweeper.io/v1alpha1
+        kind: PodSweeperPolicy
+        rules:
+          - name: failed
+            namespaces: {include: [%1$s]}
+            states: [Failed]
+            maxAgeAfterFinish: 1h
+          - name: crashloop
+            namespaces: {include: [%1$s]}
+            states: [CrashLoopBackOff]
+            maxAge: 1s
+        """.formatted(namespace);
+  }
+
+  /**
+   * The object in a version this server serves. The base ships {@code policy/v1} PodDisruptionBudgets (Kubernetes
+   * 1.21+, the only version since 1.25); the 1.20 test server has only {@code policy/v1beta1}, whose spec is the
+   * same, so that one object is applied as v1beta1 there. Everything else goes as rendered.
+   */
+  private static HasMetadata asServed(KubernetesClient client, HasMetadata object) {
+    if (object instanceof io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget pdb
+        && !client.supports(io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget.class)) {
+      Map<String, Object> map = client.getKubernetesSerialization().convertValue(pdb, Map.class);
+      map.put("apiVersion", "policy/v1beta1");
+      return client.getKubernetesSerialization()
+          .convertValue(map, io.fabric8.kubernetes.api.model.policy.v1beta1.PodDisruptionBudget.class);
+    }
+    return object;
+  }
+
+  /** "verb group//resource[/subresource] [namespace]": may {@code user} do it? (a SubjectAccessReview) */
+  private static boolean allowed(KubernetesClient admin, String user, String request) {
+    String[] parts = request.split(" ");
+    String[] groupResource = parts[1].split("//");
+    String[] resource = groupResource[1].split("/");
+    ResourceAttributesBuilder attributes = new ResourceAttributesBuilder().withVerb(parts[0]).withGroup(groupResource[0])
+        .withResource(resource[0]).withSubresource(resource.length > 1 ? resource[1] : null)
+        .withNamespace(parts.length > 2 ? parts[2] : null);
+    SubjectAccessReview review = admin.authorization().v1().subjectAccessReview().create(new SubjectAccessReviewBuilder()
+        .withNewSpec().withUser(user).withGroups("system:serviceaccounts", "system:serviceaccounts:" + NS, "system:authenticated")
+        .withResourceAttributes(attributes.build()).endSpec().build());
+    return Boolean.TRUE.equals(review.getStatus().getAllowed());
+  }
+
+  /**
+   * A client configuration that authenticates as ServiceAccount {@code podsweeper/NAME}: a client certificate
+   * signed by the test server's CA with the user and groups the API server gives that ServiceAccount's tokens.
+   * (No controller-manager runs there, so no token is minted.)
+   */
+  private static Config serviceAccountConfig(TestApiServer server, String name) throws Exception {
+    Path pki = server.kubeconfig().getParent().resolve("pki");
+    Path dir = Files.createTempDirectory("podsweeper-sa-");
+    Path key = dir.resolve("client.key");
+    Path csr = dir.resolve("client.csr");
+    Path crt = dir.resolve("client.crt");
+    run(dir, "openssl", "req", "-newkey", "rsa:2048", "-nodes", "-keyout", key.toString(), "-out", csr.toString(),
+        "-subj", "/O=system:serviceaccounts/O=system:serviceaccounts:" + NS + "/CN=system:serviceaccount:" + NS + ":" + name);
+    run(dir, "openssl", "x509", "-req", "-in", csr.toString(), "-CA", pki.resolve("ca.crt").toString(),
+        "-CAkey", pki.resolve("ca.key").toString(), "-CAcreateserial", "-CAserial", dir.resolve("ca.srl").toString(),
+        "-out", crt.toString(), "-days", "1");
+    Config admin = server.config();
+    return new ConfigBuilder(Config.empty())
+        .withMasterUrl(admin.getMasterUrl())
+        .withCaCertFile(admin.getCaCertFile())
+        .withClientCertFile(crt.toString())
+        .withClientKeyFile(key.toString())
+        .build();
+  }
+
+  private static int code(Runnable request) {
+    try {
+      request.run();
+      return 200;
+    } catch (KubernetesClientException e) {
+      return e.getCode();
+    }
+  }
+
+  private static String result(RunningService service, String ns, String name) throws IOException {
+    JsonNode d = decision(service, ns, name);
+    return d == null ? null : d.get("result").asText();
+  }
+
+  private static JsonNode decision(RunningService service, String ns, String name) throws IOException {
+    for (JsonNode d : JSON.readTree(service.get("/api/v1/decisions")).get("decisions")) {
+      if (d.get("namespace").asText().equals(ns) && d.get("name").asText().equals(name)) {
+        return d;
+      }
+    }
+    return null;
+  }
+
+  /** Runs a command; its output, or a failure that says what ran and what it printed. */
+  private static String run(Path dir, String... command) throws IOException, InterruptedException {
+    Process p;
+    try {
+      p = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(false).start();
+    } catch (IOException e) {
+      throw new IllegalStateException(command[0] + " is needed on PATH for this test: " + e.getMessage(), e);
+    }
+    byte[] out = p.getInputStream().readAllBytes();
+    byte[] err = p.getErrorStream().readAllBytes();
+    if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+      throw new IllegalStateException(String.join(" ", command) + " failed:\n" + new String(err, StandardCharsets.UTF_8));
+    }
+    return new String(out, StandardCharsets.UTF_8);
+  }
+}
