@@ -27,6 +27,8 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.podsweeper.policy.Policy;
 import io.podsweeper.policy.PolicyLoader;
 import io.podsweeper.testing.ApiServerExtension;
+import io.podsweeper.engine.Service;
+import io.podsweeper.kube.Leadership;
 import io.podsweeper.testing.RunningService;
 import io.podsweeper.testing.TestApiServer;
 import io.podsweeper.testing.TestPods;
@@ -40,6 +42,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeAll;
@@ -118,7 +121,7 @@ class ManifestsIT {
         "list scheduling.k8s.io//priorityclasses", "watch scheduling.k8s.io//priorityclasses",
         "create //events other", "patch //events other",
         "get coordination.k8s.io//leases podsweeper", "create coordination.k8s.io//leases podsweeper",
-        "update coordination.k8s.io//leases podsweeper",
+        "update coordination.k8s.io//leases podsweeper", "patch coordination.k8s.io//leases podsweeper",
         "get //configmaps podsweeper", "watch //configmaps podsweeper", "patch //configmaps podsweeper")) {
       assertThat(allowed(admin, user, allowed)).as(allowed).isTrue();
     }
@@ -149,8 +152,19 @@ class ManifestsIT {
       assertThat(code(() -> asSa.pods().inNamespace(ns).withName("failed").get())).isEqualTo(403);
       assertThat(code(() -> asSa.secrets().inAnyNamespace().list())).isEqualTo(403);
     }
-    try (RunningService service = RunningService.start(identity, policy(ns))) {
+    // As the Deployment runs it: leader election on the Lease and the kill switch in the control ConfigMap.
+    Service.Options local = Service.Options.local(0);
+    Service.Options asDeployed = new Service.Options(local.httpHost(), local.httpPort(), local.syncTimeoutSeconds(),
+        local.policyFile(), local.adjust(), local.reloadInterval(),
+        Optional.of(new Service.Options.ObjectName("podsweeper", "podsweeper-control")),
+        Optional.of(new Service.Options.LeaderElection("podsweeper", "podsweeper", "podsweeper-0", Leadership.Timing.DEFAULT)),
+        Optional.empty());
+    try (RunningService service = RunningService.start(identity, policy(ns), asDeployed)) {
       assertThat(service.status("/readyz")).isEqualTo(200);
+      await().atMost(Duration.ofSeconds(10)).until(() -> service.metric("podsweeper_leader") == 1.0);
+      // Renewals (merge patches of the Lease) go through: it stays the leader past a renew period.
+      Thread.sleep(Leadership.Timing.DEFAULT.retryPeriod().toMillis() * 2);
+      assertThat(service.metric("podsweeper_paused")).isZero();
       await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
         assertThat(result(service, ns, "failed")).isEqualTo("success");
         assertThat(result(service, ns, "crashing")).isEqualTo("success");
