@@ -72,8 +72,11 @@ public final class DeschedulerPlugins {
         throw owners.error("only one of include/exclude ownerKinds can be set");
       }
     }
+    // Upstream truncates the age to whole seconds and wants it strictly greater than the value: N.9 s is not older
+    // than N. Strictly older than N+1 s minus a nanosecond says exactly that.
     return new Rule(profile, namespaces(args), LabelSelector.EVERYTHING, Selectors.read(args, "labelSelector"), states,
-        maxSeconds.isPresent() ? Optional.of(Duration.ofSeconds(maxSeconds.getAsLong())) : Optional.empty(), Optional.empty(),
+        maxSeconds.isPresent() ? Optional.of(Duration.ofSeconds(maxSeconds.getAsLong() + 1).minusNanos(1)) : Optional.empty(),
+        Optional.empty(),
         conditions, exitCodes, ownerInclude, ownerExclude, args.bool("includingInitContainers", false),
         args.bool("includingEphemeralContainers", false));
   }

@@ -86,7 +86,8 @@ public final class Evictor {
 
   private Optional<String> activeProtection(PodRecord pod, ClusterView view) {
     if (args.protections().contains(Protection.SystemCriticalPods) && pod.priority().isPresent()) {
-      int threshold = priorityThreshold(view);
+      // Upstream protects system-critical pods as a check of its own: a higher named threshold never unprotects them.
+      int threshold = Math.min(priorityThreshold(view), EvictorArgs.SYSTEM_CRITICAL_PRIORITY);
       if (pod.priority().getAsInt() >= threshold) {
         return Optional.of("priority " + pod.priority().getAsInt() + " >= threshold " + threshold);
       }

@@ -1,0 +1,252 @@
+package io.podsweeper.cluster;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+
+/**
+ * Compact fluent builders for {@link PodRecord} and {@link NodeRecord} in unit tests. Defaults: a Running pod in
+ * namespace {@code default} on node {@code node-a}, owned by a ReplicaSet, created at {@link #NOW} (age 0), with one
+ * running main container and no volumes, priority, conditions or scheduling constraints.
+ */
+public final class PodFixtures {
+  /** The fixed "now" every test plans at. */
+  public static final Instant NOW = Instant.parse("2026-06-30T12:00:00Z");
+
+  private PodFixtures() {}
+
+  public static PodBuilder pod(String name) {
+    return new PodBuilder(name);
+  }
+
+  public static NodeBuilder node(String name) {
+    return new NodeBuilder(name);
+  }
+
+  public static NamespaceRecord namespace(String name, Map<String, String> labels) {
+    Map<String, String> all = new LinkedHashMap<>(labels);
+    all.put("kubernetes.io/metadata.name", name);
+    return new NamespaceRecord(name, all);
+  }
+
+  public static ContainerStatus running(String name) {
+    return new ContainerStatus(name, ContainerStatus.Kind.MAIN, Optional.empty(), Optional.empty(), OptionalInt.empty(),
+        Optional.empty(), 0);
+  }
+
+  public static ContainerStatus waiting(String name, String reason, int restarts) {
+    return waiting(name, ContainerStatus.Kind.MAIN, reason, restarts);
+  }
+
+  public static ContainerStatus waiting(String name, ContainerStatus.Kind kind, String reason, int restarts) {
+    return new ContainerStatus(name, kind, Optional.of(reason), Optional.empty(), OptionalInt.empty(), Optional.empty(), restarts);
+  }
+
+  public static ContainerStatus terminated(String name, String reason, int exitCode) {
+    return terminated(name, ContainerStatus.Kind.MAIN, reason, exitCode);
+  }
+
+  public static ContainerStatus terminated(String name, ContainerStatus.Kind kind, String reason, int exitCode) {
+    return new ContainerStatus(name, kind, Optional.empty(), Optional.of(reason), OptionalInt.of(exitCode),
+        Optional.of(NOW.minusSeconds(60)), 0);
+  }
+
+  public static ContainerStatus restarted(String name, ContainerStatus.Kind kind, int restarts) {
+    return new ContainerStatus(name, kind, Optional.empty(), Optional.empty(), OptionalInt.empty(), Optional.empty(), restarts);
+  }
+
+  public static final class PodBuilder {
+    private String namespace = "default";
+    private final String name;
+    private Instant created = NOW;
+    private Optional<Instant> deletion = Optional.empty();
+    private String nodeName = "node-a";
+    private String phase = "Running";
+    private Optional<String> reason = Optional.empty();
+    private final Map<String, String> labels = new LinkedHashMap<>();
+    private final Map<String, String> annotations = new LinkedHashMap<>();
+    private List<OwnerRef> owners;
+    private List<ContainerStatus> containers;
+    private OptionalInt priority = OptionalInt.empty();
+    private Optional<Instant> startTime = Optional.empty();
+    private final List<PodCondition> conditions = new ArrayList<>();
+    private boolean localStorage;
+    private final List<String> pvcs = new ArrayList<>();
+    private Map<String, String> nodeSelector = Map.of();
+    private final List<Toleration> tolerations = new ArrayList<>();
+    private final Map<String, Long> requests = new LinkedHashMap<>();
+
+    private PodBuilder(String name) {
+      this.name = name;
+      this.owners = List.of(new OwnerRef("ReplicaSet", "rs-" + name, "uid-rs-" + name, true));
+    }
+
+    public PodBuilder ns(String value) {
+      namespace = value;
+      return this;
+    }
+
+    /** Created {@code age} before {@link #NOW}. */
+    public PodBuilder age(Duration age) {
+      created = NOW.minus(age);
+      return this;
+    }
+
+    public PodBuilder ageSeconds(long seconds) {
+      return age(Duration.ofSeconds(seconds));
+    }
+
+    public PodBuilder created(Instant value) {
+      created = value;
+      return this;
+    }
+
+    public PodBuilder terminating() {
+      deletion = Optional.of(NOW.minusSeconds(1));
+      return this;
+    }
+
+    public PodBuilder on(String node) {
+      nodeName = node;
+      return this;
+    }
+
+    public PodBuilder unscheduled() {
+      nodeName = "";
+      phase = "Pending";
+      return this;
+    }
+
+    public PodBuilder phase(String value) {
+      phase = value;
+      return this;
+    }
+
+    public PodBuilder reason(String value) {
+      reason = Optional.of(value);
+      return this;
+    }
+
+    public PodBuilder label(String key, String value) {
+      labels.put(key, value);
+      return this;
+    }
+
+    public PodBuilder annotation(String key, String value) {
+      annotations.put(key, value);
+      return this;
+    }
+
+    /** No ownerReferences at all. */
+    public PodBuilder bare() {
+      owners = List.of();
+      return this;
+    }
+
+    /** Replaces the owners by one of this kind, named {@code name} with uid {@code uid-<name>}. */
+    public PodBuilder ownedBy(String kind, String ownerName) {
+      owners = List.of(new OwnerRef(kind, ownerName, "uid-" + ownerName, true));
+      return this;
+    }
+
+    public PodBuilder containers(ContainerStatus... values) {
+      containers = List.of(values);
+      return this;
+    }
+
+    public PodBuilder priority(int value) {
+      priority = OptionalInt.of(value);
+      return this;
+    }
+
+    public PodBuilder startedAgo(Duration ago) {
+      startTime = Optional.of(NOW.minus(ago));
+      return this;
+    }
+
+    public PodBuilder condition(String type, String status, String conditionReason, Instant lastTransition) {
+      conditions.add(new PodCondition(type, status, Optional.ofNullable(conditionReason), Optional.ofNullable(lastTransition)));
+      return this;
+    }
+
+    public PodBuilder localStorage() {
+      localStorage = true;
+      return this;
+    }
+
+    public PodBuilder pvc(String claim) {
+      pvcs.add(claim);
+      return this;
+    }
+
+    public PodBuilder nodeSelector(Map<String, String> value) {
+      nodeSelector = value;
+      return this;
+    }
+
+    public PodBuilder tolerates(String key, String value, String effect) {
+      tolerations.add(new Toleration(key, "Equal", value, effect));
+      return this;
+    }
+
+    public PodBuilder requests(String resource, long amount) {
+      requests.put(resource, amount);
+      return this;
+    }
+
+    public PodRecord build() {
+      List<ContainerStatus> cs = containers != null ? containers : List.of(running("main"));
+      return new PodRecord(namespace, name, "uid-" + namespace + "-" + name, "1", created, deletion, nodeName, phase, reason,
+          labels, annotations, owners, cs, priority, startTime, conditions, new Volumes(localStorage, pvcs, false),
+          new Scheduling(nodeSelector, List.of(), tolerations, requests));
+    }
+  }
+
+  public static final class NodeBuilder {
+    private final String name;
+    private final Map<String, String> labels = new LinkedHashMap<>();
+    private boolean ready = true;
+    private boolean unschedulable;
+    private final List<Taint> taints = new ArrayList<>();
+    private final Map<String, Long> allocatable = new LinkedHashMap<>(Map.of("cpu", 4000L, "memory", 8L << 30, "pods", 110L));
+
+    private NodeBuilder(String name) {
+      this.name = name;
+    }
+
+    public NodeBuilder notReady() {
+      ready = false;
+      return this;
+    }
+
+    public NodeBuilder unschedulable() {
+      unschedulable = true;
+      return this;
+    }
+
+    public NodeBuilder label(String key, String value) {
+      labels.put(key, value);
+      return this;
+    }
+
+    public NodeBuilder taint(String key, String value, String effect) {
+      taints.add(new Taint(key, value, effect));
+      return this;
+    }
+
+    /** Allocatable cpu in millicores. */
+    public NodeBuilder cpu(long millis) {
+      allocatable.put("cpu", millis);
+      return this;
+    }
+
+    public NodeRecord build() {
+      return new NodeRecord(name, labels, ready, unschedulable, taints, allocatable);
+    }
+  }
+}

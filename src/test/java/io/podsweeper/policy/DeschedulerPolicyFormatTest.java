@@ -1,0 +1,601 @@
+package io.podsweeper.policy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import java.util.Set;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Reading {@code descheduler/v1alpha2 DeschedulerPolicy}: validation errors as upstream v0.36 makes them (each with
+ * the exact message and the path of the offending place), and the model a valid policy maps to.
+ */
+class DeschedulerPolicyFormatTest {
+  private static final String HEAD = "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\n";
+  private static final String KNOWN_PLUGINS = "DefaultEvictor, PodLifeTime, RemoveFailedPods, RemovePodsHavingTooManyRestarts";
+  private static final String ALLOWED_STATES = "Completed, ContainerCannotRun, ContainerCreating, CrashLoopBackOff, "
+      + "CreateContainerConfigError, CreateContainerError, DeadlineExceeded, ErrImagePull, Error, Evicted, Failed, "
+      + "ImagePullBackOff, InvalidImageName, NodeAffinity, NodeLost, OOMKilled, Pending, PodInitializing, Running, Shutdown, "
+      + "StartError, Succeeded, UnexpectedAdmissionError, Unknown";
+
+  /** A one-profile policy whose pluginConfig[0] is {@code plugin} with {@code args}, enabled on deschedule. */
+  static String plugin(String plugin, String args) {
+    return HEAD + """
+        profiles:
+          - name: p
+            pluginConfig:
+              - name: %s
+                args:
+        %s
+            plugins:
+              deschedule:
+                enabled: [%s]
+        """.formatted(plugin, args.indent(12).stripTrailing(), plugin);
+  }
+
+  /** A one-profile policy whose pluginConfig[0] is the DefaultEvictor with {@code args}, plus an age-only PodLifeTime. */
+  static String evictor(String args) {
+    return HEAD + """
+        profiles:
+          - name: p
+            pluginConfig:
+              - name: DefaultEvictor
+                args:
+        %s
+              - name: PodLifeTime
+                args: {maxPodLifeTimeSeconds: 60}
+            plugins:
+              deschedule:
+                enabled: [PodLifeTime]
+        """.formatted(args.indent(12).stripTrailing());
+  }
+
+  static String error(String yaml) {
+    try {
+      PolicyLoader.parse(yaml, "policy.yaml");
+    } catch (PolicyException e) {
+      return e.getMessage();
+    }
+    throw new AssertionError("expected the policy to be rejected:\n" + yaml);
+  }
+
+  static Policy parse(String yaml) {
+    return PolicyLoader.parse(yaml, "policy.yaml");
+  }
+
+  @Nested
+  class PluginArgs {
+    static final String ARGS = "profiles[0].pluginConfig[0].args";
+
+    @Test
+    void namespacesIncludeAndExclude() {
+      assertThat(error(plugin("PodLifeTime", "maxPodLifeTimeSeconds: 1\nnamespaces: {include: [a], exclude: [b]}")))
+          .isEqualTo(ARGS + ".namespaces: only one of Include/Exclude namespaces can be set");
+      assertThat(error(plugin("RemoveFailedPods", "namespaces: {include: [a], exclude: [b]}")))
+          .isEqualTo(ARGS + ".namespaces: only one of Include/Exclude namespaces can be set");
+      assertThat(error(plugin("RemovePodsHavingTooManyRestarts", "podRestartThreshold: 1\nnamespaces: {include: [a], exclude: [b]}")))
+          .isEqualTo(ARGS + ".namespaces: only one of Include/Exclude namespaces can be set");
+    }
+
+    @Test
+    void ownerKindsIncludeAndExclude() {
+      assertThat(error(plugin("PodLifeTime", "maxPodLifeTimeSeconds: 1\nownerKinds: {include: [Job], exclude: [DaemonSet]}")))
+          .isEqualTo(ARGS + ".ownerKinds: only one of include/exclude ownerKinds can be set");
+    }
+
+    @Test
+    void podLifeTimeWithoutCriteria() {
+      String expected = ARGS + ": PodLifeTime needs at least one of maxPodLifeTimeSeconds, states, conditions, exitCodes";
+      assertThat(error(plugin("PodLifeTime", "namespaces: {include: [a]}\nincludingInitContainers: true"))).isEqualTo(expected);
+      assertThat(error(plugin("PodLifeTime", "{}"))).isEqualTo(expected);
+      assertThat(error(plugin("PodLifeTime", "states: []"))).isEqualTo(expected);
+    }
+
+    @Test
+    void unknownStateListsTheAllowedValuesSorted() {
+      assertThat(error(plugin("PodLifeTime", "states: [Running, ContainerStatusUnknown]")))
+          .isEqualTo(ARGS + ".states[1]: states must be one of [" + ALLOWED_STATES + "], got \"ContainerStatusUnknown\"");
+      assertThat(error(plugin("PodLifeTime", "states: [Terminating]")))
+          .isEqualTo(ARGS + ".states[0]: states must be one of [" + ALLOWED_STATES + "], got \"Terminating\"");
+    }
+
+    @Test
+    void everyAllowedStateIsAccepted() {
+      Rule rule = ((PodLifeTimeArgs) parse(plugin("PodLifeTime", "states: [" + ALLOWED_STATES + "]"))
+          .profiles().get(0).deschedule().get(0)).rules().get(0);
+      assertThat(rule.states()).hasSize(24);
+      assertThat(rule.states().stream().map(PodState::wireName).toList())
+          .containsExactly(ALLOWED_STATES.split(", "));
+    }
+
+    @Test
+    void conditionFilterWithoutAnyField() {
+      assertThat(error(plugin("PodLifeTime", "conditions: [{type: Ready}, {}]")))
+          .isEqualTo(ARGS + ".conditions[1]: a condition filter needs at least one of type, status, reason, "
+              + "minTimeSinceLastTransitionSeconds");
+    }
+
+    @Test
+    void conditionFilterUnknownField() {
+      assertThat(error(plugin("PodLifeTime", "conditions: [{type: Ready, lastTransitionTime: 5}]")))
+          .isEqualTo(ARGS + ".conditions[0].lastTransitionTime: unknown field (known: minTimeSinceLastTransitionSeconds, reason, "
+              + "status, type)");
+    }
+
+    @Test
+    void podRestartThresholdMustBeAtLeastOne() {
+      String expected = ARGS + ".podRestartThreshold: invalid PodsHavingTooManyRestarts threshold: must be at least 1";
+      assertThat(error(plugin("RemovePodsHavingTooManyRestarts", "podRestartThreshold: 0"))).isEqualTo(expected);
+      assertThat(error(plugin("RemovePodsHavingTooManyRestarts", "podRestartThreshold: -3"))).isEqualTo(expected);
+      assertThat(error(plugin("RemovePodsHavingTooManyRestarts", "includingInitContainers: true"))).isEqualTo(expected);
+      assertThat(error(plugin("RemovePodsHavingTooManyRestarts", "{}"))).isEqualTo(expected);
+    }
+
+    @Test
+    void tooManyRestartsStatesOnlyRunningAndCrashLoopBackOff() {
+      assertThat(error(plugin("RemovePodsHavingTooManyRestarts", "podRestartThreshold: 1\nstates: [Running, Pending]")))
+          .isEqualTo(ARGS + ".states[1]: states must be one of [CrashLoopBackOff Running], got \"Pending\"");
+    }
+
+    @Test
+    void unknownArgumentIsRejectedStrictly() {
+      assertThat(error(plugin("PodLifeTime", "maxPodLifetimeSeconds: 60")))
+          .isEqualTo(ARGS + ".maxPodLifetimeSeconds: unknown field (known: conditions, exitCodes, includingEphemeralContainers, "
+              + "includingInitContainers, labelSelector, maxPodLifeTimeSeconds, namespaces, ownerKinds, states)");
+      assertThat(error(plugin("RemoveFailedPods", "minPodLifeTimeSeconds: 60")))
+          .isEqualTo(ARGS + ".minPodLifeTimeSeconds: unknown field (known: excludeOwnerKinds, exitCodes, includingInitContainers, "
+              + "labelSelector, minPodLifetimeSeconds, namespaces, reasons)");
+      assertThat(error(plugin("RemovePodsHavingTooManyRestarts", "podRestartThreshold: 1\nthreshold: 3")))
+          .isEqualTo(ARGS + ".threshold: unknown field (known: includingInitContainers, labelSelector, namespaces, "
+              + "podRestartThreshold, states)");
+    }
+
+    @Test
+    void wrongTypesAreRejected() {
+      assertThat(error(plugin("PodLifeTime", "maxPodLifeTimeSeconds: \"60\"")))
+          .isEqualTo(ARGS + ".maxPodLifeTimeSeconds: must be a whole number, got \"60\"");
+      assertThat(error(plugin("PodLifeTime", "maxPodLifeTimeSeconds: 1.5")))
+          .isEqualTo(ARGS + ".maxPodLifeTimeSeconds: must be a whole number, got 1.5");
+      assertThat(error(plugin("PodLifeTime", "maxPodLifeTimeSeconds: -1")))
+          .isEqualTo(ARGS + ".maxPodLifeTimeSeconds: must be between 0 and 3153600000, got -1");
+      assertThat(error(plugin("PodLifeTime", "maxPodLifeTimeSeconds: 1\nincludingInitContainers: \"yes\"")))
+          .isEqualTo(ARGS + ".includingInitContainers: must be true or false, got \"yes\"");
+      assertThat(error(plugin("PodLifeTime", "states: Running")))
+          .isEqualTo(ARGS + ".states: must be a list, got \"Running\"");
+      assertThat(error(plugin("RemoveFailedPods", "exitCodes: [one]")))
+          .isEqualTo(ARGS + ".exitCodes[0]: must be a whole number, got \"one\"");
+      assertThat(error(plugin("RemoveFailedPods", "[1, 2]")))
+          .isEqualTo(ARGS + ": must be an object, got a list");
+    }
+
+    @Test
+    void labelSelectorMustParse() {
+      assertThat(error(plugin("PodLifeTime", "maxPodLifeTimeSeconds: 1\nlabelSelector: {matchExpressions: [{key: app, operator: Equals, values: [a]}]}")))
+          .isEqualTo(ARGS + ".labelSelector.matchExpressions[0].operator: unknown operator \"Equals\" (one of In, NotIn, Exists, DoesNotExist)");
+      assertThat(error(plugin("RemoveFailedPods", "labelSelector: {matchExpressions: [{key: app, operator: In}]}")))
+          .isEqualTo(ARGS + ".labelSelector.matchExpressions[0].values: operator In needs at least one value");
+      assertThat(error(plugin("RemovePodsHavingTooManyRestarts", "podRestartThreshold: 1\nlabelSelector: {matchLabels: {\"-bad\": x}}")))
+          .isEqualTo(ARGS + ".labelSelector.matchLabels.-bad: invalid label key \"-bad\"");
+    }
+
+    @Test
+    void namespacesAreExactNamesNotPatterns() {
+      assertThat(error(plugin("PodLifeTime", "maxPodLifeTimeSeconds: 1\nnamespaces: {include: [\"ci-*\"]}")))
+          .isEqualTo(ARGS + ".namespaces: namespace \"ci-*\": upstream namespaces are exact names, not patterns");
+    }
+  }
+
+  @Nested
+  class DefaultEvictorArgs {
+    static final String ARGS = "profiles[0].pluginConfig[0].args";
+
+    @Test
+    void priorityThresholdValueAndName() {
+      assertThat(error(evictor("priorityThreshold: {value: 10, name: high}")))
+          .isEqualTo(ARGS + ".priorityThreshold: only one of priorityThreshold fields can be set");
+    }
+
+    @Test
+    void priorityThresholdValueAboveSystemCritical() {
+      assertThat(error(evictor("priorityThreshold: {value: 2000000001}")))
+          .isEqualTo(ARGS + ".priorityThreshold.value: must be between -2147483648 and 2000000000, got 2000000001");
+      assertThat(parse(evictor("priorityThreshold: {value: 2000000000}")).profiles().get(0).evictor().priorityThreshold())
+          .isEqualTo(OptionalInt.of(2_000_000_000));
+    }
+
+    @Test
+    void noEvictionPolicyValues() {
+      assertThat(error(evictor("noEvictionPolicy: Always")))
+          .isEqualTo(ARGS + ".noEvictionPolicy: must be Preferred or Mandatory, got \"Always\"");
+      assertThat(error(evictor("noEvictionPolicy: mandatory")))
+          .isEqualTo(ARGS + ".noEvictionPolicy: must be Preferred or Mandatory, got \"mandatory\"");
+      assertThat(parse(evictor("noEvictionPolicy: \"\"")).profiles().get(0).evictor().noEvictionPolicy())
+          .isEqualTo(EvictorArgs.NoEvictionPolicy.Unset);
+      assertThat(parse(evictor("noEvictionPolicy: Preferred")).profiles().get(0).evictor().noEvictionPolicy())
+          .isEqualTo(EvictorArgs.NoEvictionPolicy.Preferred);
+    }
+
+    @Test
+    void deprecatedBooleanMixedWithPodProtections() {
+      assertThat(error(evictor("evictLocalStoragePods: true\npodProtections: {extraEnabled: [PodsWithPVC]}")))
+          .isEqualTo(ARGS + ".evictLocalStoragePods: cannot be combined with podProtections; use podProtections only");
+      assertThat(error(evictor("ignorePodsWithoutPDB: true\npodProtections: {defaultDisabled: [DaemonSetPods]}")))
+          .isEqualTo(ARGS + ".ignorePodsWithoutPDB: cannot be combined with podProtections; use podProtections only");
+      // a false deprecated flag is not "set"
+      assertThat(parse(evictor("evictDaemonSetPods: false\npodProtections: {defaultDisabled: [DaemonSetPods]}"))
+          .profiles().get(0).evictor().protections())
+          .containsExactlyInAnyOrder(Protection.PodsWithLocalStorage, Protection.SystemCriticalPods, Protection.FailedBarePods);
+    }
+
+    @Test
+    void deprecatedBooleansAloneMapToProtections() {
+      String args = """
+          evictLocalStoragePods: true
+          evictDaemonSetPods: true
+          evictSystemCriticalPods: true
+          evictFailedBarePods: true
+          ignorePvcPods: true
+          ignorePodsWithoutPDB: true
+          """;
+      assertThat(parse(evictor(args)).profiles().get(0).evictor().protections())
+          .containsExactlyInAnyOrder(Protection.PodsWithPVC, Protection.PodsWithoutPDB);
+    }
+
+    @Test
+    void unknownProtectionName() {
+      assertThat(error(evictor("podProtections: {defaultDisabled: [PodsWithPVC]}")))
+          .isEqualTo(ARGS + ".podProtections.defaultDisabled[0]: unknown protection \"PodsWithPVC\" "
+              + "(one of DaemonSetPods, FailedBarePods, PodsWithLocalStorage, SystemCriticalPods)");
+      assertThat(error(evictor("podProtections: {extraEnabled: [PodsWithPvc]}")))
+          .isEqualTo(ARGS + ".podProtections.extraEnabled[0]: unknown protection \"PodsWithPvc\" "
+              + "(one of PodsWithPVC, PodsWithResourceClaims, PodsWithoutPDB)");
+    }
+
+    @Test
+    void unknownEvictorArgument() {
+      assertThat(error(evictor("evictSystemCriticalPod: true")))
+          .isEqualTo(ARGS + ".evictSystemCriticalPod: unknown field (known: evictDaemonSetPods, evictFailedBarePods, "
+              + "evictLocalStoragePods, evictSystemCriticalPods, ignorePodsWithoutPDB, ignorePvcPods, labelSelector, minPodAge, "
+              + "minReplicas, namespaceLabelSelector, noEvictionPolicy, nodeFit, nodeSelector, podProtections, priorityThreshold)");
+    }
+
+    @Test
+    void badMinPodAge() {
+      assertThat(error(evictor("minPodAge: 5 minutes")))
+          .isEqualTo(ARGS + ".minPodAge: invalid duration \"5 minutes\" (a positive duration such as 90s, 1h30m or 7d)");
+    }
+
+    @Test
+    void badEvictorNodeSelector() {
+      assertThat(error(evictor("nodeSelector: \"pool in (a,b\"")))
+          .isEqualTo(ARGS + ".nodeSelector: invalid label key \"pool in (a,b\"");
+    }
+  }
+
+  @Nested
+  class PluginsAndProfiles {
+    @Test
+    void unknownPluginInPluginConfig() {
+      assertThat(error(plugin("PodLifetime", "maxPodLifeTimeSeconds: 1")))
+          .isEqualTo("profiles[0].pluginConfig[0].name: unknown plugin \"PodLifetime\" (known: " + KNOWN_PLUGINS + ")");
+    }
+
+    @Test
+    void unknownPluginEnabled() {
+      String yaml = HEAD + """
+          profiles:
+            - name: p
+              plugins:
+                deschedule: {enabled: [RemoveEverything]}
+          """;
+      assertThat(error(yaml))
+          .isEqualTo("profiles[0].plugins.deschedule.enabled[0]: unknown plugin \"RemoveEverything\" (known: " + KNOWN_PLUGINS + ")");
+    }
+
+    @Test
+    void enabledPluginWithoutPluginConfig() {
+      String yaml = HEAD + """
+          profiles:
+            - name: p
+              pluginConfig:
+                - {name: PodLifeTime, args: {maxPodLifeTimeSeconds: 60}}
+              plugins:
+                deschedule: {enabled: [PodLifeTime, RemoveFailedPods]}
+          """;
+      assertThat(error(yaml)).isEqualTo("profiles[0].plugins.deschedule.enabled[1]: plugin \"RemoveFailedPods\" has no "
+          + "pluginConfig entry (upstream requires one, args may be empty)");
+    }
+
+    @Test
+    void pluginConfigWithoutArgsIsFine() {
+      String yaml = HEAD + """
+          profiles:
+            - name: p
+              pluginConfig:
+                - name: RemoveFailedPods
+              plugins:
+                deschedule: {enabled: [RemoveFailedPods]}
+          """;
+      assertThat(parse(yaml).profiles().get(0).deschedule()).containsExactly(new RemoveFailedPodsArgs(NamespaceFilter.ALL,
+          LabelSelector.EVERYTHING, Set.of(), Duration.ofSeconds(3600), Set.of(), Set.of(), false));
+    }
+
+    @Test
+    void notYetSupportedPlugin() {
+      String supported = " is not supported by Podsweeper yet (supported: " + KNOWN_PLUGINS + ")";
+      String configured = HEAD + """
+          profiles:
+            - name: p
+              pluginConfig:
+                - name: LowNodeUtilization
+                  args: {thresholds: {cpu: 20}, targetThresholds: {cpu: 50}}
+              plugins:
+                balance: {enabled: [LowNodeUtilization]}
+          """;
+      assertThat(error(configured)).isEqualTo("profiles[0].pluginConfig[0].name: plugin \"LowNodeUtilization\"" + supported);
+      String enabledOnly = HEAD + """
+          profiles:
+            - name: p
+              plugins:
+                deschedule: {enabled: [RemovePodsViolatingNodeTaints]}
+          """;
+      assertThat(error(enabledOnly))
+          .isEqualTo("profiles[0].plugins.deschedule.enabled[0]: plugin \"RemovePodsViolatingNodeTaints\"" + supported);
+    }
+
+    @Test
+    void deschedulePluginUnderBalance() {
+      String yaml = HEAD + """
+          profiles:
+            - name: p
+              pluginConfig: [{name: RemoveFailedPods}]
+              plugins:
+                balance: {enabled: [RemoveFailedPods]}
+          """;
+      assertThat(error(yaml))
+          .isEqualTo("profiles[0].plugins.balance.enabled[0]: RemoveFailedPods is a deschedule plugin, not a balance plugin");
+    }
+
+    @Test
+    void onlyDefaultEvictorFilters() {
+      String yaml = HEAD + """
+          profiles:
+            - name: p
+              pluginConfig: [{name: RemoveFailedPods}]
+              plugins:
+                filter: {enabled: [RemoveFailedPods]}
+          """;
+      assertThat(error(yaml)).isEqualTo("profiles[0].plugins.filter.enabled[0]: unknown plugin \"RemoveFailedPods\" (known: "
+          + KNOWN_PLUGINS + "); only DefaultEvictor filters");
+    }
+
+    @Test
+    void duplicateProfileNames() {
+      String yaml = HEAD + """
+          profiles:
+            - name: same
+              pluginConfig: [{name: RemoveFailedPods}]
+              plugins: {deschedule: {enabled: [RemoveFailedPods]}}
+            - name: same
+              pluginConfig: [{name: RemoveFailedPods}]
+              plugins: {deschedule: {enabled: [RemoveFailedPods]}}
+          """;
+      assertThat(error(yaml)).isEqualTo("profiles[1].name: duplicate profile name \"same\"");
+    }
+
+    @Test
+    void duplicatePluginConfig() {
+      String yaml = HEAD + """
+          profiles:
+            - name: p
+              pluginConfig: [{name: RemoveFailedPods}, {name: RemoveFailedPods, args: {}}]
+              plugins: {deschedule: {enabled: [RemoveFailedPods]}}
+          """;
+      assertThat(error(yaml)).isEqualTo("profiles[0].pluginConfig[1].name: duplicate pluginConfig for \"RemoveFailedPods\"");
+    }
+
+    @Test
+    void profileNeedsAName() {
+      String yaml = HEAD + """
+          profiles:
+            - pluginConfig: [{name: RemoveFailedPods}]
+              plugins: {deschedule: {enabled: [RemoveFailedPods]}}
+          """;
+      assertThat(error(yaml)).isEqualTo("profiles[0].name: is required");
+    }
+
+    @Test
+    void atLeastOneProfile() {
+      assertThat(error(HEAD + "profiles: []\n")).isEqualTo("profiles: at least one profile is required");
+    }
+  }
+
+  @Nested
+  class TopLevel {
+    @Test
+    void badNodeSelectorString() {
+      assertThat(error(HEAD + "nodeSelector: \"a=b,,c\"\nprofiles: []\n"))
+          .isEqualTo("nodeSelector: invalid selector \"a=b,,c\": empty requirement");
+      assertThat(error(HEAD + "nodeSelector: \"kubernetes.io/os=lin ux\"\nprofiles: []\n"))
+          .isEqualTo("nodeSelector: invalid label value \"lin ux\"");
+      assertThat(error(HEAD + "nodeSelector: {pool: batch}\nprofiles: []\n"))
+          .isEqualTo("nodeSelector: must be a string, got an object");
+    }
+
+    @Test
+    void unknownTopLevelField() {
+      assertThat(error(HEAD + "maxNoOfPodsToEvictPerNodes: 5\nprofiles: []\n"))
+          .isEqualTo("maxNoOfPodsToEvictPerNodes: unknown field (known: apiVersion, evictionFailureEventNotification, "
+              + "gracePeriodSeconds, kind, maxNoOfPodsToEvictPerNamespace, maxNoOfPodsToEvictPerNode, maxNoOfPodsToEvictTotal, "
+              + "metricsCollector, metricsProviders, nodeSelector, profiles, prometheus)");
+    }
+
+    @Test
+    void limitsMustBeNonNegativeWholeNumbers() {
+      assertThat(error(HEAD + "maxNoOfPodsToEvictTotal: -1\nprofiles: []\n"))
+          .isEqualTo("maxNoOfPodsToEvictTotal: must be between 0 and 2147483647, got -1");
+      assertThat(error(HEAD + "maxNoOfPodsToEvictPerNode: \"5\"\nprofiles: []\n"))
+          .isEqualTo("maxNoOfPodsToEvictPerNode: must be a whole number, got \"5\"");
+    }
+
+    /** v1alpha1 was removed upstream in v0.31 (PR #1482): such a file no longer decodes. */
+    @Test
+    void v1alpha1IsNotAccepted() {
+      String yaml = """
+          apiVersion: descheduler/v1alpha1
+          kind: DeschedulerPolicy
+          strategies:
+            PodLifeTime:
+              enabled: true
+              params: {podLifeTime: {maxPodLifeTimeSeconds: 60}}
+          """;
+      assertThat(error(yaml))
+          .startsWith("policy.yaml: unsupported policy apiVersion \"descheduler/v1alpha1\" kind \"DeschedulerPolicy\" (supported: ")
+          .contains("descheduler/v1alpha2 DeschedulerPolicy")
+          .contains("podsweeper.io/v1alpha1 PodSweeperPolicy");
+    }
+  }
+
+  @Nested
+  class ValidPolicy {
+    static final String FULL = HEAD + """
+        nodeSelector: "node-role.kubernetes.io/worker,pool notin (system)"
+        maxNoOfPodsToEvictPerNode: 5
+        maxNoOfPodsToEvictPerNamespace: 3
+        maxNoOfPodsToEvictTotal: 10
+        evictionFailureEventNotification: true
+        gracePeriodSeconds: 30
+        profiles:
+          - name: cleanup
+            pluginConfig:
+              - name: DefaultEvictor
+                args:
+                  podProtections:
+                    defaultDisabled: [PodsWithLocalStorage, FailedBarePods]
+                    extraEnabled: [PodsWithPVC]
+                    config:
+                      PodsWithPVC:
+                        protectedStorageClasses: [{name: fast}, {name: local-nvme}]
+                  priorityThreshold: {value: 10000}
+                  nodeFit: true
+                  nodeSelector: "pool=general"
+                  labelSelector: {matchLabels: {evictable: "true"}}
+                  namespaceLabelSelector:
+                    matchExpressions: [{key: env, operator: NotIn, values: [prod]}]
+                  minReplicas: 2
+                  minPodAge: 5m
+                  noEvictionPolicy: Mandatory
+              - name: PodLifeTime
+                args:
+                  maxPodLifeTimeSeconds: 86400
+                  states: [Running, CrashLoopBackOff, Running]
+                  conditions:
+                    - {type: Ready, status: "False", minTimeSinceLastTransitionSeconds: 600}
+                  exitCodes: [137]
+                  ownerKinds: {exclude: [Job]}
+                  namespaces: {exclude: [kube-system]}
+                  labelSelector: {matchLabels: {app: web}}
+                  includingInitContainers: true
+              - name: RemoveFailedPods
+                args:
+                  reasons: [OOMKilled]
+                  excludeOwnerKinds: [Job]
+                  exitCodes: [1]
+              - name: RemovePodsHavingTooManyRestarts
+                args:
+                  podRestartThreshold: 10
+                  states: [CrashLoopBackOff]
+                  includingInitContainers: true
+                  namespaces: {include: [apps]}
+            plugins:
+              filter: {enabled: [DefaultEvictor]}
+              preevictionfilter: {enabled: [DefaultEvictor]}
+              deschedule:
+                enabled: [PodLifeTime, RemoveFailedPods, RemovePodsHavingTooManyRestarts]
+          - name: defaults
+            pluginConfig:
+              - name: RemoveFailedPods
+                args: {minPodLifetimeSeconds: 0}
+            plugins:
+              deschedule: {enabled: [RemoveFailedPods]}
+        """;
+
+    @Test
+    void topLevelLimitsAndGracePeriod() {
+      Policy policy = parse(FULL);
+      assertThat(policy.source()).isEqualTo("policy.yaml");
+      assertThat(policy.dryRun()).isFalse();
+      assertThat(policy.limits()).isEqualTo(new Limits(OptionalInt.of(5), OptionalInt.of(3), OptionalInt.of(10), 10.0));
+      assertThat(policy.gracePeriodSeconds()).isEqualTo(OptionalLong.of(30));
+      assertThat(policy.profiles()).extracting(Profile::name).containsExactly("cleanup", "defaults");
+    }
+
+    @Test
+    void topLevelNodeSelectorGoesToEveryProfile() {
+      LabelSelector expected = new LabelSelector(Map.of(), List.of(
+          new LabelSelector.Requirement("node-role.kubernetes.io/worker", LabelSelector.Operator.Exists, Set.of()),
+          new LabelSelector.Requirement("pool", LabelSelector.Operator.NotIn, Set.of("system"))));
+      for (Profile profile : parse(FULL).profiles()) {
+        assertThat(profile.readyNodesOnly()).isTrue();
+        assertThat(profile.nodeSelector()).contains(expected);
+      }
+    }
+
+    @Test
+    void evictorArgs() {
+      EvictorArgs expected = new EvictorArgs(
+          Set.of(Protection.DaemonSetPods, Protection.SystemCriticalPods, Protection.PodsWithPVC), true, List.of("fast", "local-nvme"),
+          OptionalInt.of(10_000), Optional.empty(), true, new LabelSelector(Map.of("pool", "general"), List.of()),
+          new LabelSelector(Map.of("evictable", "true"), List.of()),
+          new LabelSelector(Map.of(), List.of(new LabelSelector.Requirement("env", LabelSelector.Operator.NotIn, Set.of("prod")))),
+          2, Optional.of(Duration.ofMinutes(5)), EvictorArgs.NoEvictionPolicy.Mandatory);
+      assertThat(parse(FULL).profiles().get(0).evictor()).isEqualTo(expected);
+    }
+
+    @Test
+    void profileWithoutDefaultEvictorConfigGetsUpstreamDefaults() {
+      assertThat(parse(FULL).profiles().get(1).evictor()).isEqualTo(EvictorArgs.UPSTREAM_DEFAULT);
+    }
+
+    @Test
+    void strategiesInListedOrderWithTheirArgs() {
+      List<StrategyArgs> strategies = parse(FULL).profiles().get(0).deschedule();
+      assertThat(strategies).extracting(StrategyArgs::strategyName)
+          .containsExactly("PodLifeTime", "RemoveFailedPods", "RemovePodsHavingTooManyRestarts");
+      Rule rule = new Rule("cleanup", new NamespaceFilter(List.of(), List.of("kube-system")), LabelSelector.EVERYTHING,
+          new LabelSelector(Map.of("app", "web"), List.of()), List.of(PodState.RUNNING, PodState.CRASH_LOOP_BACK_OFF),
+          // whole-second semantics: strictly older than 86400 s when counted in whole seconds
+          Optional.of(Duration.ofSeconds(86_401).minusNanos(1)), Optional.empty(),
+          List.of(new ConditionFilter(Optional.of("Ready"), Optional.of("False"), Optional.empty(),
+              Optional.of(Duration.ofSeconds(600)))),
+          Set.of(137), Set.of(), Set.of("Job"), true, false);
+      assertThat(strategies.get(0)).isEqualTo(new PodLifeTimeArgs(List.of(rule)));
+      assertThat(strategies.get(1)).isEqualTo(new RemoveFailedPodsArgs(NamespaceFilter.ALL, LabelSelector.EVERYTHING,
+          Set.of("Job"), Duration.ofSeconds(3600), Set.of("OOMKilled"), Set.of(1), false));
+      assertThat(strategies.get(2)).isEqualTo(new TooManyRestartsArgs(new NamespaceFilter(List.of("apps"), List.of()),
+          LabelSelector.EVERYTHING, 10, true, Set.of("CrashLoopBackOff")));
+    }
+
+    @Test
+    void removeFailedPodsMinPodLifetimeDefaultsTo3600Seconds() {
+      assertThat(((RemoveFailedPodsArgs) parse(FULL).profiles().get(0).deschedule().get(1)).minPodLifetime())
+          .isEqualTo(Duration.ofSeconds(3600));
+      assertThat(((RemoveFailedPodsArgs) parse(FULL).profiles().get(1).deschedule().get(0)).minPodLifetime())
+          .isEqualTo(Duration.ZERO);
+    }
+
+    @Test
+    void noLimitsMeansUnlimited() {
+      Policy policy = parse(plugin("RemoveFailedPods", "{}"));
+      assertThat(policy.limits()).isEqualTo(Limits.DEFAULTS);
+      assertThat(policy.gracePeriodSeconds()).isEmpty();
+      assertThat(policy.profiles().get(0).nodeSelector()).isEmpty();
+    }
+  }
+}
