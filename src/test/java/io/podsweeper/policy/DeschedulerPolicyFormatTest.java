@@ -444,21 +444,41 @@ class DeschedulerPolicyFormatTest {
           .isEqualTo("maxNoOfPodsToEvictPerNode: must be a whole number, got \"5\"");
     }
 
-    /** v1alpha1 was removed upstream in v0.31 (PR #1482): such a file no longer decodes. */
+    /** v1alpha1 (removed upstream in v0.31) is converted as upstream did: one profile per enabled strategy. */
     @Test
-    void v1alpha1IsNotAccepted() {
-      String yaml = """
+    void v1alpha1BecomesOneProfilePerEnabledStrategy() {
+      Policy p = PolicyLoader.parse("""
+          apiVersion: descheduler/v1alpha1
+          kind: DeschedulerPolicy
+          evictLocalStoragePods: true
+          strategies:
+            PodLifeTime:
+              enabled: true
+              params:
+                podLifeTime: {maxPodLifeTimeSeconds: 60, podStatusPhases: [Pending]}
+                nodeFit: true
+            RemoveFailedPods:
+              enabled: true
+              params: {failedPods: {reasons: [Error]}, thresholdPriority: 100, nodeFit: true}
+            RemoveDuplicates:
+              enabled: false
+          """, "policy.yaml");
+      assertThat(p.profiles()).extracting(Profile::name)
+          .containsExactly("strategy-PodLifeTime-profile", "strategy-RemoveFailedPods-profile");
+      Rule rule = ((PodLifeTimeArgs) p.profiles().get(0).deschedule().get(0)).rules().get(0);
+      assertThat(rule.states()).containsExactly(PodState.PENDING);
+      assertThat(p.profiles().get(0).evictor().nodeFit()).as("never nodeFit for PodLifeTime").isFalse();
+      assertThat(p.profiles().get(0).evictor().protections()).doesNotContain(Protection.PodsWithLocalStorage);
+      assertThat(p.profiles().get(1).evictor().nodeFit()).isTrue();
+      assertThat(p.profiles().get(1).evictor().priorityThreshold()).hasValue(100);
+      assertThat(error("""
           apiVersion: descheduler/v1alpha1
           kind: DeschedulerPolicy
           strategies:
             PodLifeTime:
               enabled: true
-              params: {podLifeTime: {maxPodLifeTimeSeconds: 60}}
-          """;
-      assertThat(error(yaml))
-          .startsWith("policy.yaml: unsupported policy apiVersion \"descheduler/v1alpha1\" kind \"DeschedulerPolicy\" (supported: ")
-          .contains("descheduler/v1alpha2 DeschedulerPolicy")
-          .contains("podsweeper.io/v1alpha1 PodSweeperPolicy");
+              params: {podLifeTime: {maxPodLifeTimeSeconds: 60}, thresholdPriority: 1, thresholdPriorityClassName: x}
+          """)).contains("only one of thresholdPriority and thresholdPriorityClassName can be set");
     }
   }
 
