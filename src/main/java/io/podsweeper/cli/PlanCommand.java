@@ -9,7 +9,9 @@ import io.podsweeper.kube.SnapshotReader;
 import io.podsweeper.policy.Policy;
 import io.podsweeper.policy.PolicyException;
 import io.podsweeper.policy.PolicyLoader;
+import io.podsweeper.safety.RemovalBudget;
 import io.podsweeper.strategy.Decision;
+import io.podsweeper.strategy.PassResult;
 import io.podsweeper.strategy.PolicyEvaluator;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -53,12 +55,15 @@ final class PlanCommand implements Callable<Integer> {
     Instant at = parseNow();
     Policy policy = PolicyLoader.load(policyFile);
     ClusterSnapshot snapshot = SnapshotReader.read(snapshotFile);
-    List<Decision> decisions = new PolicyEvaluator(policy).plan(snapshot, at);
+    PassResult result = new PolicyEvaluator(policy).pass(snapshot, at, new RemovalBudget(policy.limits()), true);
+    List<Decision> decisions = result.decisions();
     PrintWriter out = spec.commandLine().getOut();
     if (output == Output.json) {
-      out.println(json(decisions, at, policy));
+      out.println(json(result, at, policy));
     } else {
       out.print(DecisionTable.render(decisions));
+      result.skipped().ifPresent(s -> out.println("node-aware strategies skipped: " + s));
+      result.notes().forEach(n -> out.println("note: " + n));
       out.printf("%d decision(s) for %d pod(s) at %s%s%n", decisions.size(), snapshot.pods().size(), at,
           policy.dryRun() ? " (policy is dry-run)" : "");
     }
@@ -77,14 +82,16 @@ final class PlanCommand implements Callable<Integer> {
     }
   }
 
-  private static String json(List<Decision> decisions, Instant at, Policy policy) {
+  private static String json(PassResult result, Instant at, Policy policy) {
     ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
     ObjectNode root = mapper.createObjectNode();
     root.put("now", at.toString());
     root.put("policy", policy.source());
     root.put("dryRun", policy.dryRun());
+    result.skipped().ifPresent(s -> root.put("skipped", s));
+    result.notes().forEach(n -> root.withArray("notes").add(n));
     ArrayNode array = root.putArray("decisions");
-    for (Decision d : decisions) {
+    for (Decision d : result.decisions()) {
       d.writeTo(array.addObject());
     }
     try {

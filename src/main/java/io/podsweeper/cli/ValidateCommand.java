@@ -19,7 +19,7 @@ final class ValidateCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     Policy policy = PolicyLoader.load(policyFile);
-    long strategies = policy.profiles().stream().mapToLong(p -> p.deschedule().size()).sum();
+    long strategies = policy.profiles().stream().mapToLong(p -> p.deschedule().size() + p.balance().size()).sum();
     spec.commandLine().getOut().printf("OK: %s, %d profile(s), %d strateg%s%s%n", policyFile, policy.profiles().size(),
         strategies, strategies == 1 ? "y" : "ies", policy.dryRun() ? ", dry-run" : "");
     return 0;

@@ -15,6 +15,7 @@ import java.util.OptionalInt;
  * @param reason the pod-level {@code status.reason}, e.g. Evicted, NodeLost, Shutdown
  * @param annotations only the annotations decisions read (see PodRecords), not all of them
  * @param priority {@code spec.priority}; empty when the pod has none (then it is never protected by priority)
+ * @param images the images of the pod's (main) containers, in spec order
  */
 public record PodRecord(
     String namespace,
@@ -34,7 +35,8 @@ public record PodRecord(
     Optional<Instant> startTime,
     List<PodCondition> conditions,
     Volumes volumes,
-    Scheduling scheduling) {
+    Scheduling scheduling,
+    List<String> images) {
 
   public static final String MIRROR_ANNOTATION = "kubernetes.io/config.mirror";
   public static final String CONFIG_SOURCE_ANNOTATION = "kubernetes.io/config.source";
@@ -53,6 +55,7 @@ public record PodRecord(
     owners = List.copyOf(owners);
     containers = List.copyOf(containers);
     conditions = List.copyOf(conditions);
+    images = List.copyOf(images);
   }
 
   /** The owner that counts for per-workload throttles: the controller reference, else the first owner. */

@@ -1,23 +1,57 @@
 package io.podsweeper.cluster;
 
+import io.podsweeper.policy.LabelSelector;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
- * What the scheduler would check of a pod, for the evictor's nodeFit: node selector, required node affinity,
- * tolerations and resource requests (cpu in millicores, memory and others in bytes or units).
+ * What the scheduler would check of a pod, for nodeFit and the node-aware strategies: node selector, required and
+ * preferred node affinity, tolerations, required pod anti-affinity, resource requests (cpu in millicores, memory
+ * and others in bytes or units) and the QoS class.
+ *
+ * @param qosClass {@code BestEffort}, {@code Burstable} or {@code Guaranteed}
  */
 public record Scheduling(
     Map<String, String> nodeSelector,
     List<NodeSelectorTerm> requiredNodeAffinity,
+    List<PreferredTerm> preferredNodeAffinity,
     List<Toleration> tolerations,
-    Map<String, Long> requests) {
-  public static final Scheduling NONE = new Scheduling(Map.of(), List.of(), List.of(), Map.of());
+    List<PodAffinityTerm> requiredPodAntiAffinity,
+    Map<String, Long> requests,
+    String qosClass) {
+  public static final Scheduling NONE = new Scheduling(Map.of(), List.of(), List.of(), List.of(), List.of(), Map.of(), "BestEffort");
+
+  /** A preferred node affinity term and its weight. */
+  public record PreferredTerm(int weight, NodeSelectorTerm term) {}
+
+  /**
+   * A required pod (anti-)affinity term: pods matching {@code selector} in {@code namespaces} (empty: the pod's own
+   * namespace) in the same {@code topologyKey} domain.
+   */
+  public record PodAffinityTerm(LabelSelector selector, Set<String> namespaces, String topologyKey) {
+    public PodAffinityTerm {
+      namespaces = Set.copyOf(namespaces);
+    }
+  }
 
   public Scheduling {
     nodeSelector = Map.copyOf(nodeSelector);
     requiredNodeAffinity = List.copyOf(requiredNodeAffinity);
+    preferredNodeAffinity = List.copyOf(preferredNodeAffinity);
     tolerations = List.copyOf(tolerations);
+    requiredPodAntiAffinity = List.copyOf(requiredPodAntiAffinity);
     requests = Map.copyOf(requests);
+  }
+
+  /** The pod's own node selector and required node affinity hold on these node labels. */
+  public boolean matchesNode(Map<String, String> labels) {
+    return nodeSelector.entrySet().stream().allMatch(e -> e.getValue().equals(labels.get(e.getKey())))
+        && (requiredNodeAffinity.isEmpty() || requiredNodeAffinity.stream().anyMatch(t -> t.matches(labels)));
+  }
+
+  /** The sum of the weights of the preferred node affinity terms these node labels satisfy. */
+  public int preferredWeight(Map<String, String> labels) {
+    return preferredNodeAffinity.stream().filter(p -> p.term().matches(labels)).mapToInt(PreferredTerm::weight).sum();
   }
 }

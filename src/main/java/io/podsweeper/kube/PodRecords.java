@@ -86,7 +86,9 @@ public final class PodRecords {
         time(status.getStartTime()),
         conditions(status),
         volumes(pod.getSpec()),
-        scheduling(pod.getSpec()));
+        scheduling(pod.getSpec(), status),
+        pod.getSpec() != null && pod.getSpec().getContainers() != null
+            ? pod.getSpec().getContainers().stream().map(c -> nullToEmpty(c.getImage())).toList() : List.of());
   }
 
   private static List<PodCondition> conditions(PodStatus status) {
@@ -116,21 +118,27 @@ public final class PodRecords {
     return new Volumes(local, claims, resourceClaims);
   }
 
-  private static Scheduling scheduling(PodSpec spec) {
+  private static Scheduling scheduling(PodSpec spec, PodStatus status) {
     if (spec == null) {
       return Scheduling.NONE;
     }
-    List<NodeSelectorTerm> terms = new ArrayList<>();
-    if (spec.getAffinity() != null && spec.getAffinity().getNodeAffinity() != null
-        && spec.getAffinity().getNodeAffinity().getRequiredDuringSchedulingIgnoredDuringExecution() != null) {
-      for (io.fabric8.kubernetes.api.model.NodeSelectorTerm t
-          : spec.getAffinity().getNodeAffinity().getRequiredDuringSchedulingIgnoredDuringExecution().getNodeSelectorTerms()) {
-        List<NodeSelectorTerm.Requirement> reqs = new ArrayList<>();
-        if (t.getMatchExpressions() != null) {
-          t.getMatchExpressions().forEach(e -> reqs.add(new NodeSelectorTerm.Requirement(
-              e.getKey(), e.getOperator(), e.getValues() != null ? e.getValues() : List.of())));
-        }
-        terms.add(new NodeSelectorTerm(reqs));
+    List<NodeSelectorTerm> required = new ArrayList<>();
+    List<Scheduling.PreferredTerm> preferred = new ArrayList<>();
+    var nodeAffinity = spec.getAffinity() != null ? spec.getAffinity().getNodeAffinity() : null;
+    if (nodeAffinity != null && nodeAffinity.getRequiredDuringSchedulingIgnoredDuringExecution() != null
+        && nodeAffinity.getRequiredDuringSchedulingIgnoredDuringExecution().getNodeSelectorTerms() != null) {
+      nodeAffinity.getRequiredDuringSchedulingIgnoredDuringExecution().getNodeSelectorTerms().forEach(t -> required.add(term(t)));
+    }
+    if (nodeAffinity != null && nodeAffinity.getPreferredDuringSchedulingIgnoredDuringExecution() != null) {
+      nodeAffinity.getPreferredDuringSchedulingIgnoredDuringExecution().forEach(p -> preferred.add(new Scheduling.PreferredTerm(
+          p.getWeight() != null ? p.getWeight() : 0, p.getPreference() != null ? term(p.getPreference()) : new NodeSelectorTerm(List.of()))));
+    }
+    List<Scheduling.PodAffinityTerm> antiAffinity = new ArrayList<>();
+    var podAntiAffinity = spec.getAffinity() != null ? spec.getAffinity().getPodAntiAffinity() : null;
+    if (podAntiAffinity != null && podAntiAffinity.getRequiredDuringSchedulingIgnoredDuringExecution() != null) {
+      for (var t : podAntiAffinity.getRequiredDuringSchedulingIgnoredDuringExecution()) {
+        antiAffinity.add(new Scheduling.PodAffinityTerm(labelSelector(t.getLabelSelector()),
+            t.getNamespaces() != null ? Set.copyOf(t.getNamespaces()) : Set.of(), nullToEmpty(t.getTopologyKey())));
       }
     }
     List<Toleration> tolerations = new ArrayList<>();
@@ -146,7 +154,42 @@ public final class PodRecords {
         }
       }
     }
-    return new Scheduling(spec.getNodeSelector() != null ? spec.getNodeSelector() : Map.of(), terms, tolerations, requests);
+    String qos = status.getQosClass() != null ? status.getQosClass() : qosClass(spec);
+    return new Scheduling(spec.getNodeSelector() != null ? spec.getNodeSelector() : Map.of(), required, preferred, tolerations,
+        antiAffinity, requests, qos);
+  }
+
+  private static NodeSelectorTerm term(io.fabric8.kubernetes.api.model.NodeSelectorTerm t) {
+    List<NodeSelectorTerm.Requirement> reqs = new ArrayList<>();
+    if (t.getMatchExpressions() != null) {
+      t.getMatchExpressions().forEach(e -> reqs.add(new NodeSelectorTerm.Requirement(
+          e.getKey(), e.getOperator(), e.getValues() != null ? e.getValues() : List.of())));
+    }
+    return new NodeSelectorTerm(reqs);
+  }
+
+  /** The QoS class the API server would give the pod (used when status.qosClass is not set). */
+  static String qosClass(PodSpec spec) {
+    List<Container> all = new ArrayList<>();
+    if (spec.getContainers() != null) {
+      all.addAll(spec.getContainers());
+    }
+    if (spec.getInitContainers() != null) {
+      all.addAll(spec.getInitContainers());
+    }
+    boolean any = false;
+    boolean guaranteed = !all.isEmpty();
+    for (Container c : all) {
+      Map<String, Quantity> req = c.getResources() != null && c.getResources().getRequests() != null ? c.getResources().getRequests() : Map.of();
+      Map<String, Quantity> lim = c.getResources() != null && c.getResources().getLimits() != null ? c.getResources().getLimits() : Map.of();
+      for (String r : List.of("cpu", "memory")) {
+        Quantity l = lim.get(r);
+        Quantity q = req.getOrDefault(r, l);
+        any |= l != null || q != null;
+        guaranteed &= l != null && q != null && amount(r, l) == amount(r, q);
+      }
+    }
+    return !any ? "BestEffort" : guaranteed ? "Guaranteed" : "Burstable";
   }
 
   /** A quantity as a whole number: millicores for cpu, bytes or units for everything else. */
@@ -167,7 +210,7 @@ public final class PodRecords {
     return new PvcRecord(pvc.getMetadata().getNamespace(), pvc.getMetadata().getName(), storageClass);
   }
 
-  /** An API label selector; a missing selector selects nothing for a PDB, so it becomes one no pod can match. */
+  /** An API label selector; a missing one selects nothing (PDBs, affinity terms), so it becomes one no pod can match. */
   static LabelSelector labelSelector(io.fabric8.kubernetes.api.model.LabelSelector selector) {
     if (selector == null) {
       return new LabelSelector(Map.of(), List.of(new LabelSelector.Requirement("podsweeper.io/never", LabelSelector.Operator.Exists, Set.of())));

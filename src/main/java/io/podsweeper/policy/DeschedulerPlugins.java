@@ -6,6 +6,7 @@ import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
@@ -18,20 +19,28 @@ import java.util.Set;
 public final class DeschedulerPlugins {
   public static final String DEFAULT_EVICTOR = "DefaultEvictor";
   /** Deschedule plugins Podsweeper runs. */
-  public static final Set<String> DESCHEDULE = Set.of("PodLifeTime", "RemoveFailedPods", "RemovePodsHavingTooManyRestarts");
+  public static final Set<String> DESCHEDULE = Set.of("PodLifeTime", "RemoveFailedPods", "RemovePodsHavingTooManyRestarts",
+      NodeTaintsArgs.NAME, NodeAffinityArgs.NAME);
+  /** Balance plugins Podsweeper runs. */
+  public static final Set<String> BALANCE = Set.of(RemoveDuplicatesArgs.NAME, NodeUtilizationArgs.LOW, NodeUtilizationArgs.HIGH);
   /** Upstream plugins that exist but are not implemented here yet: named so the error can say so. */
-  public static final Set<String> NOT_YET = Set.of(
-      "RemovePodsViolatingInterPodAntiAffinity", "RemovePodsViolatingNodeAffinity", "RemovePodsViolatingNodeTaints",
-      "RemoveDuplicates", "LowNodeUtilization", "HighNodeUtilization", "RemovePodsViolatingTopologySpreadConstraint");
+  public static final Set<String> NOT_YET = Set.of(InterPodAntiAffinityArgs.NAME, "RemovePodsViolatingTopologySpreadConstraint");
+  private static final double MIN_PERCENT = 0;
+  private static final double MAX_PERCENT = 100;
 
   private DeschedulerPlugins() {}
 
-  /** The args of a deschedule plugin; {@code args} may be a missing node (no args given). */
+  /** The args of a deschedule or balance plugin; {@code args} may be a missing node (no args given). */
   public static StrategyArgs strategy(String plugin, ConfigNode args, String profile) {
     return switch (plugin) {
       case "PodLifeTime" -> new PodLifeTimeArgs(List.of(podLifeTime(args, profile)));
       case "RemoveFailedPods" -> removeFailedPods(args);
       case "RemovePodsHavingTooManyRestarts" -> tooManyRestarts(args);
+      case NodeTaintsArgs.NAME -> nodeTaints(args);
+      case NodeAffinityArgs.NAME -> nodeAffinity(args);
+      case RemoveDuplicatesArgs.NAME -> removeDuplicates(args);
+      case NodeUtilizationArgs.LOW -> lowNodeUtilization(args);
+      case NodeUtilizationArgs.HIGH -> highNodeUtilization(args);
       default -> throw args.error("unknown plugin \"" + plugin + "\"");
     };
   }
@@ -107,6 +116,120 @@ public final class DeschedulerPlugins {
     }
     return new TooManyRestartsArgs(namespaces(args), Selectors.read(args, "labelSelector"), threshold.getAsInt(),
         args.bool("includingInitContainers", false), states);
+  }
+
+  static NodeTaintsArgs nodeTaints(ConfigNode args) {
+    args.requireObjectOrAbsent(Set.of("namespaces", "labelSelector", "includePreferNoSchedule", "excludedTaints", "includedTaints"));
+    List<String> excluded = args.stringList("excludedTaints");
+    List<String> included = args.stringList("includedTaints");
+    if (!excluded.isEmpty() && !included.isEmpty()) {
+      throw args.error("either includedTaints or excludedTaints can be set, but not both");
+    }
+    return new NodeTaintsArgs(namespaces(args), Selectors.read(args, "labelSelector"), args.bool("includePreferNoSchedule", false),
+        excluded, included);
+  }
+
+  static NodeAffinityArgs nodeAffinity(ConfigNode args) {
+    args.requireObjectOrAbsent(Set.of("namespaces", "labelSelector", "nodeAffinityType"));
+    List<String> types = args.stringList("nodeAffinityType");
+    if (types.isEmpty()) {
+      throw args.child("nodeAffinityType").error("nodeAffinityType needs to be set");
+    }
+    // Upstream accepts other values and only logs them as invalid at run time; a policy that can never act is an error here.
+    for (String type : types) {
+      if (!type.equals(NodeAffinityArgs.REQUIRED) && !type.equals(NodeAffinityArgs.PREFERRED)) {
+        throw args.child("nodeAffinityType").error("invalid nodeAffinityType \"" + type + "\" (one of "
+            + NodeAffinityArgs.REQUIRED + ", " + NodeAffinityArgs.PREFERRED + ")");
+      }
+    }
+    return new NodeAffinityArgs(namespaces(args), Selectors.read(args, "labelSelector"), types);
+  }
+
+  static RemoveDuplicatesArgs removeDuplicates(ConfigNode args) {
+    args.requireObjectOrAbsent(Set.of("namespaces", "excludeOwnerKinds"));
+    return new RemoveDuplicatesArgs(namespaces(args), new LinkedHashSet<>(args.stringList("excludeOwnerKinds")));
+  }
+
+  static NodeUtilizationArgs lowNodeUtilization(ConfigNode args) {
+    args.requireObjectOrAbsent(Set.of("thresholds", "targetThresholds", "useDeviationThresholds", "numberOfNodes",
+        "evictableNamespaces", "evictionLimits", "metricsUtilization"));
+    if (args.has("metricsUtilization")) {
+      throw args.child("metricsUtilization").error("not supported: Podsweeper computes utilization from requests only "
+          + "(use Koordinator's LowNodeLoad for measured usage)");
+    }
+    boolean deviation = args.bool("useDeviationThresholds", false);
+    Map<String, Double> low = thresholds(args, "thresholds");
+    Map<String, Double> target = thresholds(args, "targetThresholds");
+    if (!low.keySet().equals(target.keySet())) {
+      throw args.error("thresholds and targetThresholds configured different resources");
+    }
+    for (Map.Entry<String, Double> e : low.entrySet()) {
+      if (!deviation && e.getValue() > target.get(e.getKey())) {
+        throw args.child("thresholds").error("thresholds' " + e.getKey() + " percentage is greater than targetThresholds'");
+      }
+    }
+    OptionalInt nodeLimit = OptionalInt.empty();
+    if (args.has("evictionLimits")) {
+      ConfigNode limits = args.child("evictionLimits").requireObject(Set.of("node"));
+      nodeLimit = limits.optionalInt("node", 0, Integer.MAX_VALUE);
+    }
+    return new NodeUtilizationArgs(false, low, target, deviation, numberOfNodes(args), evictableNamespaces(args), false, nodeLimit);
+  }
+
+  static NodeUtilizationArgs highNodeUtilization(ConfigNode args) {
+    args.requireObjectOrAbsent(Set.of("thresholds", "numberOfNodes", "evictableNamespaces", "evictionModes"));
+    Map<String, Double> low = thresholds(args, "thresholds");
+    boolean onlyThresholding = false;
+    for (ConfigNode mode : args.list("evictionModes")) {
+      if (!mode.string().equals("OnlyThresholdingResources")) {
+        throw mode.error("invalid eviction mode \"" + mode.string() + "\" (only OnlyThresholdingResources)");
+      }
+      onlyThresholding = true;
+    }
+    return new NodeUtilizationArgs(true, low, Map.of(), false, numberOfNodes(args), evictableNamespaces(args), onlyThresholding,
+        OptionalInt.empty());
+  }
+
+  /** A resource -> percent map: not empty, every value in [0, 100]. */
+  private static Map<String, Double> thresholds(ConfigNode args, String field) {
+    Map<String, Double> out = new java.util.TreeMap<>();
+    ConfigNode node = args.child(field);
+    if (args.has(field)) {
+      if (node.raw() == null || !node.raw().isObject()) {
+        throw node.error("must be an object of resource: percent");
+      }
+      for (String resource : node.fieldNames()) {
+        ConfigNode value = node.child(resource);
+        if (!value.raw().isNumber()) {
+          throw value.error("must be a number (percent)");
+        }
+        double percent = value.raw().doubleValue();
+        if (percent < MIN_PERCENT || percent > MAX_PERCENT) {
+          throw value.error(field + " config is not valid: " + resource + " threshold not in [0, 100] range");
+        }
+        out.put(resource, percent);
+      }
+    }
+    if (out.isEmpty()) {
+      throw node.error(field + " config is not valid: no resource threshold is configured");
+    }
+    return out;
+  }
+
+  private static int numberOfNodes(ConfigNode args) {
+    return args.optionalInt("numberOfNodes", 0, Integer.MAX_VALUE).orElse(0);
+  }
+
+  /** {@code evictableNamespaces}: only {@code exclude}, as upstream. */
+  private static List<String> evictableNamespaces(ConfigNode args) {
+    if (!args.has("evictableNamespaces")) {
+      return List.of();
+    }
+    ConfigNode ns = args.child("evictableNamespaces").requireObject(Set.of("include", "exclude"));
+    if (!ns.stringList("include").isEmpty()) {
+      throw ns.child("include").error("only Exclude namespaces can be set, inclusion is not supported");
+    }
+    return ns.stringList("exclude");
   }
 
   /** DefaultEvictor args, as upstream has them; a missing node gives the defaults. */

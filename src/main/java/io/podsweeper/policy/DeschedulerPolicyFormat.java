@@ -60,7 +60,8 @@ final class DeschedulerPolicyFormat {
     for (ConfigNode c : p.list("pluginConfig")) {
       c.requireObject(Set.of("name", "args"));
       String plugin = c.requiredString("name");
-      if (!DeschedulerPlugins.DESCHEDULE.contains(plugin) && !plugin.equals(DeschedulerPlugins.DEFAULT_EVICTOR)) {
+      if (!DeschedulerPlugins.DESCHEDULE.contains(plugin) && !DeschedulerPlugins.BALANCE.contains(plugin)
+          && !plugin.equals(DeschedulerPlugins.DEFAULT_EVICTOR)) {
         throw c.child("name").error(unknownPlugin(plugin));
       }
       if (configs.put(plugin, c.child("args")) != null) {
@@ -70,6 +71,7 @@ final class DeschedulerPolicyFormat {
     EvictorArgs evictor = DeschedulerPlugins.defaultEvictor(
         configs.getOrDefault(DeschedulerPlugins.DEFAULT_EVICTOR, p.child("pluginConfig").child("DefaultEvictor")), podsweeperExtensions);
     List<StrategyArgs> deschedule = new ArrayList<>();
+    List<StrategyArgs> balance = new ArrayList<>();
     if (p.has("plugins")) {
       ConfigNode plugins = p.child("plugins").requireObject(EXTENSION_POINTS);
       for (String point : EXTENSION_POINTS) {
@@ -79,12 +81,12 @@ final class DeschedulerPolicyFormat {
         ConfigNode set = plugins.child(point).requireObject(Set.of("enabled", "disabled"));
         for (ConfigNode item : set.list("enabled")) {
           String plugin = item.string();
-          deschedule.addAll(enabled(point, plugin, item, configs, name));
+          (point.equals("balance") ? balance : deschedule).addAll(enabled(point, plugin, item, configs, name));
         }
         set.stringList("disabled");
       }
     }
-    return new Profile(name, evictor, deschedule, true, nodeSelector);
+    return new Profile(name, evictor, deschedule, balance, true, nodeSelector);
   }
 
   /** What enabling {@code plugin} at {@code point} adds: a strategy, or nothing for the evictor's own points. */
@@ -102,12 +104,7 @@ final class DeschedulerPolicyFormat {
     if (DeschedulerPlugins.NOT_YET.contains(plugin)) {
       throw at.error(unknownPlugin(plugin));
     }
-    if (!DeschedulerPlugins.DESCHEDULE.contains(plugin)) {
-      throw at.error(unknownPlugin(plugin));
-    }
-    if (point.equals("balance")) {
-      throw at.error(plugin + " is a deschedule plugin, not a balance plugin");
-    }
+    checkExtensionPoint(at, point, plugin);
     ConfigNode args = configs.get(plugin);
     if (args == null) {
       throw at.error("plugin \"" + plugin + "\" has no pluginConfig entry (upstream requires one, args may be empty)");
@@ -115,12 +112,26 @@ final class DeschedulerPolicyFormat {
     return List.of(DeschedulerPlugins.strategy(plugin, args, profile));
   }
 
-  static String unknownPlugin(String plugin) {
-    if (DeschedulerPlugins.NOT_YET.contains(plugin)) {
-      return "plugin \"" + plugin + "\" is not supported by Podsweeper yet (supported: DefaultEvictor, "
-          + String.join(", ", DeschedulerPlugins.DESCHEDULE.stream().sorted().toList()) + ")";
+  /** A strategy plugin must be known and enabled at the extension point it implements, as upstream requires. */
+  static void checkExtensionPoint(ConfigNode at, String point, String plugin) {
+    boolean deschedule = DeschedulerPlugins.DESCHEDULE.contains(plugin);
+    if (!deschedule && !DeschedulerPlugins.BALANCE.contains(plugin)) {
+      throw at.error(unknownPlugin(plugin));
     }
-    return "unknown plugin \"" + plugin + "\" (known: DefaultEvictor, "
-        + String.join(", ", DeschedulerPlugins.DESCHEDULE.stream().sorted().toList()) + ")";
+    if (point.equals("balance") && deschedule) {
+      throw at.error(plugin + " is a deschedule plugin, not a balance plugin");
+    }
+    if (point.equals("deschedule") && !deschedule) {
+      throw at.error(plugin + " is a balance plugin, not a deschedule plugin");
+    }
+  }
+
+  static String unknownPlugin(String plugin) {
+    String known = String.join(", ", java.util.stream.Stream.concat(DeschedulerPlugins.DESCHEDULE.stream(),
+        DeschedulerPlugins.BALANCE.stream()).sorted().toList());
+    if (DeschedulerPlugins.NOT_YET.contains(plugin)) {
+      return "plugin \"" + plugin + "\" is not supported by Podsweeper yet (supported: DefaultEvictor, " + known + ")";
+    }
+    return "unknown plugin \"" + plugin + "\" (known: DefaultEvictor, " + known + ")";
   }
 }

@@ -98,6 +98,6 @@ final class DeschedulerV1alpha1Format {
       evictor.set("nodeFit", params.child("nodeFit").raw());
     }
     EvictorArgs evictorArgs = DeschedulerPlugins.defaultEvictor(new ConfigNode(evictor, root.path()));
-    return new Profile("strategy-" + name + "-profile", evictorArgs, List.of(strategy), true, nodeSelector);
+    return new Profile("strategy-" + name + "-profile", evictorArgs, List.of(strategy), List.of(), true, nodeSelector);
   }
 }

@@ -55,6 +55,7 @@ final class KoordinatorFormat {
       dryRun |= migration.bool("dryRun", false);
       limits = tighter(limits, migration);
       List<StrategyArgs> deschedule = new ArrayList<>();
+      List<StrategyArgs> balance = new ArrayList<>();
       if (p.has("plugins")) {
         ConfigNode plugins = p.child("plugins").requireObject(Set.of("deschedule", "balance", "evict", "filter"));
         for (String point : List.of("deschedule", "balance", "evict", "filter")) {
@@ -71,24 +72,20 @@ final class KoordinatorFormat {
               }
               continue;
             }
-            if (!DeschedulerPlugins.DESCHEDULE.contains(plugin)) {
-              throw item.child("name").error(DeschedulerPolicyFormat.unknownPlugin(plugin));
-            }
-            if (point.equals("balance")) {
-              throw item.child("name").error(plugin + " is a deschedule plugin, not a balance plugin");
-            }
+            DeschedulerPolicyFormat.checkExtensionPoint(item.child("name"), point, plugin);
             ConfigNode args = configs.get(plugin);
             if (args == null) {
               throw item.child("name").error("plugin \"" + plugin + "\" has no pluginConfig entry");
             }
-            deschedule.add(withEvictorNamespaces(DeschedulerPlugins.strategy(plugin, args, name), migration));
+            (point.equals("balance") ? balance : deschedule)
+                .add(withEvictorNamespaces(DeschedulerPlugins.strategy(plugin, args, name), migration));
           }
           for (ConfigNode item : set.list("disabled")) {
             item.requireObject(Set.of("name", "weight"));
           }
         }
       }
-      profiles.add(new Profile(name, evictor(migration, configs.get(DeschedulerPlugins.DEFAULT_EVICTOR)), deschedule, true, nodeSelector));
+      profiles.add(new Profile(name, evictor(migration, configs.get(DeschedulerPlugins.DEFAULT_EVICTOR)), deschedule, balance, true, nodeSelector));
     }
     if (profiles.isEmpty()) {
       throw root.child("profiles").error("at least one profile is required");
@@ -124,11 +121,17 @@ final class KoordinatorFormat {
       return strategy;
     }
     NamespaceFilter evictorNs = DeschedulerPlugins.namespaces(migration);
-    NamespaceFilter own = switch (strategy.strategyName()) {
-      case "PodLifeTime" -> ((PodLifeTimeArgs) strategy).rules().get(0).namespaces();
-      case "RemoveFailedPods" -> ((RemoveFailedPodsArgs) strategy).namespaces();
-      default -> ((TooManyRestartsArgs) strategy).namespaces();
-    };
+    NamespaceFilter own;
+    if (strategy instanceof PodLifeTimeArgs a) {
+      own = a.rules().get(0).namespaces();
+    } else if (strategy instanceof RemoveFailedPodsArgs a) {
+      own = a.namespaces();
+    } else if (strategy instanceof TooManyRestartsArgs a) {
+      own = a.namespaces();
+    } else {
+      throw migration.child("namespaces").error("cannot be combined with " + strategy.strategyName()
+          + "; set the plugin's own namespaces instead");
+    }
     if (!own.equals(NamespaceFilter.ALL)) {
       throw migration.child("namespaces").error("cannot be combined with " + strategy.strategyName() + "'s own namespaces");
     }

@@ -39,7 +39,7 @@ final class NativePolicyFormat {
     }
     List<Profile> profiles = new ArrayList<>();
     if (!rules.isEmpty()) {
-      profiles.add(new Profile(Profile.NATIVE_RULES, EvictorArgs.NONE, List.of(new PodLifeTimeArgs(rules)), false, Optional.empty()));
+      profiles.add(new Profile(Profile.NATIVE_RULES, EvictorArgs.NONE, List.of(new PodLifeTimeArgs(rules)), List.of(), false, Optional.empty()));
     }
     // Upstream-style profiles, in descheduler/v1alpha2 syntax: what `podsweeper convert` writes.
     Optional<LabelSelector> nodeSelector = root.has("nodeSelector")

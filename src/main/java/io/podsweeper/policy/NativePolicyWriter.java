@@ -88,14 +88,23 @@ public final class NativePolicyWriter {
     ObjectNode evictor = configs.addObject();
     evictor.put("name", DeschedulerPlugins.DEFAULT_EVICTOR);
     evictor.set("args", evictorArgs(profile.evictor()));
-    ArrayNode enabled = p.putObject("plugins").putObject("deschedule").putArray("enabled");
-    for (StrategyArgs s : profile.deschedule()) {
+    ObjectNode plugins = p.putObject("plugins");
+    addPlugins(plugins, "deschedule", profile.deschedule(), configs);
+    addPlugins(plugins, "balance", profile.balance(), configs);
+    return p;
+  }
+
+  private static void addPlugins(ObjectNode plugins, String point, java.util.List<StrategyArgs> strategies, ArrayNode configs) {
+    if (strategies.isEmpty()) {
+      return;
+    }
+    ArrayNode enabled = plugins.putObject(point).putArray("enabled");
+    for (StrategyArgs s : strategies) {
       enabled.add(s.strategyName());
       ObjectNode config = configs.addObject();
       config.put("name", s.strategyName());
       config.set("args", strategyArgs(s));
     }
-    return p;
   }
 
   private static ObjectNode evictorArgs(EvictorArgs e) {
@@ -164,6 +173,39 @@ public final class NativePolicyWriter {
       putStrings(o, "reasons", a.reasons());
       putInts(o, "exitCodes", a.exitCodes());
       putFlag(o, "includingInitContainers", a.includingInitContainers());
+    } else if (s instanceof NodeTaintsArgs a) {
+      putNamespaces(o, a.namespaces());
+      putSelector(o, "labelSelector", a.labelSelector());
+      putFlag(o, "includePreferNoSchedule", a.includePreferNoSchedule());
+      a.excludedTaints().forEach(t -> o.withArray("excludedTaints").add(t));
+      a.includedTaints().forEach(t -> o.withArray("includedTaints").add(t));
+    } else if (s instanceof NodeAffinityArgs a) {
+      putNamespaces(o, a.namespaces());
+      putSelector(o, "labelSelector", a.labelSelector());
+      a.nodeAffinityType().forEach(t -> o.withArray("nodeAffinityType").add(t));
+    } else if (s instanceof InterPodAntiAffinityArgs a) {
+      putNamespaces(o, a.namespaces());
+      putSelector(o, "labelSelector", a.labelSelector());
+    } else if (s instanceof RemoveDuplicatesArgs a) {
+      putNamespaces(o, a.namespaces());
+      putStrings(o, "excludeOwnerKinds", a.excludeOwnerKinds());
+    } else if (s instanceof NodeUtilizationArgs a) {
+      putPercents(o.putObject("thresholds"), a.thresholds());
+      if (!a.high()) {
+        putPercents(o.putObject("targetThresholds"), a.targetThresholds());
+        putFlag(o, "useDeviationThresholds", a.useDeviationThresholds());
+        a.nodeEvictionLimit().ifPresent(n -> o.putObject("evictionLimits").put("node", n));
+      }
+      if (a.numberOfNodes() != 0) {
+        o.put("numberOfNodes", a.numberOfNodes());
+      }
+      if (!a.excludedNamespaces().isEmpty()) {
+        ArrayNode exclude = o.putObject("evictableNamespaces").putArray("exclude");
+        a.excludedNamespaces().forEach(exclude::add);
+      }
+      if (a.onlyThresholdingResources()) {
+        o.withArray("evictionModes").add("OnlyThresholdingResources");
+      }
     } else {
       TooManyRestartsArgs a = (TooManyRestartsArgs) s;
       putNamespaces(o, a.namespaces());
@@ -173,6 +215,17 @@ public final class NativePolicyWriter {
       putStrings(o, "states", a.states());
     }
     return o;
+  }
+
+  private static void putPercents(ObjectNode o, java.util.Map<String, Double> percents) {
+    new TreeSet<>(percents.keySet()).forEach(k -> {
+      double v = percents.get(k);
+      if (v == Math.rint(v)) {
+        o.put(k, (long) v);
+      } else {
+        o.put(k, v);
+      }
+    });
   }
 
   private static ObjectNode namespaces(NamespaceFilter filter) {

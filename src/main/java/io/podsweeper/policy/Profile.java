@@ -7,6 +7,8 @@ import java.util.Optional;
  * A set of strategies sharing one evictor, as in the upstream descheduler. Podsweeper's own {@code rules} form a
  * profile of their own.
  *
+ * @param deschedule strategies run first, in order, for every profile
+ * @param balance strategies run after every profile's deschedule strategies, in order
  * @param readyNodesOnly upstream semantics: only pods bound to a Ready node matching {@code nodeSelector} are
  *     considered. Podsweeper's own rules see every pod, unscheduled ones included.
  */
@@ -14,11 +16,13 @@ public record Profile(
     String name,
     EvictorArgs evictor,
     List<StrategyArgs> deschedule,
+    List<StrategyArgs> balance,
     boolean readyNodesOnly,
     Optional<LabelSelector> nodeSelector) {
   public static final String NATIVE_RULES = "rules";
 
   public Profile {
     deschedule = List.copyOf(deschedule);
+    balance = List.copyOf(balance);
   }
 }

@@ -1,7 +1,8 @@
 package io.podsweeper.policy;
 
 /** A configured strategy of a profile: which one, and its arguments. */
-public sealed interface StrategyArgs permits PodLifeTimeArgs, RemoveFailedPodsArgs, TooManyRestartsArgs {
+public sealed interface StrategyArgs permits PodLifeTimeArgs, RemoveFailedPodsArgs, TooManyRestartsArgs, NodeTaintsArgs,
+    NodeAffinityArgs, InterPodAntiAffinityArgs, RemoveDuplicatesArgs, NodeUtilizationArgs {
   /** The strategy's upstream name, as it appears in metrics and decisions. */
   String strategyName();
 }

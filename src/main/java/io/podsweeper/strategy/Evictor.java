@@ -25,8 +25,12 @@ public final class Evictor {
     this.args = args;
   }
 
-  /** Empty if the pod may be removed (from {@link #evictableFrom} on); otherwise which protection applies. */
-  public Optional<String> protection(PodRecord pod, ClusterView view) {
+  /**
+   * Upstream's Filter, without nodeFit (its PreEvictionFilter): empty if the pod may be removed (from
+   * {@link #evictableFrom} on); otherwise which protection applies. Strategies that count pods (duplicates, usage)
+   * count only the pods passing it.
+   */
+  public Optional<String> filter(PodRecord pod, ClusterView view) {
     if ("true".equals(pod.annotations().get(PodRecord.PROTECT_ANNOTATION))) {
       return Optional.of("annotated " + PodRecord.PROTECT_ANNOTATION);
     }
@@ -69,7 +73,16 @@ public final class Evictor {
     if (args.minPodAge().isPresent() && pod.startTime().isEmpty()) {
       return Optional.of("not started yet (minPodAge)");
     }
-    if (args.nodeFit() && !fitsAnotherNode(pod, view)) {
+    return Optional.empty();
+  }
+
+  /** Upstream's Filter and PreEvictionFilter together: empty if the pod may be removed, else the protection. */
+  public Optional<String> protection(PodRecord pod, ClusterView view) {
+    Optional<String> filtered = filter(pod, view);
+    if (filtered.isPresent()) {
+      return filtered;
+    }
+    if (args.nodeFit() && !pod.annotations().containsKey(PodRecord.EVICT_ANNOTATION) && !fitsAnotherNode(pod, view)) {
       return Optional.of("fits no other Ready node (nodeFit)");
     }
     return Optional.empty();
@@ -162,13 +175,14 @@ public final class Evictor {
     return false;
   }
 
+  /** Whether the pod could be scheduled on some node of {@code nodes} that is schedulable (upstream's PodFitsAnyNode). */
+  static Optional<NodeRecord> anyFit(PodRecord pod, java.util.Collection<NodeRecord> nodes, ClusterView view) {
+    return nodes.stream().filter(n -> !n.unschedulable() && fits(pod, n, view)).findFirst();
+  }
+
   static boolean fits(PodRecord pod, NodeRecord node, ClusterView view) {
     var scheduling = pod.scheduling();
-    if (!scheduling.nodeSelector().entrySet().stream().allMatch(e -> e.getValue().equals(node.labels().get(e.getKey())))) {
-      return false;
-    }
-    if (!scheduling.requiredNodeAffinity().isEmpty()
-        && scheduling.requiredNodeAffinity().stream().noneMatch(t -> t.matches(node.labels()))) {
+    if (!scheduling.matchesNode(node.labels())) {
       return false;
     }
     for (Taint taint : node.taints()) {

@@ -1,11 +1,14 @@
 package io.podsweeper.strategy;
 
 import io.podsweeper.cluster.ClusterView;
-import io.podsweeper.cluster.NodeRecord;
 import io.podsweeper.cluster.PodRecord;
+import io.podsweeper.policy.NodeAffinityArgs;
+import io.podsweeper.policy.NodeTaintsArgs;
+import io.podsweeper.policy.NodeUtilizationArgs;
 import io.podsweeper.policy.Policy;
 import io.podsweeper.policy.PodLifeTimeArgs;
 import io.podsweeper.policy.Profile;
+import io.podsweeper.policy.RemoveDuplicatesArgs;
 import io.podsweeper.policy.RemoveFailedPodsArgs;
 import io.podsweeper.policy.StrategyArgs;
 import io.podsweeper.policy.TooManyRestartsArgs;
@@ -20,36 +23,70 @@ import java.util.Set;
 /**
  * A policy, compiled: every profile's strategies behind its evictor. {@link #evaluate} answers for one pod (what
  * the live service asks on every event and deadline); {@link #plan} runs one whole pass the way upstream does
- * (what {@code plan} prints). Both use the same strategies and filters.
+ * (what {@code plan} prints); {@link #balance} runs only the node-aware strategies (what the live service runs
+ * periodically). All use the same strategies and filters.
  */
 public final class PolicyEvaluator {
-  private record CompiledProfile(Profile profile, Evictor evictor, List<PodStrategy> strategies) {}
+  /** Upstream skips its cycle below this many Ready nodes in the node set. */
+  static final int MIN_NODES = 2;
+
+  private record CompiledProfile(
+      Profile profile, Evictor evictor, List<PodStrategy> podStrategies, List<NodeStrategy> deschedule, List<NodeStrategy> balance) {}
 
   private final Policy policy;
   private final List<CompiledProfile> profiles;
 
   public PolicyEvaluator(Policy policy) {
     this.policy = policy;
-    this.profiles = policy.profiles().stream()
-        .map(p -> new CompiledProfile(p, new Evictor(p.evictor()), p.deschedule().stream().map(a -> strategy(a, p)).toList()))
-        .toList();
+    this.profiles = policy.profiles().stream().map(PolicyEvaluator::compile).toList();
   }
 
-  private static PodStrategy strategy(StrategyArgs args, Profile profile) {
+  private static CompiledProfile compile(Profile p) {
+    List<PodStrategy> podStrategies = new ArrayList<>();
+    List<NodeStrategy> deschedule = new ArrayList<>();
+    for (StrategyArgs args : p.deschedule()) {
+      Optional<PodStrategy> podStrategy = podStrategy(args, p);
+      podStrategy.ifPresent(podStrategies::add);
+      deschedule.add(podStrategy.<NodeStrategy>map(LifetimePass::new).orElseGet(() -> nodeStrategy(args)));
+    }
+    return new CompiledProfile(p, new Evictor(p.evictor()), podStrategies, deschedule,
+        p.balance().stream().map(PolicyEvaluator::nodeStrategy).toList());
+  }
+
+  private static Optional<PodStrategy> podStrategy(StrategyArgs args, Profile profile) {
     if (args instanceof PodLifeTimeArgs a) {
-      return new PodLifeTime(a.rules());
+      return Optional.of(new PodLifeTime(a.rules()));
     }
     if (args instanceof RemoveFailedPodsArgs a) {
-      return new RemoveFailedPods(a, profile.name());
+      return Optional.of(new RemoveFailedPods(a, profile.name()));
     }
-    return new TooManyRestarts((TooManyRestartsArgs) args, profile.name());
+    if (args instanceof TooManyRestartsArgs a) {
+      return Optional.of(new TooManyRestarts(a, profile.name()));
+    }
+    return Optional.empty();
+  }
+
+  private static NodeStrategy nodeStrategy(StrategyArgs args) {
+    if (args instanceof NodeTaintsArgs a) {
+      return new NodeTaints(a);
+    }
+    if (args instanceof NodeAffinityArgs a) {
+      return new NodeAffinity(a);
+    }
+    if (args instanceof RemoveDuplicatesArgs a) {
+      return new RemoveDuplicates(a);
+    }
+    if (args instanceof NodeUtilizationArgs a) {
+      return new NodeUtilization(a);
+    }
+    throw new IllegalArgumentException("no strategy for " + args.strategyName());
   }
 
   public Policy policy() {
     return policy;
   }
 
-  /** The earliest verdict of any strategy of any profile whose evictor lets the pod go, or empty. */
+  /** The earliest verdict of any pod-by-pod strategy of any profile whose evictor lets the pod go, or empty. */
   public Optional<Verdict> evaluate(PodRecord pod, ClusterView view) {
     Verdict best = null;
     for (CompiledProfile p : profiles) {
@@ -57,7 +94,7 @@ public final class PolicyEvaluator {
         continue;
       }
       Verdict earliest = null;
-      for (PodStrategy s : p.strategies()) {
+      for (PodStrategy s : p.podStrategies()) {
         Optional<Verdict> v = s.evaluate(pod, view);
         if (v.isPresent() && (earliest == null || v.get().dueAt().isBefore(earliest.dueAt()))) {
           earliest = v.get();
@@ -74,53 +111,61 @@ public final class PolicyEvaluator {
     return Optional.ofNullable(best);
   }
 
-  /**
-   * One pass at {@code now}, as upstream runs it: profile by profile, strategy by strategy, candidates in the
-   * strategy's order, each through the evictor and the limits; a pod is decided at most once.
-   */
+  /** One whole pass at {@code now} with a fresh budget: {@link #pass} with every strategy. */
   public List<Decision> plan(ClusterView view, Instant now) {
-    RemovalBudget budget = new RemovalBudget(policy.limits());
+    return pass(view, now, new RemovalBudget(policy.limits()), true).decisions();
+  }
+
+  /**
+   * The node-aware strategies only (taints, affinity, duplicates, utilization), within {@code budget}: what the
+   * live service runs periodically, next to its per-pod deadlines.
+   */
+  public PassResult balance(ClusterView view, Instant now, RemovalBudget budget) {
+    return pass(view, now, budget, false);
+  }
+
+  /**
+   * One pass as upstream runs a cycle: the deschedule strategies of every profile, then the balance strategies of
+   * every profile, each in its listed order; candidates through the evictor and the shared limits; a pod is decided
+   * at most once. The node-aware strategies are skipped when a profile's node set has fewer than two Ready nodes;
+   * the pod-by-pod ones ({@code withPodStrategies}) do not depend on it and always run.
+   */
+  public PassResult pass(ClusterView view, Instant now, RemovalBudget budget, boolean withPodStrategies) {
     List<Decision> decisions = new ArrayList<>();
     Set<String> decided = new HashSet<>();
+    List<String> notes = new ArrayList<>();
+    Optional<String> skipped = Optional.empty();
+    List<NodePass> passes = new ArrayList<>();
     for (CompiledProfile p : profiles) {
-      for (PodStrategy strategy : p.strategies()) {
-        List<PodRecord> candidates = new ArrayList<>();
-        for (PodRecord pod : view.pods()) {
-          if (!decided.contains(pod.key()) && inScope(p.profile(), pod, view)) {
-            candidates.add(pod);
-          }
-        }
-        candidates.sort(strategy.candidateOrder());
-        for (PodRecord pod : candidates) {
-          Optional<Verdict> verdict = strategy.evaluate(pod, view)
-              .map(v -> v.notBefore(p.evictor().evictableFrom(pod)))
-              .filter(v -> v.isDue(now));
-          if (verdict.isEmpty() || p.evictor().protection(pod, view).isPresent()) {
-            continue;
-          }
-          Decision decision = verdict.get().decide(pod, now);
-          Optional<String> limit = budget.take(decision);
-          if (limit.isPresent()) {
-            if (limit.get().equals(RemovalBudget.TOTAL_REACHED)) {
-              break;
-            }
-            continue;
-          }
-          decided.add(pod.key());
-          decisions.add(decision);
+      NodePass pass = new NodePass(view, now, p.profile(), p.evictor(), budget, decided, decisions, notes);
+      passes.add(pass);
+      boolean nodeAware = p.deschedule().stream().anyMatch(s -> !(s instanceof LifetimePass)) || !p.balance().isEmpty();
+      if (nodeAware && pass.nodes().size() < MIN_NODES && skipped.isEmpty()) {
+        skipped = Optional.of("profile " + p.profile().name() + ": " + pass.nodes().size()
+            + " Ready node(s) in the node set, the node-aware strategies need at least " + MIN_NODES);
+      }
+    }
+    boolean nodeAwareRuns = skipped.isEmpty();
+    for (int i = 0; i < profiles.size(); i++) {
+      for (NodeStrategy s : profiles.get(i).deschedule()) {
+        if (s instanceof LifetimePass ? withPodStrategies : nodeAwareRuns) {
+          s.run(passes.get(i));
         }
       }
     }
-    return decisions;
+    for (int i = 0; i < profiles.size() && nodeAwareRuns; i++) {
+      for (NodeStrategy s : profiles.get(i).balance()) {
+        s.run(passes.get(i));
+      }
+    }
+    return new PassResult(decisions, skipped, notes);
   }
 
   /** Upstream profiles see only pods bound to a Ready node in their node set; Podsweeper's rules see every pod. */
-  private static boolean inScope(Profile profile, PodRecord pod, ClusterView view) {
+  static boolean inScope(Profile profile, PodRecord pod, ClusterView view) {
     if (!profile.readyNodesOnly()) {
       return true;
     }
-    Optional<NodeRecord> node = pod.scheduled() ? view.node(pod.nodeName()) : Optional.empty();
-    return node.isPresent() && node.get().ready()
-        && profile.nodeSelector().map(s -> s.matches(node.get().labels())).orElse(true);
+    return NodePass.inNodeSet(profile, pod.scheduled() ? view.node(pod.nodeName()) : Optional.empty());
   }
 }

@@ -23,6 +23,9 @@ public final class PodBuilder {
   private final Map<String, String> annotations = new HashMap<>();
   private final List<OwnerRef> owners = new ArrayList<>(List.of(new OwnerRef("ReplicaSet", "rs", "rs-uid", true)));
   private final List<ContainerStatus> containers = new ArrayList<>();
+  private OptionalInt priority = OptionalInt.empty();
+  private Scheduling scheduling = Scheduling.NONE;
+  private List<String> images = List.of("app:1");
 
   private PodBuilder(String name) {
     this.name = name;
@@ -106,9 +109,36 @@ public final class PodBuilder {
     return this;
   }
 
+  public PodBuilder owner(String kind, String ownerName) {
+    owners.clear();
+    owners.add(new OwnerRef(kind, ownerName, kind + "-" + ownerName + "-uid", true));
+    return this;
+  }
+
+  public PodBuilder priority(int value) {
+    this.priority = OptionalInt.of(value);
+    return this;
+  }
+
+  public PodBuilder scheduling(Scheduling value) {
+    this.scheduling = value;
+    return this;
+  }
+
+  /** Requests in millicores of cpu and bytes of memory; Burstable. */
+  public PodBuilder requests(long cpuMillis, long memoryBytes) {
+    return scheduling(new Scheduling(scheduling.nodeSelector(), scheduling.requiredNodeAffinity(), scheduling.preferredNodeAffinity(),
+        scheduling.tolerations(), scheduling.requiredPodAntiAffinity(), Map.of("cpu", cpuMillis, "memory", memoryBytes), "Burstable"));
+  }
+
+  public PodBuilder images(String... values) {
+    this.images = List.of(values);
+    return this;
+  }
+
   public PodRecord build() {
     return new PodRecord(namespace, name, uid, resourceVersion, created, deletion, node, phase, reason, labels, annotations, owners,
-        containers, OptionalInt.empty(), Optional.of(created), List.of(), Volumes.NONE, Scheduling.NONE);
+        containers, priority, Optional.of(created), List.of(), Volumes.NONE, scheduling, images);
   }
 
   public static NodeRecord readyNode(String name) {

@@ -56,6 +56,12 @@ public final class PodFixtures {
         Optional.of(NOW.minusSeconds(60)), 0);
   }
 
+  /** A main container that terminated at a given time. */
+  public static ContainerStatus terminatedAt(String name, String reason, int exitCode, Instant finishedAt) {
+    return new ContainerStatus(name, ContainerStatus.Kind.MAIN, Optional.empty(), Optional.of(reason), OptionalInt.of(exitCode),
+        Optional.of(finishedAt), 0);
+  }
+
   public static ContainerStatus restarted(String name, ContainerStatus.Kind kind, int restarts) {
     return new ContainerStatus(name, kind, Optional.empty(), Optional.empty(), OptionalInt.empty(), Optional.empty(), restarts);
   }
@@ -63,6 +69,8 @@ public final class PodFixtures {
   public static final class PodBuilder {
     private String namespace = "default";
     private final String name;
+    private String uid;
+    private String resourceVersion = "1";
     private Instant created = NOW;
     private Optional<Instant> deletion = Optional.empty();
     private String nodeName = "node-a";
@@ -84,6 +92,23 @@ public final class PodFixtures {
     private PodBuilder(String name) {
       this.name = name;
       this.owners = List.of(new OwnerRef("ReplicaSet", "rs-" + name, "uid-rs-" + name, true));
+    }
+
+    public PodBuilder uid(String value) {
+      uid = value;
+      return this;
+    }
+
+    public PodBuilder rv(String value) {
+      resourceVersion = value;
+      return this;
+    }
+
+    /** Adds one container status (the default is one running "main" container when none is given). */
+    public PodBuilder container(ContainerStatus value) {
+      containers = containers == null ? new ArrayList<>() : new ArrayList<>(containers);
+      containers.add(value);
+      return this;
     }
 
     public PodBuilder ns(String value) {
@@ -201,9 +226,10 @@ public final class PodFixtures {
 
     public PodRecord build() {
       List<ContainerStatus> cs = containers != null ? containers : List.of(running("main"));
-      return new PodRecord(namespace, name, "uid-" + namespace + "-" + name, "1", created, deletion, nodeName, phase, reason,
+      return new PodRecord(namespace, name, uid != null ? uid : "uid-" + namespace + "-" + name, resourceVersion, created, deletion, nodeName, phase, reason,
           labels, annotations, owners, cs, priority, startTime, conditions, new Volumes(localStorage, pvcs, false),
-          new Scheduling(nodeSelector, List.of(), tolerations, requests));
+          new Scheduling(nodeSelector, List.of(), List.of(), tolerations, List.of(), requests, requests.isEmpty() ? "BestEffort" : "Burstable"),
+          List.of("busybox:1.36"));
     }
   }
 

@@ -1,6 +1,6 @@
 package io.podsweeper.engine;
 
-import static io.podsweeper.cluster.PodBuilder.pod;
+import static io.podsweeper.cluster.PodFixtures.pod;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -8,6 +8,7 @@ import io.podsweeper.cluster.ClusterSnapshot;
 import io.podsweeper.cluster.NamespaceRecord;
 import io.podsweeper.cluster.NodeRecord;
 import io.podsweeper.cluster.PdbRecord;
+import io.podsweeper.cluster.PodFixtures;
 import io.podsweeper.cluster.PodRecord;
 import io.podsweeper.cluster.PodSource;
 import io.podsweeper.cluster.PvcRecord;
@@ -104,7 +105,7 @@ class SweeperTest {
   }
 
   private static PodRecord failed(String ns, String name, String node) {
-    return pod(name).in(ns).node(node).created(OLD).phase("Failed").terminated("Error", 1, OLD.plusSeconds(1)).build();
+    return pod(name).ns(ns).on(node).created(OLD).phase("Failed").container(PodFixtures.terminatedAt("c", "Error", 1, OLD.plusSeconds(1))).build();
   }
 
   private List<String> results() {
@@ -162,15 +163,15 @@ class SweeperTest {
   void aRecreatedPodIsJudgedAfreshAndARefusalBacksOff() {
     try (Sweeper s = sweeper("rules: [{name: r, states: [Running], maxAge: 1h}]\n", d -> PodRemover.Outcome.REFUSED)) {
       s.start();
-      PodRecord old = pod("web").in("a").created(OLD).uid("old").build();
+      PodRecord old = pod("web").ns("a").created(OLD).uid("old").build();
       source.put(old);
       // Replaced before the worker gets to it by a young pod of the same name: nothing is sent.
-      source.put(pod("web").in("a").created(Instant.now()).uid("new").build());
+      source.put(pod("web").ns("a").created(Instant.now()).uid("new").build());
       s.podChanged(old);
       await().during(Duration.ofMillis(500)).until(sent::isEmpty);
       assertThat(s.pendingDeadlines()).isEqualTo(1);
 
-      PodRecord guarded = pod("guarded").in("a").created(OLD).build();
+      PodRecord guarded = pod("guarded").ns("a").created(OLD).build();
       source.put(guarded);
       s.podChanged(guarded);
       await().atMost(Duration.ofSeconds(3)).until(() -> sent.size() == 1);
@@ -194,9 +195,9 @@ class SweeperTest {
       return new PodRemover.Result(PodRemover.Outcome.REFUSED, 429, "Eviction triggered evacuation of VMI");
     }, metrics, Clock.systemUTC(), recent)) {
       s.start();
-      PodRecord vm = pod("virt-launcher-a").in("vms").created(OLD)
+      PodRecord vm = pod("virt-launcher-a").ns("vms").created(OLD).ownedBy("VirtualMachineInstance", "vm")
           .annotation("descheduler.alpha.kubernetes.io/request-evict-only", "").build();
-      PodRecord sibling = pod("virt-launcher-b").in("vms").created(OLD).uid("uid-b")
+      PodRecord sibling = pod("virt-launcher-b").ns("vms").created(OLD).uid("uid-b").ownedBy("VirtualMachineInstance", "vm")
           .annotation("descheduler.alpha.kubernetes.io/request-evict-only", "").build();
       source.put(vm);
       s.podChanged(vm);
@@ -221,7 +222,7 @@ class SweeperTest {
     try (Sweeper s = sweeper("rules: [{name: r, states: [Running], maxAge: 2s}]\n", d -> PodRemover.Outcome.REMOVED)) {
       s.start();
       Instant created = Instant.now().minusMillis(500);
-      PodRecord p = pod("p").in("a").created(created).build();
+      PodRecord p = pod("p").ns("a").created(created).build();
       source.put(p);
       s.podChanged(p);
       assertThat(s.pendingDeadlines()).isEqualTo(1);

@@ -18,7 +18,9 @@ import org.junit.jupiter.api.Test;
  */
 class DeschedulerPolicyFormatTest {
   private static final String HEAD = "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\n";
-  private static final String KNOWN_PLUGINS = "DefaultEvictor, PodLifeTime, RemoveFailedPods, RemovePodsHavingTooManyRestarts";
+  private static final String KNOWN_PLUGINS = "DefaultEvictor, HighNodeUtilization, LowNodeUtilization, PodLifeTime, "
+      + "RemoveDuplicates, RemoveFailedPods, RemovePodsHavingTooManyRestarts, RemovePodsViolatingNodeAffinity, "
+      + "RemovePodsViolatingNodeTaints";
   private static final String ALLOWED_STATES = "Completed, ContainerCannotRun, ContainerCreating, CrashLoopBackOff, "
       + "CreateContainerConfigError, CreateContainerError, DeadlineExceeded, ErrImagePull, Error, Evicted, Failed, "
       + "ImagePullBackOff, InvalidImageName, NodeAffinity, NodeLost, OOMKilled, Pending, PodInitializing, Running, Shutdown, "
@@ -333,20 +335,21 @@ class DeschedulerPolicyFormatTest {
           profiles:
             - name: p
               pluginConfig:
-                - name: LowNodeUtilization
-                  args: {thresholds: {cpu: 20}, targetThresholds: {cpu: 50}}
+                - name: RemovePodsViolatingTopologySpreadConstraint
+                  args: {}
               plugins:
-                balance: {enabled: [LowNodeUtilization]}
+                balance: {enabled: [RemovePodsViolatingTopologySpreadConstraint]}
           """;
-      assertThat(error(configured)).isEqualTo("profiles[0].pluginConfig[0].name: plugin \"LowNodeUtilization\"" + supported);
+      assertThat(error(configured))
+          .isEqualTo("profiles[0].pluginConfig[0].name: plugin \"RemovePodsViolatingTopologySpreadConstraint\"" + supported);
       String enabledOnly = HEAD + """
           profiles:
             - name: p
               plugins:
-                deschedule: {enabled: [RemovePodsViolatingNodeTaints]}
+                deschedule: {enabled: [RemovePodsViolatingInterPodAntiAffinity]}
           """;
       assertThat(error(enabledOnly))
-          .isEqualTo("profiles[0].plugins.deschedule.enabled[0]: plugin \"RemovePodsViolatingNodeTaints\"" + supported);
+          .isEqualTo("profiles[0].plugins.deschedule.enabled[0]: plugin \"RemovePodsViolatingInterPodAntiAffinity\"" + supported);
     }
 
     @Test

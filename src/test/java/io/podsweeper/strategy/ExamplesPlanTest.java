@@ -36,4 +36,18 @@ class ExamplesPlanTest {
     assertThat(decisions).extracting(d -> d.podKey() + " " + d.strategy() + " " + d.action().wireName())
         .containsExactly(expected.split(",\\s*"));
   }
+
+  /** The anti-affinity fragmentation example: HighNodeUtilization empties node-2 for the Pending cache replica. */
+  @org.junit.jupiter.api.Test
+  void defragmentsForTheAntiAffinityExample() {
+    ClusterSnapshot snapshot = SnapshotReader.read(Path.of("config/examples/anti-affinity-fragmentation-snapshot.yaml"));
+    var policy = PolicyLoader.load(Path.of("config/examples/anti-affinity-fragmentation-policy.yaml"));
+    List<Decision> decisions = new PolicyEvaluator(policy).plan(snapshot, NOW);
+    assertThat(decisions).extracting(d -> d.podKey() + " " + d.node())
+        .containsExactly("shop/worker-5b8c-p7 node-2", "shop/worker-5b8c-q9 node-2", "shop/api-6c4d-r8 node-3");
+    // Converted to the native format, the policy decides the same.
+    var converted = io.podsweeper.policy.PolicyLoader.parse(io.podsweeper.policy.NativePolicyWriter.write(policy), "converted");
+    assertThat(converted.profiles()).isEqualTo(policy.profiles());
+    assertThat(new PolicyEvaluator(converted).plan(snapshot, NOW)).isEqualTo(decisions);
+  }
 }

@@ -1,11 +1,11 @@
 package io.podsweeper.strategy;
 
-import static io.podsweeper.cluster.PodBuilder.pod;
+import static io.podsweeper.cluster.PodFixtures.pod;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.podsweeper.cluster.ClusterSnapshot;
 import io.podsweeper.cluster.NamespaceRecord;
-import io.podsweeper.cluster.PodBuilder;
+import io.podsweeper.cluster.PodFixtures;
 import io.podsweeper.cluster.PodRecord;
 import io.podsweeper.policy.Policy;
 import io.podsweeper.policy.PolicyLoader;
@@ -34,12 +34,12 @@ class PodLifeTimeTest {
 
   /** A pod in exactly this state, where the state lives (phase, pod reason, container reason). */
   private static PodRecord podIn(PodState state) {
-    PodBuilder b = pod("p").created(T0);
+    PodFixtures.PodBuilder b = pod("p").created(T0);
     return switch (state.kind()) {
       case PHASE -> b.phase(state.wireName()).build();
       case POD_REASON -> b.phase("Failed").reason(state.wireName()).build();
-      case WAITING_REASON -> b.phase("Running").waiting(state.wireName()).build();
-      case TERMINATED_REASON -> b.phase(state.terminal() ? "Failed" : "Running").terminated(state.wireName(), 1, T0.plusSeconds(5)).build();
+      case WAITING_REASON -> b.phase("Running").container(PodFixtures.waiting("c", state.wireName(), 0)).build();
+      case TERMINATED_REASON -> b.phase(state.terminal() ? "Failed" : "Running").container(PodFixtures.terminatedAt("c", state.wireName(), 1, T0.plusSeconds(5))).build();
     };
   }
 
@@ -55,8 +55,8 @@ class PodLifeTimeTest {
 
   @Test
   void finishedPodsNeedAnExplicitOptIn() {
-    PodRecord failed = pod("f").created(T0).phase("Failed").waiting("CrashLoopBackOff").build();
-    PodRecord succeeded = pod("s").created(T0).phase("Succeeded").terminated("Completed", 0, T0).build();
+    PodRecord failed = pod("f").created(T0).phase("Failed").container(PodFixtures.waiting("c", "CrashLoopBackOff", 0)).build();
+    PodRecord succeeded = pod("s").created(T0).phase("Succeeded").container(PodFixtures.terminatedAt("c", "Completed", 0, T0)).build();
     PolicyEvaluator ageOnly = policy("  - {name: r, maxAge: 1s}\n");
     assertThat(evaluate(ageOnly, failed)).isEmpty();
     assertThat(evaluate(ageOnly, succeeded)).isEmpty();
@@ -80,7 +80,7 @@ class PodLifeTimeTest {
   void ageAfterFinishCountsFromTheLatestContainerFinish() {
     PolicyEvaluator e = policy("  - {name: r, states: [Failed], maxAgeAfterFinish: 1h}\n");
     PodRecord twoContainers = pod("p").created(T0).phase("Failed")
-        .terminated("Error", 1, T0.plusSeconds(60)).terminated("Error", 1, T0.plusSeconds(600)).build();
+        .container(PodFixtures.terminatedAt("c", "Error", 1, T0.plusSeconds(60))).container(PodFixtures.terminatedAt("c", "Error", 1, T0.plusSeconds(600))).build();
     assertThat(evaluate(e, twoContainers).orElseThrow().dueAt()).isEqualTo(T0.plusSeconds(600 + 3600));
     PodRecord noContainers = pod("q").created(T0).phase("Failed").build();
     assertThat(evaluate(e, noContainers).orElseThrow().dueAt()).isEqualTo(T0.plusSeconds(3600));
@@ -89,7 +89,7 @@ class PodLifeTimeTest {
   @Test
   void bothAgesTakeTheLaterDeadline() {
     PolicyEvaluator e = policy("  - {name: r, states: [Failed], maxAge: 3h, maxAgeAfterFinish: 1h}\n");
-    PodRecord p = pod("p").created(T0).phase("Failed").terminated("Error", 1, T0.plusSeconds(60)).build();
+    PodRecord p = pod("p").created(T0).phase("Failed").container(PodFixtures.terminatedAt("c", "Error", 1, T0.plusSeconds(60))).build();
     assertThat(evaluate(e, p).orElseThrow().dueAt()).isEqualTo(T0.plus(Duration.ofHours(3)));
   }
 
@@ -112,7 +112,7 @@ class PodLifeTimeTest {
   void theProtectAnnotationOnAPodOrItsNamespaceWinsOverEveryStrategy() {
     PolicyEvaluator e = policy("  - {name: r, states: [Running]}\n");
     assertThat(evaluate(e, pod("p").created(T0).annotation("podsweeper.io/protect", "true").build())).isEmpty();
-    assertThat(evaluate(e, pod("p").in("safe").created(T0).build(), new NamespaceRecord("safe", Map.of(), true))).isEmpty();
+    assertThat(evaluate(e, pod("p").ns("safe").created(T0).build(), new NamespaceRecord("safe", Map.of(), true))).isEmpty();
     assertThat(evaluate(e, pod("p").created(T0).annotation("podsweeper.io/protect", "false").build())).isPresent();
     Policy upstream = PolicyLoader.parse("""
         apiVersion: descheduler/v1alpha2
@@ -122,9 +122,9 @@ class PodLifeTimeTest {
             pluginConfig: [{name: PodLifeTime, args: {states: [Running]}}]
             plugins: {deschedule: {enabled: [PodLifeTime]}}
         """, "upstream");
-    PodRecord annotated = pod("p").created(T0).node("n1").annotation("podsweeper.io/protect", "true")
+    PodRecord annotated = pod("p").created(T0).on("n1").annotation("podsweeper.io/protect", "true")
         .annotation("descheduler.alpha.kubernetes.io/evict", "true").build();
-    var view = ClusterSnapshot.of(List.of(annotated), List.of(), List.of(PodBuilder.readyNode("n1")));
+    var view = ClusterSnapshot.of(List.of(annotated), List.of(), List.of(PodFixtures.node("n1").build()));
     assertThat(new PolicyEvaluator(upstream).evaluate(annotated, view)).as("even over upstream's evict annotation").isEmpty();
   }
 
@@ -139,17 +139,17 @@ class PodLifeTimeTest {
   @Test
   void namespaceGlobsAndSelectors() {
     PolicyEvaluator globs = policy("  - {name: r, states: [Running], namespaces: {include: [\"ci-*\", \"build-?\"], exclude: [ci-prod]}}\n");
-    assertThat(evaluate(globs, pod("p").in("ci-main").created(T0).build())).isPresent();
-    assertThat(evaluate(globs, pod("p").in("build-7").created(T0).build())).isPresent();
-    assertThat(evaluate(globs, pod("p").in("build-77").created(T0).build())).isEmpty();
-    assertThat(evaluate(globs, pod("p").in("ci-prod").created(T0).build())).isEmpty();
-    assertThat(evaluate(globs, pod("p").in("web").created(T0).build())).isEmpty();
+    assertThat(evaluate(globs, pod("p").ns("ci-main").created(T0).build())).isPresent();
+    assertThat(evaluate(globs, pod("p").ns("build-7").created(T0).build())).isPresent();
+    assertThat(evaluate(globs, pod("p").ns("build-77").created(T0).build())).isEmpty();
+    assertThat(evaluate(globs, pod("p").ns("ci-prod").created(T0).build())).isEmpty();
+    assertThat(evaluate(globs, pod("p").ns("web").created(T0).build())).isEmpty();
 
     PolicyEvaluator nsSel = policy("  - {name: r, states: [Running], namespaceSelector: {matchLabels: {team: data}}}\n");
-    assertThat(evaluate(nsSel, pod("p").in("a").created(T0).build(), new NamespaceRecord("a", Map.of("team", "data")))).isPresent();
-    assertThat(evaluate(nsSel, pod("p").in("b").created(T0).build(), new NamespaceRecord("b", Map.of("team", "web")))).isEmpty();
+    assertThat(evaluate(nsSel, pod("p").ns("a").created(T0).build(), new NamespaceRecord("a", Map.of("team", "data")))).isPresent();
+    assertThat(evaluate(nsSel, pod("p").ns("b").created(T0).build(), new NamespaceRecord("b", Map.of("team", "web")))).isEmpty();
     PolicyEvaluator byName = policy("  - {name: r, states: [Running], namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: c}}}\n");
-    assertThat(evaluate(byName, pod("p").in("c").created(T0).build())).as("an unseen namespace has its name label").isPresent();
+    assertThat(evaluate(byName, pod("p").ns("c").created(T0).build())).as("an unseen namespace has its name label").isPresent();
   }
 
   @Test
@@ -158,7 +158,7 @@ class PodLifeTimeTest {
         + "        - {key: tier, operator: In, values: [a, b]}\n        - {key: env, operator: NotIn, values: [prod]}\n"
         + "        - {key: owner, operator: Exists}\n        - {key: keep, operator: DoesNotExist}\n";
     PolicyEvaluator e = policy(rule);
-    PodBuilder matching = pod("p").created(T0).label("app", "api").label("tier", "a").label("owner", "me");
+    PodFixtures.PodBuilder matching = pod("p").created(T0).label("app", "api").label("tier", "a").label("owner", "me");
     assertThat(evaluate(e, matching.build())).isPresent();
     assertThat(evaluate(e, pod("p").created(T0).label("app", "api").label("tier", "c").label("owner", "me").build())).isEmpty();
     assertThat(evaluate(e, pod("p").created(T0).label("app", "api").label("tier", "a").label("owner", "me").label("env", "prod").build())).isEmpty();
@@ -171,11 +171,11 @@ class PodLifeTimeTest {
   void reasonAndActionOfADecision() {
     PolicyEvaluator e = policy("  - {name: ci-cleanup, states: [Failed], maxAgeAfterFinish: 1h}\n");
     Instant finished = T0.plusSeconds(60);
-    PodRecord failed = pod("p").created(T0).phase("Failed").terminated("Error", 1, finished).build();
+    PodRecord failed = pod("p").created(T0).phase("Failed").container(PodFixtures.terminatedAt("c", "Error", 1, finished)).build();
     Decision d = evaluate(e, failed).orElseThrow().decide(failed, finished.plus(Duration.ofMinutes(133)));
     assertThat(d.reason()).isEqualTo("Failed, finished 2h13m ago; rule ci-cleanup allows 1h after finish");
     assertThat(d.action()).isEqualTo(Action.DELETE);
-    PodRecord running = pod("r").created(T0).waiting("CrashLoopBackOff").build();
+    PodRecord running = pod("r").created(T0).container(PodFixtures.waiting("c", "CrashLoopBackOff", 0)).build();
     assertThat(Decision.of(running, "PodLifeTime", "r", "x", T0).action()).isEqualTo(Action.EVICT);
   }
 }

@@ -1,0 +1,42 @@
+package io.podsweeper.policy;
+
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
+
+/**
+ * LowNodeUtilization ({@code high} false) or HighNodeUtilization ({@code high} true): node usage as the sum of the
+ * requests of the pods on it, in percent of the node's allocatable, per resource.
+ *
+ * @param thresholds a node is underutilized when every listed resource is at or below its value
+ * @param targetThresholds LowNodeUtilization only: a node is overutilized when any listed resource is above its value
+ * @param useDeviationThresholds LowNodeUtilization only: both maps are distances from the average usage
+ * @param numberOfNodes act only when more nodes than this are underutilized
+ * @param excludedNamespaces {@code evictableNamespaces.exclude}
+ * @param onlyThresholdingResources HighNodeUtilization's {@code evictionModes: [OnlyThresholdingResources]}
+ * @param nodeEvictionLimit LowNodeUtilization's {@code evictionLimits.node}
+ */
+public record NodeUtilizationArgs(
+    boolean high,
+    Map<String, Double> thresholds,
+    Map<String, Double> targetThresholds,
+    boolean useDeviationThresholds,
+    int numberOfNodes,
+    List<String> excludedNamespaces,
+    boolean onlyThresholdingResources,
+    OptionalInt nodeEvictionLimit)
+    implements StrategyArgs {
+  public static final String LOW = "LowNodeUtilization";
+  public static final String HIGH = "HighNodeUtilization";
+
+  public NodeUtilizationArgs {
+    thresholds = Map.copyOf(thresholds);
+    targetThresholds = Map.copyOf(targetThresholds);
+    excludedNamespaces = List.copyOf(excludedNamespaces);
+  }
+
+  @Override
+  public String strategyName() {
+    return high ? HIGH : LOW;
+  }
+}

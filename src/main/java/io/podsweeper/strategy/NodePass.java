@@ -1,0 +1,97 @@
+package io.podsweeper.strategy;
+
+import io.podsweeper.cluster.ClusterView;
+import io.podsweeper.cluster.NodeRecord;
+import io.podsweeper.cluster.PodRecord;
+import io.podsweeper.policy.Profile;
+import io.podsweeper.safety.RemovalBudget;
+import java.time.Instant;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * One profile's share of a pass: its node set (Ready nodes matching the node selector, by name), the pods on each,
+ * its evictor, and the budget and decisions shared by every profile. A pod decided earlier in the pass is gone for
+ * later strategies, as in upstream's dry run.
+ */
+final class NodePass {
+  enum Outcome {
+    EVICTED,
+    NOT_EVICTABLE,
+    NODE_LIMIT,
+    TOTAL_LIMIT
+  }
+
+  final ClusterView view;
+  final Instant now;
+  final Profile profile;
+  final Evictor evictor;
+  private final List<NodeRecord> nodes;
+  private final RemovalBudget budget;
+  private final Set<String> decided;
+  private final List<Decision> decisions;
+  private final List<String> notes;
+
+  NodePass(ClusterView view, Instant now, Profile profile, Evictor evictor, RemovalBudget budget, Set<String> decided,
+      List<Decision> decisions, List<String> notes) {
+    this.view = view;
+    this.now = now;
+    this.profile = profile;
+    this.evictor = evictor;
+    this.budget = budget;
+    this.decided = decided;
+    this.decisions = decisions;
+    this.notes = notes;
+    this.nodes = view.nodes().stream().filter(n -> inNodeSet(profile, Optional.of(n))).sorted(Comparator.comparing(NodeRecord::name)).toList();
+  }
+
+  /** Upstream profiles see only Ready nodes matching the node selector; Podsweeper's rules see every pod. */
+  static boolean inNodeSet(Profile profile, Optional<NodeRecord> node) {
+    return node.isPresent() && node.get().ready() && profile.nodeSelector().map(s -> s.matches(node.get().labels())).orElse(true);
+  }
+
+  List<NodeRecord> nodes() {
+    return nodes;
+  }
+
+  /** The pods bound to {@code node} that are not finished and not decided yet, by key (upstream's ListPodsOnANode). */
+  List<PodRecord> pods(NodeRecord node) {
+    return view.pods().stream()
+        .filter(p -> p.nodeName().equals(node.name()) && !p.terminated() && !decided.contains(p.key()))
+        .sorted(Comparator.comparing(PodRecord::key))
+        .toList();
+  }
+
+  boolean decided(PodRecord pod) {
+    return decided.contains(pod.key());
+  }
+
+  /** Evicts the pod if the evictor lets it go and the limits allow, with a reason a person can check. */
+  Outcome evict(PodRecord pod, String strategy, String reason) {
+    if (decided.contains(pod.key()) || evictor.protection(pod, view).isPresent()) {
+      return Outcome.NOT_EVICTABLE;
+    }
+    return take(Decision.of(pod, strategy, profile.name(), reason, now));
+  }
+
+  /** Takes a decision already checked against the evictor, within the limits. */
+  Outcome take(Decision decision) {
+    Optional<String> limit = budget.take(decision);
+    if (limit.isPresent()) {
+      return switch (limit.get()) {
+        case RemovalBudget.TOTAL_REACHED -> Outcome.TOTAL_LIMIT;
+        case RemovalBudget.NODE_REACHED -> Outcome.NODE_LIMIT;
+        default -> Outcome.NOT_EVICTABLE;
+      };
+    }
+    decided.add(decision.podKey());
+    decisions.add(decision);
+    return Outcome.EVICTED;
+  }
+
+  void note(String strategy, String text) {
+    notes.add(profile.name() + "/" + strategy + ": " + text);
+  }
+}

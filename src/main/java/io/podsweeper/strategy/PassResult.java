@@ -1,0 +1,16 @@
+package io.podsweeper.strategy;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * What one pass decided. {@code skipped} says why the node-aware strategies did not run at all (fewer than two
+ * Ready nodes, as upstream skips its cycle); {@code notes} say why a strategy that ran decided nothing (e.g. "no
+ * node is underutilized"), for logs and {@code plan}.
+ */
+public record PassResult(List<Decision> decisions, Optional<String> skipped, List<String> notes) {
+  public PassResult {
+    decisions = List.copyOf(decisions);
+    notes = List.copyOf(notes);
+  }
+}
