@@ -12,6 +12,7 @@ import io.podsweeper.safety.BlastRadiusGuard;
 import io.podsweeper.safety.RemovalBudget;
 import io.podsweeper.safety.TokenBucket;
 import io.podsweeper.strategy.Decision;
+import io.podsweeper.strategy.PassResult;
 import io.podsweeper.strategy.PolicyEvaluator;
 import io.podsweeper.strategy.Verdict;
 import java.time.Clock;
@@ -64,6 +65,8 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
   private final BlockingQueue<String> queue = new LinkedBlockingQueue<>();
   private final Set<String> queued = ConcurrentHashMap.newKeySet();
   private final Map<String, Instant> dueSince = new ConcurrentHashMap<>();
+  /** Decisions of the last balance pass, by pod key, until the worker takes them. */
+  private final Map<String, Decision> balanceDecisions = new ConcurrentHashMap<>();
   private final Cache<String, Backoff> backoff = Caffeine.newBuilder().expireAfterWrite(MAX_BACKOFF.multipliedBy(2)).build();
   private final Set<String> reportedThisWindow = ConcurrentHashMap.newKeySet();
   /** Evictions in background, by pod UID: never requested twice while in progress; a timeout ends one as failed. */
@@ -188,10 +191,28 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
       budget.reset();
       reportedThisWindow.clear();
       cache.pods().forEach(this::evaluate);
+      balance();
     } catch (RuntimeException e) {
       LOG.error("full pass failed", e);
     } finally {
       metrics.passDuration.observe((System.nanoTime() - started) / 1e9);
+    }
+  }
+
+  /** The node-aware strategies over the whole cache; their decisions join the same queue and safety checks. */
+  private void balance() {
+    Instant now = clock.instant();
+    PassResult pass = rules.balance(cache, now, new RemovalBudget(policy.limits()));
+    if (pass.skipped().isPresent()) {
+      metrics.balancePasses.labels("skipped").inc();
+      LOG.info("balance strategies skipped: {}", pass.skipped().get());
+      return;
+    }
+    metrics.balancePasses.labels("run").inc();
+    pass.notes().forEach(note -> LOG.debug("balance: {}", note));
+    for (Decision d : pass.decisions()) {
+      balanceDecisions.put(d.podKey(), d);
+      enqueue(d.podKey(), now);
     }
   }
 
@@ -289,14 +310,17 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
     Optional<PodRecord> current = cache.pod(key);
     Instant now = clock.instant();
     Optional<Verdict> verdict = current.flatMap(p -> rules.evaluate(p, cache)).filter(v -> v.isDue(now));
-    if (verdict.isEmpty()) {
+    // A balance decision holds only for the very pod version it was made on.
+    Optional<Decision> balanced = Optional.ofNullable(balanceDecisions.remove(key))
+        .filter(d -> current.isPresent() && d.uid().equals(current.get().uid()) && d.resourceVersion().equals(current.get().resourceVersion()));
+    if (verdict.isEmpty() && balanced.isEmpty()) {
       // Gone, changed, or no longer due: its own events and deadlines take it from here.
       dueSince.remove(key);
       current.ifPresent(this::evaluate);
       return;
     }
     PodRecord pod = current.get();
-    Decision decision = verdict.get().decide(pod, now);
+    Decision decision = verdict.isPresent() ? verdict.get().decide(pod, now) : balanced.get();
     Backoff waiting = backoff.getIfPresent(pod.uid());
     if (waiting != null && waiting.retryAt().isAfter(now)) {
       retryLater(key, Duration.between(now, waiting.retryAt()));

@@ -108,6 +108,12 @@ public final class Metrics {
       .labelNames("result")
       .register(registry);
 
+  public final Counter balancePasses = Counter.build()
+      .name("podsweeper_balance_passes_total")
+      .help("Passes of the node-aware strategies, by result: run, or skipped (fewer than two Ready nodes in the node set).")
+      .labelNames("result")
+      .register(registry);
+
   public Metrics() {
     DefaultExports.register(registry);
     Gauge.build().name("podsweeper_build_info").help("Build information; always 1.").labelNames("version")

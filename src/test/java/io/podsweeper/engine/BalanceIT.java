@@ -1,0 +1,90 @@
+package io.podsweeper.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.podsweeper.testing.ApiServerExtension;
+import io.podsweeper.testing.RunningService;
+import io.podsweeper.testing.TestApiServer;
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** The node-aware strategies in the live service: a periodic pass over real Node objects. */
+@ExtendWith(ApiServerExtension.class)
+class BalanceIT {
+
+  private static String policy(String ns) {
+    return """
+        apiVersion: podsweeper.io/v1alpha1
+        kind: PodSweeperPolicy
+        fullPassInterval: 2s
+        profiles:
+          - name: taints
+            pluginConfig:
+              - name: DefaultEvictor
+                args: {nodeFit: true}
+              - name: RemovePodsViolatingNodeTaints
+                args: {namespaces: {include: [%s]}}
+            plugins:
+              deschedule: {enabled: [RemovePodsViolatingNodeTaints]}
+        """.formatted(ns);
+  }
+
+  private static String readyNode(KubernetesClient client, String prefix, boolean tainted) {
+    String name = prefix + "-" + UUID.randomUUID().toString().substring(0, 6);
+    NodeBuilder node = new NodeBuilder().withNewMetadata().withName(name).addToLabels("kubernetes.io/hostname", name).endMetadata()
+        .withNewSpec().endSpec();
+    if (tainted) {
+      node.editSpec().addNewTaint().withKey("dedicated").withValue("gpu").withEffect("NoSchedule").endTaint().endSpec();
+    }
+    Node created = client.nodes().resource(node.build()).create();
+    // The admission plugin adds a not-ready taint to new nodes; a real node controller would clear it.
+    created.getSpec().setTaints(created.getSpec().getTaints().stream().filter(t -> !t.getKey().startsWith("node.kubernetes.io/")).toList());
+    created = client.nodes().resource(created).update();
+    created.setStatus(new io.fabric8.kubernetes.api.model.NodeStatusBuilder()
+        .addToConditions(new NodeConditionBuilder().withType("Ready").withStatus("True").build())
+        .addToAllocatable(Map.of("cpu", new Quantity("4"), "memory", new Quantity("8Gi"), "pods", new Quantity("110")))
+        .addToCapacity(Map.of("cpu", new Quantity("4"), "memory", new Quantity("8Gi"), "pods", new Quantity("110")))
+        .build());
+    client.nodes().resource(created).updateStatus();
+    return name;
+  }
+
+  private static Pod podOn(KubernetesClient client, String ns, String name, String node) {
+    return client.pods().inNamespace(ns).resource(new PodBuilder()
+        .withNewMetadata().withName(name).withNamespace(ns)
+        .addNewOwnerReference().withApiVersion("apps/v1").withKind("ReplicaSet").withName("web").withUid(UUID.randomUUID().toString())
+        .withController(true).endOwnerReference().endMetadata()
+        .withNewSpec().withNodeName(node).withTerminationGracePeriodSeconds(0L)
+        .addNewContainer().withName("main").withImage("nginx:1.27").endContainer().endSpec().build()).create();
+  }
+
+  @Test
+  void evictsAPodFromATaintedNodeWhenAnotherNodeTakesIt(TestApiServer server) throws Exception {
+    KubernetesClient client = server.client();
+    String ns = server.newNamespace("balance");
+    String tainted = readyNode(client, "gpu", true);
+    String plain = readyNode(client, "plain", false);
+    podOn(client, ns, "misplaced", tainted);
+    podOn(client, ns, "fine", plain);
+    try (RunningService service = RunningService.start(server, policy(ns))) {
+      await().atMost(Duration.ofSeconds(20)).until(() -> client.pods().inNamespace(ns).withName("misplaced").get() == null);
+      assertThat(client.pods().inNamespace(ns).withName("fine").get()).isNotNull();
+      assertThat(service.get("/api/v1/decisions")).contains("\"strategy\":\"RemovePodsViolatingNodeTaints\"");
+      assertThat(service.metric("podsweeper_balance_passes_total", "result=\"run\"")).isGreaterThanOrEqualTo(1.0);
+    } finally {
+      client.nodes().withName(tainted).delete();
+      client.nodes().withName(plain).delete();
+    }
+  }
+}
