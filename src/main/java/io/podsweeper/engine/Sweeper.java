@@ -366,7 +366,7 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
       }
       return;
     }
-    Optional<String> tripped = guard.admit(decision, running(pod.namespace()), running(null), now);
+    Optional<String> tripped = guard.check(decision, running(pod.namespace()), running(null), now);
     if (tripped.isPresent()) {
       String why = "blast-radius guard: " + tripped.get();
       metrics.guardTripped.set(1);
@@ -393,6 +393,7 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
     metrics.requestDuration.labels(decision.action().wireName()).observe((System.nanoTime() - started) / 1e9);
     switch (result.outcome()) {
       case REMOVED -> {
+        guard.count(decision, clock.instant());
         backoff.invalidate(pod.uid());
         record(decision, Result.SUCCESS, result.message(), false);
       }
@@ -400,6 +401,7 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
         if (pod.annotations().containsKey(PodRecord.REQUEST_EVICT_ONLY_ANNOTATION) && result.message().contains(EVACUATION_MESSAGE)) {
           // Accepted: the pod leaves in its own time (e.g. a live migration). It keeps its place in the limits.
           inBackground.put(pod.uid(), new InFlight(decision, pod.controller().map(o -> o.uid()).orElse("")));
+          guard.count(decision, clock.instant());
           record(decision, Result.BACKGROUND, result.message(), false);
           return;
         }

@@ -26,13 +26,14 @@ public final class BlastRadiusGuard {
   }
 
   /**
-   * Admits one more removal (and counts it) or says why it would be one too many.
+   * Says why one more removal would be one too many, or nothing if it may go. Only removals that happened are
+   * counted ({@link #count}): a refused attempt, retried with backoff, must not use up the window.
    *
    * @param runningInNamespace running (not finished, not terminating) pods in the decision's namespace now, the pod
    *     itself included; pods this guard admitted and that are gone since are added back
    * @param runningInCluster running pods in the whole cluster
    */
-  public synchronized Optional<String> admit(Decision d, int runningInNamespace, int runningInCluster, Instant now) {
+  public synchronized Optional<String> check(Decision d, int runningInNamespace, int runningInCluster, Instant now) {
     Instant since = now.minus(config.window());
     prune(removals, since);
     prune(evictions, since);
@@ -56,11 +57,17 @@ public final class BlastRadiusGuard {
         return Optional.of("would evict " + clusterCount + " of " + clusterPopulation + " running pods in the cluster" + window
             + " (max " + percent(config.maxClusterShare()) + ")");
       }
-      inNamespace.addLast(now);
+    }
+    return Optional.empty();
+  }
+
+  /** Counts a removal that happened (or an eviction accepted in background). */
+  public synchronized void count(Decision d, Instant now) {
+    if (d.action() == Action.EVICT) {
+      evictionsByNamespace.computeIfAbsent(d.namespace(), k -> new ArrayDeque<>()).addLast(now);
       evictions.addLast(now);
     }
     removals.addLast(now);
-    return Optional.empty();
   }
 
   /** Forgets everything counted: an operator resumed after a trip. */

@@ -4,35 +4,26 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class MainTest {
-  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+  private String out = "";
+  private String err = "";
 
   private int run(String... args) {
-    PrintStream oldOut = System.out;
-    PrintStream oldErr = System.err;
-    System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-    System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-    try {
-      return Main.execute(args);
-    } finally {
-      System.setOut(oldOut);
-      System.setErr(oldErr);
-    }
+    CliRun r = CliRun.of(args);
+    out = r.out();
+    err = r.err();
+    return r.exitCode();
   }
 
   @Test
   void validateSaysOk() {
     assertThat(run("validate", "--policy", "config/policy.yaml")).isZero();
-    assertThat(out.toString()).startsWith("OK: config/policy.yaml");
+    assertThat(out).startsWith("OK: config/policy.yaml");
   }
 
   @Test
@@ -40,15 +31,15 @@ class MainTest {
     Path bad = dir.resolve("bad.yaml");
     Files.writeString(bad, "apiVersion: podsweeper.io/v1alpha1\nkind: PodSweeperPolicy\nrules: [{name: a, states: [Crashloop]}]\n");
     assertThat(run("plan", "--policy", bad.toString(), "--snapshot", "config/examples/snapshot.yaml")).isEqualTo(2);
-    assertThat(err.toString()).startsWith("error: rules[0].states[0]: unknown state \"Crashloop\"").doesNotContain("\tat ");
-    assertThat(out.toString()).isEmpty();
+    assertThat(err).startsWith("error: rules[0].states[0]: unknown state \"Crashloop\"").doesNotContain("\tat ");
+    assertThat(out).isEmpty();
   }
 
   @Test
   void badFlagsAreExitTwo() {
     assertThat(run("plan", "--policy", "config/policy.yaml", "--snapshot", "config/examples/snapshot.yaml", "--now", "yesterday"))
         .isEqualTo(2);
-    assertThat(err.toString()).contains("--now: not an RFC 3339 instant");
+    assertThat(err).contains("--now: not an RFC 3339 instant");
     assertThat(run("plan", "--bogus")).isEqualTo(2);
     assertThat(run("validate", "--policy", "no/such/file.yaml")).isEqualTo(2);
   }
@@ -57,7 +48,7 @@ class MainTest {
   void planPrintsJsonDecisions() throws Exception {
     assertThat(run("plan", "--policy", "config/policy.yaml", "--snapshot", "config/examples/snapshot.yaml",
         "--now", "2026-01-01T12:00:00Z", "--output", "json")).isZero();
-    JsonNode root = new ObjectMapper().readTree(out.toString());
+    JsonNode root = new ObjectMapper().readTree(out);
     assertThat(root.get("decisions")).hasSize(5);
     for (String field : new String[] {"namespace", "name", "uid", "strategy", "rule", "action", "reason"}) {
       assertThat(root.get("decisions").get(0).hasNonNull(field)).as(field).isTrue();
@@ -68,6 +59,6 @@ class MainTest {
   @Test
   void convertPrintsTheNativeFormat() {
     assertThat(run("convert", "--policy", "config/examples/descheduler-v1alpha1.yaml")).isZero();
-    assertThat(out.toString()).startsWith("apiVersion: podsweeper.io/v1alpha1").contains("name: strategy-PodLifeTime-profile");
+    assertThat(out).startsWith("apiVersion: podsweeper.io/v1alpha1").contains("name: strategy-PodLifeTime-profile");
   }
 }

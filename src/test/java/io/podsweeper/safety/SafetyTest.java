@@ -37,17 +37,20 @@ class SafetyTest {
     Instant t = Instant.parse("2026-01-01T00:00:00Z");
     // 10 running pods; each admitted eviction leaves one fewer running.
     for (int i = 0; i < 5; i++) {
-      assertThat(g.admit(d("ns", "n"), 10 - i, 100, t)).as("eviction %d", i + 1).isEmpty();
+      assertThat(g.check(d("ns", "n"), 10 - i, 100, t)).as("eviction %d", i + 1).isEmpty();
+      g.count(d("ns", "n"), t);
     }
-    assertThat(g.admit(d("ns", "n"), 5, 100, t)).hasValueSatisfying(why -> assertThat(why)
+    assertThat(g.check(d("ns", "n"), 5, 100, t)).hasValueSatisfying(why -> assertThat(why)
         .isEqualTo("would evict 6 of 10 running pods in namespace ns within 10m (max 50%)"));
+    // Attempts that did not happen are not counted: checking again changes nothing.
+    assertThat(g.check(d("ns", "n"), 5, 100, t)).isPresent();
     // Deleting finished pods is not an eviction: only the total cap counts it.
     Decision delete = new Decision("ns", "p", "u", "1", "n", "PodLifeTime", "r", Action.DELETE, "x", Instant.EPOCH);
-    assertThat(g.admit(delete, 5, 100, t)).isEmpty();
+    assertThat(g.check(delete, 5, 100, t)).isEmpty();
     // The window slides.
-    assertThat(g.admit(d("ns", "n"), 5, 100, t.plus(Duration.ofMinutes(11)))).isEmpty();
+    assertThat(g.check(d("ns", "n"), 5, 100, t.plus(Duration.ofMinutes(11)))).isEmpty();
     g.reset();
-    assertThat(g.admit(d("other", "n"), 1, 100, t)).as("a one-pod namespace may lose its pod (minEvictions)").isEmpty();
+    assertThat(g.check(d("other", "n"), 1, 100, t)).as("a one-pod namespace may lose its pod (minEvictions)").isEmpty();
   }
 
   @Test
@@ -55,9 +58,11 @@ class SafetyTest {
     BlastRadiusGuard g = new BlastRadiusGuard(new io.podsweeper.policy.Guard(1.0, 1.0, OptionalInt.of(2), 1, Duration.ofMinutes(1)));
     Instant t = Instant.parse("2026-01-01T00:00:00Z");
     Decision delete = new Decision("ns", "p", "u", "1", "n", "PodLifeTime", "r", Action.DELETE, "x", Instant.EPOCH);
-    assertThat(g.admit(delete, 0, 0, t)).isEmpty();
-    assertThat(g.admit(delete, 0, 0, t)).isEmpty();
-    assertThat(g.admit(delete, 0, 0, t)).hasValue("would make 3 removals within 1m (max 2)");
+    for (int i = 0; i < 2; i++) {
+      assertThat(g.check(delete, 0, 0, t)).isEmpty();
+      g.count(delete, t);
+    }
+    assertThat(g.check(delete, 0, 0, t)).hasValue("would make 3 removals within 1m (max 2)");
   }
 
   @Test

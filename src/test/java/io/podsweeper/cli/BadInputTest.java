@@ -1,0 +1,91 @@
+package io.podsweeper.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Malformed and hostile policies and snapshots, through the real command line: each is refused with exit code 2 and
+ * a message that names the problem, never a stack trace, and nothing is printed as a decision.
+ */
+class BadInputTest {
+  private static final String NATIVE = "apiVersion: podsweeper.io/v1alpha1\nkind: PodSweeperPolicy\n";
+  private static final String GOOD_POLICY = NATIVE + "rules: [{name: r, states: [Failed]}]\n";
+  private static final String GOOD_SNAPSHOT = "apiVersion: v1\nkind: List\nitems: []\n";
+
+  static Stream<Arguments> policies() {
+    String upstream = "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\n";
+    return Stream.of(
+        Arguments.of("wrong type", NATIVE + "rules: {name: r}\n", "rules: must be a list"),
+        Arguments.of("huge number", NATIVE + "limits: {maxTotal: 1e400}\nrules: [{name: r, states: [Failed]}]\n", "limits.maxTotal"),
+        Arguments.of("negative duration", NATIVE + "rules: [{name: r, maxAge: -1h}]\n", "invalid duration \"-1h\""),
+        Arguments.of("absurd duration", NATIVE + "rules: [{name: r, maxAge: 999999999d}]\n", "invalid duration"),
+        Arguments.of("empty selector operator", NATIVE + "rules: [{name: r, states: [Failed], podSelector: {matchExpressions: [{key: a, operator: \"\"}]}}]\n", "operator: must not be empty"),
+        Arguments.of("unknown version", "apiVersion: podsweeper.io/v2\nkind: PodSweeperPolicy\n", "unsupported policy apiVersion"),
+        Arguments.of("no kind", "apiVersion: podsweeper.io/v1alpha1\n", "unsupported policy apiVersion \"podsweeper.io/v1alpha1\" kind \"\""),
+        Arguments.of("empty file", "", "exactly one document, found 0"),
+        Arguments.of("scalar", "42\n", "a policy must be a YAML mapping"),
+        Arguments.of("tabs and garbage", "\t\t: : :\n", "not valid YAML or JSON"),
+        Arguments.of("alias bomb", "a: &a [x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b]\n"
+            + "d: &d [*c,*c,*c,*c,*c,*c,*c,*c]\ne: [*d,*d,*d,*d,*d,*d,*d,*d]\n", "unsupported policy apiVersion"),
+        Arguments.of("deep nesting", NATIVE + "rules: " + "[".repeat(500) + "]".repeat(500) + "\n", "not valid YAML or JSON"),
+        Arguments.of("duplicate keys", GOOD_POLICY + "rules: []\n", "not valid YAML or JSON"),
+        Arguments.of("json with wrong type", "{\"apiVersion\": \"podsweeper.io/v1alpha1\", \"kind\": \"PodSweeperPolicy\", \"dryRun\": 1,"
+            + " \"rules\": [{\"name\": \"r\", \"states\": [\"Failed\"]}]}", "dryRun: must be true or false, got 1"),
+        Arguments.of("null rule", NATIVE + "rules: [null]\n", "rules[0]: must be an object"),
+        Arguments.of("state as number", NATIVE + "rules: [{name: r, states: [1]}]\n", "rules[0].states[0]: must be a string, got 1"),
+        Arguments.of("very long name", NATIVE + "rules: [{name: " + "a".repeat(300) + ", states: [Failed]}]\n", "invalid rule name"),
+        Arguments.of("perSecond infinite", NATIVE + "limits: {perSecond: .inf}\nrules: [{name: r, states: [Failed]}]\n", "Malformed numeric value '.inf'"),
+        Arguments.of("guard share above 1", NATIVE + "guard: {maxNamespaceShare: 5}\nrules: [{name: r, states: [Failed]}]\n", "guard.maxNamespaceShare"),
+        Arguments.of("upstream unknown plugin", upstream + "profiles: [{name: p, plugins: {deschedule: {enabled: [Nuke]}}}]\n", "unknown plugin \"Nuke\""),
+        Arguments.of("upstream unknown arg", upstream + "profiles: [{name: p, pluginConfig: [{name: PodLifeTime, args: {maxPodLifetimeSeconds: 1}}],"
+            + " plugins: {deschedule: {enabled: [PodLifeTime]}}}]\n", "maxPodLifetimeSeconds: unknown field"),
+        Arguments.of("upstream negative", upstream + "maxNoOfPodsToEvictPerNode: -3\nprofiles: [{name: p}]\n", "maxNoOfPodsToEvictPerNode: must be between 0"),
+        Arguments.of("upstream empty profiles", upstream + "profiles: []\n", "at least one profile is required"),
+        Arguments.of("v1alpha1 nothing enabled", "apiVersion: descheduler/v1alpha1\nkind: DeschedulerPolicy\nstrategies: {PodLifeTime: {enabled: false}}\n",
+            "no strategy is enabled"),
+        Arguments.of("koordinator wrong evictQPS", "apiVersion: descheduler/v1alpha2\nkind: DeschedulerConfiguration\nprofiles: [{name: k,"
+            + " pluginConfig: [{name: MigrationController, args: {evictQPS: fast}}]}]\n", "evictQPS: must be a number"));
+  }
+
+  static Stream<Arguments> snapshots() {
+    return Stream.of(
+        Arguments.of("empty", "", "the snapshot is empty"),
+        Arguments.of("not an object", "- a\n- b\n", "not a Kubernetes object or List"),
+        Arguments.of("items not a list", "apiVersion: v1\nkind: List\nitems: 5\n", "items: must be a list"),
+        Arguments.of("item without kind", "apiVersion: v1\nkind: List\nitems: [{metadata: {name: x}}]\n", "an item without kind"),
+        Arguments.of("pod without namespace", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n", "a Pod without metadata.namespace"),
+        Arguments.of("pod without name", "apiVersion: v1\nkind: Pod\nmetadata: {namespace: n}\n", "an object without metadata.name"),
+        Arguments.of("metadata wrong type", "apiVersion: v1\nkind: Pod\nmetadata: 5\n", "not a valid Pod"),
+        Arguments.of("garbage", "{{{", "not valid YAML or JSON"));
+  }
+
+  @ParameterizedTest(name = "policy: {0}")
+  @MethodSource("policies")
+  void aBadPolicyIsRefused(String what, String policy, String message, @TempDir Path dir) throws Exception {
+    Path p = Files.writeString(dir.resolve("policy.yaml"), policy);
+    Path s = Files.writeString(dir.resolve("snapshot.yaml"), GOOD_SNAPSHOT);
+    assertRefused(CliRun.of("plan", "--policy", p.toString(), "--snapshot", s.toString()), message);
+    assertRefused(CliRun.of("validate", "--policy", p.toString()), message);
+  }
+
+  @ParameterizedTest(name = "snapshot: {0}")
+  @MethodSource("snapshots")
+  void aBadSnapshotIsRefused(String what, String snapshot, String message, @TempDir Path dir) throws Exception {
+    Path p = Files.writeString(dir.resolve("policy.yaml"), GOOD_POLICY);
+    Path s = Files.writeString(dir.resolve("snapshot.yaml"), snapshot);
+    assertRefused(CliRun.of("plan", "--policy", p.toString(), "--snapshot", s.toString()), message);
+  }
+
+  private static void assertRefused(CliRun run, String message) {
+    assertThat(run.exitCode()).as(run.err()).isEqualTo(2);
+    assertThat(run.err()).startsWith("error: ").contains(message).doesNotContain("\tat ").doesNotContain("Exception");
+    assertThat(run.out()).isEmpty();
+  }
+}
