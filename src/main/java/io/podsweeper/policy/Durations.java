@@ -55,7 +55,7 @@ public final class Durations {
       return "-" + format(d.negated());
     }
     long seconds = d.getSeconds();
-    if (seconds == 0) {
+    if (seconds == 0 && d.getNano() > 0) {
       return d.toMillis() + "ms";
     }
     long days = seconds / 86_400;
