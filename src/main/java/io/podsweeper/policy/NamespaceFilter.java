@@ -21,15 +21,24 @@ public record NamespaceFilter(List<String> include, List<String> exclude) {
   }
 
   static boolean globMatches(String glob, String value) {
-    return toRegex(glob).matcher(value).matches();
+    return toRegex(glob, ".").matcher(value).matches();
   }
 
-  private static Pattern toRegex(String glob) {
+  /**
+   * True if every namespace {@code inner} matches is matched by {@code outer} as well. Tests inner's text against
+   * outer, where outer's {@code ?} (one character) cannot stand for inner's {@code *} (any run): {@code a*} is not
+   * covered by {@code a?}. Sound (never claims coverage wrongly), though not complete.
+   */
+  static boolean globCovers(String outer, String inner) {
+    return toRegex(outer, "[^*]").matcher(inner).matches();
+  }
+
+  private static Pattern toRegex(String glob, String oneChar) {
     StringBuilder regex = new StringBuilder();
     for (char c : glob.toCharArray()) {
       switch (c) {
         case '*' -> regex.append(".*");
-        case '?' -> regex.append('.');
+        case '?' -> regex.append(oneChar);
         default -> regex.append(Pattern.quote(String.valueOf(c)));
       }
     }

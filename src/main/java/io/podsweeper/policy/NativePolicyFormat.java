@@ -143,8 +143,8 @@ final class NativePolicyFormat {
     }
     for (int i = 0; i < include.size(); i++) {
       String glob = include.get(i);
-      if (exclude.stream().anyMatch(e -> NamespaceFilter.globMatches(e, glob))) {
-        throw node.child("include").error("[" + i + "] \"" + glob + "\" can match nothing: it is excluded as well");
+      if (exclude.stream().anyMatch(e -> NamespaceFilter.globCovers(e, glob))) {
+        throw node.list("include").get(i).error("\"" + glob + "\" can match nothing: it is excluded as well");
       }
     }
     return filter;
