@@ -99,8 +99,8 @@ final class NativePolicyFormat {
       }
       for (int i = 0; i < states.size(); i++) {
         if (!states.get(i).terminal()) {
-          throw node.child("states")
-              .error("[" + i + "] \"" + states.get(i) + "\" is not a finished state, but maxAgeAfterFinish applies"
+          throw node.list("states").get(i)
+              .error("\"" + states.get(i) + "\" is not a finished state, but maxAgeAfterFinish applies"
                   + " only to finished pods; put it in a rule of its own with maxAge");
         }
       }

@@ -110,9 +110,10 @@ public final class Selectors {
       throw node.child("operator")
           .error("unknown operator \"" + operatorName + "\" (one of In, NotIn, Exists, DoesNotExist)");
     }
-    List<String> values = node.stringList("values");
+    List<ConfigNode> valueNodes = node.list("values");
+    List<String> values = valueNodes.stream().map(ConfigNode::string).toList();
     for (int i = 0; i < values.size(); i++) {
-      checkValue(node.child("values"), values.get(i));
+      checkValue(valueNodes.get(i), values.get(i));
     }
     boolean needsValues = operator == LabelSelector.Operator.In || operator == LabelSelector.Operator.NotIn;
     if (needsValues && values.isEmpty()) {
