@@ -40,7 +40,8 @@ public final class YamlDocuments {
     try (JsonParser parser = new NoAliases((YAMLParser) factory.createParser(text))) {
       while (parser.nextToken() != null) {
         JsonNode doc = mapper.readTree(parser);
-        if (doc != null && !doc.isNull() && !doc.isMissingNode()) {
+        // An empty document (a trailing or doubled ---) reads as "" with this factory: skip it too.
+        if (doc != null && !doc.isNull() && !doc.isMissingNode() && !"".equals(doc.textValue())) {
           documents.add(doc);
         }
       }
