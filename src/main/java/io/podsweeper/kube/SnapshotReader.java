@@ -84,6 +84,13 @@ public final class SnapshotReader {
           if (pod.getMetadata().getNamespace() == null) {
             throw new PolicyException(where, "a Pod without metadata.namespace");
           }
+          String created = pod.getMetadata().getCreationTimestamp();
+          if (PodRecords.time(created).isEmpty()) {
+            // PodRecords would take it for created in 1970, and every maxAge rule would want it gone.
+            throw new PolicyException(where, created == null || created.isEmpty()
+                ? "a Pod without metadata.creationTimestamp"
+                : "metadata.creationTimestamp is not an RFC 3339 time: \"" + created + "\"");
+          }
           pods.add(PodRecords.pod(pod));
         }
         case "Namespace" -> {
