@@ -33,7 +33,7 @@ class BadInputTest {
         Arguments.of("scalar", "42\n", "a policy must be a YAML mapping"),
         Arguments.of("tabs and garbage", "\t\t: : :\n", "not valid YAML or JSON"),
         Arguments.of("alias bomb", "a: &a [x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b]\n"
-            + "d: &d [*c,*c,*c,*c,*c,*c,*c,*c]\ne: [*d,*d,*d,*d,*d,*d,*d,*d]\n", "unsupported policy apiVersion"),
+            + "d: &d [*c,*c,*c,*c,*c,*c,*c,*c]\ne: [*d,*d,*d,*d,*d,*d,*d,*d]\n", "YAML aliases are not supported"),
         Arguments.of("deep nesting", NATIVE + "rules: " + "[".repeat(500) + "]".repeat(500) + "\n", "not valid YAML or JSON"),
         Arguments.of("duplicate keys", GOOD_POLICY + "rules: []\n", "not valid YAML or JSON"),
         Arguments.of("json with wrong type", "{\"apiVersion\": \"podsweeper.io/v1alpha1\", \"kind\": \"PodSweeperPolicy\", \"dryRun\": 1,"
