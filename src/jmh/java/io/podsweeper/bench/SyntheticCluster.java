@@ -88,7 +88,8 @@ final class SyntheticCluster {
     return new PodRecord(namespace, "pod-" + i, "uid-" + i, String.valueOf(1000 + i), created, Optional.empty(), node, phase, reason,
         labels, Map.of(), List.of(owner), containers, OptionalInt.of(0), Optional.of(created), conditions,
         new Volumes(i % 3 == 0, List.of(), false),
-        new Scheduling(Map.of(), List.of(), List.of(), Map.of("cpu", 100L, "memory", 128L << 20)));
+        new Scheduling(Map.of(), List.of(), List.of(), List.of(), List.of(), Map.of("cpu", 100L, "memory", 128L << 20), "Burstable"),
+        List.of("registry.example.com/" + app + ":1.0"));
   }
 
   private static ContainerStatus container(Optional<String> waiting, Optional<String> terminated, Optional<Instant> finishedAt, int restarts) {

@@ -21,8 +21,14 @@ public record NamespaceFilter(List<String> include, List<String> exclude) {
   }
 
   static boolean globMatches(String glob, String value) {
-    return toRegex(glob, ".").matcher(value).matches();
+    return COMPILED.computeIfAbsent(glob, g -> toRegex(g, ".")).matcher(value).matches();
   }
+
+  /**
+   * Compiled globs, shared: a pass evaluates every pod against every rule, and compiling a pattern per match was
+   * a fifth of a full pass (docs/benchmarks.md). Bounded by the distinct globs of the loaded policies.
+   */
+  private static final java.util.Map<String, Pattern> COMPILED = new java.util.concurrent.ConcurrentHashMap<>();
 
   /**
    * True if every namespace {@code inner} matches is matched by {@code outer} as well. Tests inner's text against
