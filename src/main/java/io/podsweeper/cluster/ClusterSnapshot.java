@@ -11,6 +11,7 @@ import java.util.stream.Collectors;
 /** An immutable view of the cluster at one moment: what {@code plan} reads from a file. Indexed for lookups. */
 public final class ClusterSnapshot implements ClusterView {
   private final List<PodRecord> pods;
+  private final Map<String, List<PodRecord>> podsByNamespace;
   private final Map<String, NamespaceRecord> namespaces;
   private final Map<String, NodeRecord> nodes;
   private final Map<String, List<PdbRecord>> pdbsByNamespace;
@@ -25,6 +26,7 @@ public final class ClusterSnapshot implements ClusterView {
       Collection<PvcRecord> pvcs,
       Map<String, Integer> priorityClasses) {
     this.pods = List.copyOf(pods);
+    this.podsByNamespace = this.pods.stream().collect(Collectors.groupingBy(PodRecord::namespace));
     this.namespaces = namespaces.stream().collect(Collectors.toUnmodifiableMap(NamespaceRecord::name, Function.identity(), (a, b) -> b));
     this.nodes = nodes.stream().collect(Collectors.toUnmodifiableMap(NodeRecord::name, Function.identity(), (a, b) -> b));
     this.pdbsByNamespace = pdbs.stream().collect(Collectors.groupingBy(PdbRecord::namespace));
@@ -49,6 +51,11 @@ public final class ClusterSnapshot implements ClusterView {
   @Override
   public List<PodRecord> pods() {
     return pods;
+  }
+
+  @Override
+  public List<PodRecord> podsInNamespace(String namespace) {
+    return podsByNamespace.getOrDefault(namespace, List.of());
   }
 
   @Override

@@ -20,6 +20,9 @@ public interface ClusterView {
 
   Collection<PodRecord> pods();
 
+  /** The pods of one namespace (indexed: decisions about one pod must not scan the cluster). */
+  Collection<PodRecord> podsInNamespace(String namespace);
+
   List<PdbRecord> pdbs(String namespace);
 
   Optional<PvcRecord> pvc(String namespace, String name);

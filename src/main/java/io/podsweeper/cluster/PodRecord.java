@@ -63,6 +63,20 @@ public record PodRecord(
     return owners.stream().filter(OwnerRef::controller).findFirst().or(() -> owners.stream().findFirst());
   }
 
+  /** Jobs a CronJob starts are named {@code <cronjob>-<minutes since the epoch>}. */
+  private static final java.util.regex.Pattern CRONJOB_JOB = java.util.regex.Pattern.compile("(.+)-\\d{8,}");
+
+  /**
+   * The group whose history retention by count keeps: the controller ({@code Kind/name}), the CronJob for the Jobs
+   * it starts (so its history spans runs, like its own history limits), or empty for a bare pod.
+   */
+  public String retentionGroup() {
+    return controller().map(o -> {
+      java.util.regex.Matcher m = CRONJOB_JOB.matcher(o.name());
+      return "Job".equals(o.kind()) && m.matches() ? "CronJob/" + m.group(1) : o.kind() + "/" + o.name();
+    }).orElse("");
+  }
+
   /** Running and Ready, and not on its way out. */
   public boolean available() {
     return "Running".equals(phase) && !terminating()

@@ -165,6 +165,13 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
       record(inFlight.decision(), ok ? Result.SUCCESS : Result.ERROR, "eviction in background ended: pod " + pod.phase(), false);
     }
     evaluate(pod);
+    if (pod.terminated() && rules.usesRetention()) {
+      // A newly finished pod can push an older one of its group beyond a keepLast: look at the group now.
+      String group = pod.retentionGroup();
+      cache.podsInNamespace(pod.namespace()).stream()
+          .filter(p -> p.terminated() && !p.key().equals(pod.key()) && p.retentionGroup().equals(group))
+          .forEach(this::evaluate);
+    }
   }
 
   @Override

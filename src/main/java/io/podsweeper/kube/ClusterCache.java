@@ -52,6 +52,7 @@ public final class ClusterCache implements PodSource, AutoCloseable {
   static final long PAGE = 500;
 
   private final Map<String, PodRecord> pods = new ConcurrentHashMap<>();
+  private final Map<String, Map<String, PodRecord>> podsByNamespace = new ConcurrentHashMap<>();
   private final Map<String, NamespaceRecord> namespaces = new ConcurrentHashMap<>();
   private final Map<String, NodeRecord> nodes = new ConcurrentHashMap<>();
   private final Map<String, PdbRecord> pdbs = new ConcurrentHashMap<>();
@@ -137,6 +138,12 @@ public final class ClusterCache implements PodSource, AutoCloseable {
   }
 
   @Override
+  public Collection<PodRecord> podsInNamespace(String namespace) {
+    Map<String, PodRecord> inNamespace = podsByNamespace.get(namespace);
+    return inNamespace == null ? List.of() : inNamespace.values();
+  }
+
+  @Override
   public Optional<NodeRecord> node(String name) {
     return Optional.ofNullable(nodes.get(name));
   }
@@ -207,6 +214,12 @@ public final class ClusterCache implements PodSource, AutoCloseable {
     @Override
     public void onDelete(Pod pod, boolean finalStateUnknown) {
       PodRecord removed = pods.remove(key(pod));
+      if (removed != null) {
+        podsByNamespace.computeIfPresent(removed.namespace(), (ns, m) -> {
+          m.remove(removed.key());
+          return m.isEmpty() ? null : m;
+        });
+      }
       if (removed != null && listener != null) {
         listener.podDeleted(removed);
       }
@@ -221,6 +234,7 @@ public final class ClusterCache implements PodSource, AutoCloseable {
         return;
       }
       pods.put(record.key(), record);
+      podsByNamespace.computeIfAbsent(record.namespace(), ns -> new ConcurrentHashMap<>()).put(record.key(), record);
       if (listener != null) {
         listener.podChanged(record);
       }

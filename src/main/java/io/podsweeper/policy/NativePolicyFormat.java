@@ -79,7 +79,7 @@ final class NativePolicyFormat {
 
   private static Rule rule(ConfigNode node) {
     node.requireObject(
-        Set.of("name", "namespaces", "namespaceSelector", "podSelector", "states", "maxAge", "maxAgeAfterFinish"));
+        Set.of("name", "namespaces", "namespaceSelector", "podSelector", "states", "maxAge", "maxAgeAfterFinish", "keepLast", "keepPer"));
     String name = node.requiredString("name");
     if (!RULE_NAME.matcher(name).matches()) {
       throw node.child("name").error("invalid rule name \"" + name + "\" (lower-case letters, digits and '-')");
@@ -91,6 +91,7 @@ final class NativePolicyFormat {
     if (states.isEmpty() && maxAge.isEmpty() && maxAgeAfterFinish.isEmpty()) {
       throw node.error("a rule needs maxAge, maxAgeAfterFinish or states; without them it would remove every pod it selects");
     }
+    Optional<Rule.Retention> retention = retention(node, states);
     if (maxAgeAfterFinish.isPresent()) {
       if (states.isEmpty()) {
         throw node.child("maxAgeAfterFinish")
@@ -105,14 +106,31 @@ final class NativePolicyFormat {
         }
       }
     }
-    return Rule.of(
-        name,
-        namespaces,
-        Selectors.read(node, "namespaceSelector"),
-        Selectors.read(node, "podSelector"),
-        states,
-        maxAge,
-        maxAgeAfterFinish);
+    Rule basic = Rule.of(name, namespaces, Selectors.read(node, "namespaceSelector"), Selectors.read(node, "podSelector"), states,
+        maxAge, maxAgeAfterFinish);
+    return retention.isEmpty() ? basic : new Rule(basic.name(), basic.namespaces(), basic.namespaceSelector(), basic.podSelector(),
+        basic.states(), basic.maxAge(), basic.maxAgeAfterFinish(), basic.conditions(), basic.exitCodes(), basic.ownerKindsInclude(),
+        basic.ownerKindsExclude(), false, false, retention);
+  }
+
+  /** {@code keepLast: N} (and {@code keepPer: owner|namespace}): retention by count, for finished pods only. */
+  private static Optional<Rule.Retention> retention(ConfigNode node, List<PodState> states) {
+    if (!node.has("keepLast")) {
+      if (node.has("keepPer")) {
+        throw node.child("keepPer").error("goes with keepLast");
+      }
+      return Optional.empty();
+    }
+    int keep = node.optionalInt("keepLast", 0, 1_000_000).getAsInt();
+    if (states.isEmpty() || !states.stream().allMatch(PodState::terminal)) {
+      throw node.child("keepLast").error("applies to finished pods only: give states that only finished pods have"
+          + " (e.g. states: [Succeeded] or [Failed])");
+    }
+    String per = node.optionalString("keepPer").orElse("owner");
+    if (!per.equals("owner") && !per.equals("namespace")) {
+      throw node.child("keepPer").error("must be owner or namespace, got \"" + per + "\"");
+    }
+    return Optional.of(new Rule.Retention(keep, per.equals("namespace")));
   }
 
   private static List<PodState> states(ConfigNode node) {

@@ -29,7 +29,15 @@ public record Rule(
     Set<String> ownerKindsInclude,
     Set<String> ownerKindsExclude,
     boolean includingInitContainers,
-    boolean includingEphemeralContainers) {
+    boolean includingEphemeralContainers,
+    Optional<Retention> retention) {
+
+  /**
+   * Retention by count, for finished pods: of the pods this rule selects, the newest {@code keep} (by finish time)
+   * of each owner (or of each namespace) stay, older ones go. Owners: the controller (a CronJob for the Jobs it
+   * starts, recognised by their name), else the pod is grouped with the other bare pods of its namespace.
+   */
+  public record Retention(int keep, boolean perNamespace) {}
 
   public Rule {
     states = List.copyOf(states);
@@ -43,7 +51,7 @@ public record Rule(
   public static Rule of(String name, NamespaceFilter namespaces, LabelSelector namespaceSelector, LabelSelector podSelector,
       List<PodState> states, Optional<Duration> maxAge, Optional<Duration> maxAgeAfterFinish) {
     return new Rule(name, namespaces, namespaceSelector, podSelector, states, maxAge, maxAgeAfterFinish, List.of(), Set.of(),
-        Set.of(), Set.of(), false, false);
+        Set.of(), Set.of(), false, false, Optional.empty());
   }
 
   /** True if the rule names a state only finished pods carry: the explicit opt-in for terminated pods. */

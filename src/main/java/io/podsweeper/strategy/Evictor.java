@@ -65,7 +65,8 @@ public final class Evictor {
     }
     if (args.minReplicas() > 1 && pod.owners().size() == 1) {
       String owner = pod.owners().get(0).uid();
-      long replicas = view.pods().stream().filter(p -> p.owners().size() == 1 && p.owners().get(0).uid().equals(owner)).count();
+      long replicas = view.podsInNamespace(pod.namespace()).stream()
+          .filter(p -> p.owners().size() == 1 && p.owners().get(0).uid().equals(owner)).count();
       if (replicas < args.minReplicas()) {
         return Optional.of("owner has " + replicas + " pods, fewer than minReplicas " + args.minReplicas());
       }

@@ -48,6 +48,41 @@ public final class PodLifeTime implements PodStrategy {
   }
 
   private static Optional<Verdict> evaluate(Rule rule, PodRecord pod, ClusterView view) {
+    Optional<String> selected = selects(rule, pod, view);
+    if (selected.isEmpty()) {
+      return Optional.empty();
+    }
+    String matched = selected.get();
+    if (rule.retention().isPresent()) {
+      Optional<String> beyond = beyondRetention(rule, rule.retention().get(), pod, view);
+      if (beyond.isEmpty()) {
+        return Optional.empty();
+      }
+      matched += ", " + beyond.get();
+    }
+    Instant due = pod.creationTimestamp();
+    if (!rule.conditions().isEmpty()) {
+      Optional<Instant> conditionsDue = conditionsDue(rule.conditions(), pod);
+      if (conditionsDue.isEmpty()) {
+        return Optional.empty();
+      }
+      due = later(due, conditionsDue.get());
+    }
+    if (rule.maxAge().isPresent()) {
+      due = later(due, pod.creationTimestamp().plus(rule.maxAge().get()));
+    }
+    if (rule.maxAgeAfterFinish().isPresent()) {
+      due = later(due, pod.finishedAt().plus(rule.maxAgeAfterFinish().get()));
+    }
+    String what = matched;
+    return Optional.of(new Verdict(NAME, rule.name(), due, now -> reason(rule, pod, what, now)));
+  }
+
+  /**
+   * Whether the rule selects the pod by what it is (scope, labels, owners, states, exit codes), regardless of time;
+   * described for the reason if so.
+   */
+  private static Optional<String> selects(Rule rule, PodRecord pod, ClusterView view) {
     if (!rule.namespaces().matches(pod.namespace())
         || !rule.namespaceSelector().matches(view.namespace(pod.namespace()).labels())
         || !rule.podSelector().matches(pod.labels())
@@ -74,22 +109,27 @@ public final class PodLifeTime implements PodStrategy {
       }
       matched += ", container " + exited.get().name() + " exited " + exited.get().exitCode().getAsInt();
     }
-    Instant due = pod.creationTimestamp();
-    if (!rule.conditions().isEmpty()) {
-      Optional<Instant> conditionsDue = conditionsDue(rule.conditions(), pod);
-      if (conditionsDue.isEmpty()) {
-        return Optional.empty();
-      }
-      due = later(due, conditionsDue.get());
+    return Optional.of(matched);
+  }
+
+  /** Empty while the pod is among the newest {@code keep} of its group that the rule selects; else its rank. */
+  private static Optional<String> beyondRetention(Rule rule, Rule.Retention retention, PodRecord pod, ClusterView view) {
+    String group = pod.retentionGroup();
+    List<PodRecord> history = view.podsInNamespace(pod.namespace()).stream()
+        .filter(p -> p.terminated() && !p.terminating() && (retention.perNamespace() || p.retentionGroup().equals(group)))
+        .filter(p -> selects(rule, p, view).isPresent())
+        .sorted(Comparator.comparing(PodRecord::finishedAt).reversed().thenComparing(PodRecord::key))
+        .toList();
+    int rank = 0;
+    while (rank < history.size() && !history.get(rank).key().equals(pod.key())) {
+      rank++;
     }
-    if (rule.maxAge().isPresent()) {
-      due = later(due, pod.creationTimestamp().plus(rule.maxAge().get()));
+    if (rank < retention.keep()) {
+      return Optional.empty();
     }
-    if (rule.maxAgeAfterFinish().isPresent()) {
-      due = later(due, pod.finishedAt().plus(rule.maxAgeAfterFinish().get()));
-    }
-    String what = matched;
-    return Optional.of(new Verdict(NAME, rule.name(), due, now -> reason(rule, pod, what, now)));
+    String of = retention.perNamespace() ? "namespace " + pod.namespace() : group.isEmpty() ? "the bare pods" : group;
+    return Optional.of("number " + (rank + 1) + " of " + history.size() + " of " + of + " by finish time, rule keeps "
+        + retention.keep());
   }
 
   private static boolean ownerKindsMatch(Rule rule, PodRecord pod) {

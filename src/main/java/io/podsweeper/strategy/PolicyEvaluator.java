@@ -86,6 +86,14 @@ public final class PolicyEvaluator {
     return policy;
   }
 
+  /** True if a rule keeps the last N pods: then a pod's verdict depends on its siblings too. */
+  public boolean usesRetention() {
+    return policy.profiles().stream().flatMap(p -> p.deschedule().stream())
+        .filter(a -> a instanceof PodLifeTimeArgs)
+        .flatMap(a -> ((PodLifeTimeArgs) a).rules().stream())
+        .anyMatch(r -> r.retention().isPresent());
+  }
+
   /** The earliest verdict of any pod-by-pod strategy of any profile whose evictor lets the pod go, or empty. */
   public Optional<Verdict> evaluate(PodRecord pod, ClusterView view) {
     Verdict best = null;

@@ -77,6 +77,11 @@ class SweeperTest {
     }
 
     @Override
+    public Collection<PodRecord> podsInNamespace(String namespace) {
+      return pods.values().stream().filter(p -> p.namespace().equals(namespace)).toList();
+    }
+
+    @Override
     public List<PdbRecord> pdbs(String namespace) {
       return view().pdbs(namespace);
     }

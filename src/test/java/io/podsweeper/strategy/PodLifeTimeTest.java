@@ -129,6 +129,31 @@ class PodLifeTimeTest {
   }
 
   @Test
+  void keepLastKeepsTheNewestFinishedPodsOfEachOwner() {
+    PolicyEvaluator e = policy("  - {name: history, states: [Succeeded], keepLast: 2}\n");
+    List<PodRecord> pods = new java.util.ArrayList<>();
+    // Five runs of CronJob "nightly" (each its own Job), finished an hour apart, and three runs of a plain Job.
+    for (int i = 0; i < 5; i++) {
+      pods.add(pod("nightly-" + i).created(T0).phase("Succeeded").ownedBy("Job", "nightly-2945" + (1000 + i) + "0")
+          .container(PodFixtures.terminatedAt("c", "Completed", 0, T0.plusSeconds(3600L * i))).build());
+    }
+    for (int i = 0; i < 3; i++) {
+      pods.add(pod("import-" + i).created(T0).phase("Succeeded").ownedBy("Job", "import")
+          .container(PodFixtures.terminatedAt("c", "Completed", 0, T0.plusSeconds(60L * i))).build());
+    }
+    pods.add(pod("failed").created(T0).phase("Failed").ownedBy("Job", "import").build());
+    ClusterSnapshot view = ClusterSnapshot.of(pods, List.of(), List.of());
+    List<Decision> decisions = e.plan(view, T0.plusSeconds(86_400));
+    assertThat(decisions).extracting(Decision::name).containsExactlyInAnyOrder("nightly-0", "nightly-1", "nightly-2", "import-0");
+    assertThat(decisions).filteredOn(d -> d.name().equals("nightly-0")).first()
+        .satisfies(d -> assertThat(d.reason()).contains("number 5 of 5 of CronJob/nightly by finish time, rule keeps 2"));
+
+    PolicyEvaluator perNamespace = policy("  - {name: history, states: [Succeeded], keepLast: 6, keepPer: namespace}\n");
+    // Of the namespace's 8, the two that finished first (at T0, a tie broken by name) go.
+    assertThat(perNamespace.plan(view, T0.plusSeconds(86_400))).extracting(Decision::name).containsExactlyInAnyOrder("import-0", "nightly-0");
+  }
+
+  @Test
   void bareAndUnscheduledPodsAreSeen() {
     PolicyEvaluator e = policy("  - {name: r, states: [Pending], maxAge: 1m}\n");
     Verdict v = evaluate(e, pod("p").created(T0).bare().unscheduled().build()).orElseThrow();
