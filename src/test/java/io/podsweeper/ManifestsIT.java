@@ -153,12 +153,8 @@ class ManifestsIT {
       assertThat(code(() -> asSa.secrets().inAnyNamespace().list())).isEqualTo(403);
     }
     // As the Deployment runs it: leader election on the Lease and the kill switch in the control ConfigMap.
-    Service.Options local = Service.Options.local(0);
-    Service.Options asDeployed = new Service.Options(local.httpHost(), local.httpPort(), local.syncTimeoutSeconds(),
-        local.policyFile(), local.adjust(), local.reloadInterval(),
-        Optional.of(new Service.Options.ObjectName("podsweeper", "podsweeper-control")),
-        Optional.of(new Service.Options.LeaderElection("podsweeper", "podsweeper", "podsweeper-0", Leadership.Timing.DEFAULT)),
-        Optional.empty());
+    Service.Options asDeployed = Service.Options.local(0).withControl("podsweeper", "podsweeper-control")
+        .withLeaderElection(new Service.Options.LeaderElection("podsweeper", "podsweeper", "podsweeper-0", Leadership.Timing.DEFAULT));
     try (RunningService service = RunningService.start(identity, policy(ns), asDeployed)) {
       assertThat(service.status("/readyz")).isEqualTo(200);
       await().atMost(Duration.ofSeconds(10)).until(() -> service.metric("podsweeper_leader") == 1.0);

@@ -64,6 +64,12 @@ final class RunCommand implements Callable<Integer> {
   @Option(names = "--admin-token-file", description = "File holding a bearer token; enables POST /api/v1/pause and /api/v1/resume.")
   Path adminTokenFile;
 
+  @Option(names = "--audit-log", description = "Append every decision and outcome as a JSON line to this file (- for stdout).")
+  String auditLog;
+
+  @Option(names = "--events-per-second", defaultValue = "5", description = "Kubernetes Events about removals, at most this many per second; 0 for none (default: ${DEFAULT-VALUE}).")
+  double eventsPerSecond;
+
   @Override
   public Integer call() throws Exception {
     logFormat.apply();
@@ -83,12 +89,15 @@ final class RunCommand implements Callable<Integer> {
     if (adminToken.isPresent() && adminToken.get().length() < 16) {
       throw new PolicyException("--admin-token-file", "the token must be at least 16 characters");
     }
+    if (eventsPerSecond < 0) {
+      throw new PolicyException("--events-per-second", "must be 0 (no Events) or more, got " + eventsPerSecond);
+    }
     Service.Options options = new Service.Options(httpHost, httpPort, syncTimeoutSeconds, Optional.of(policyFile), adjust,
         Duration.ofSeconds(reloadSeconds),
         controlConfigMap.isEmpty() ? Optional.empty() : ownNamespace.map(ns -> new Service.Options.ObjectName(ns, controlConfigMap)),
         leaderElect ? Optional.of(new Service.Options.LeaderElection(ownNamespace.get(), lease, identity(), Leadership.Timing.DEFAULT))
             : Optional.empty(),
-        adminToken);
+        adminToken, Optional.ofNullable(auditLog), eventsPerSecond);
     Config config = kubeconfig != null ? Config.fromKubeconfig(read(kubeconfig, "--kubeconfig")) : Config.autoConfigure(null);
     CountDownLatch stopped = new CountDownLatch(1);
     Service service = new Service(config, policy, Clock.systemUTC(), options);

@@ -45,6 +45,8 @@ public final class Service implements AutoCloseable {
    * @param control the kill switch's ConfigMap as namespace/name; empty: the switch lives in this process only
    * @param leaderElection lease namespace/name and identity; empty: this replica always removes
    * @param adminToken enables POST /api/v1/pause and /resume for this bearer token
+   * @param auditLog a file to append one JSON line per decision to, or {@code -} for stdout
+   * @param eventsPerSecond Kubernetes Events about removals, at most this many per second; 0 for none
    */
   public record Options(
       String httpHost,
@@ -55,16 +57,46 @@ public final class Service implements AutoCloseable {
       Duration reloadInterval,
       Optional<ObjectName> control,
       Optional<LeaderElection> leaderElection,
-      Optional<String> adminToken) {
+      Optional<String> adminToken,
+      Optional<String> auditLog,
+      double eventsPerSecond) {
 
     /** A namespaced object's namespace and name. */
     public record ObjectName(String namespace, String name) {}
 
     public record LeaderElection(String namespace, String lease, String identity, Leadership.Timing timing) {}
 
+    public static final double DEFAULT_EVENTS_PER_SECOND = 5;
+
+    /** On loopback, no control ConfigMap, no leader election, no admin API, no audit log. */
     public static Options local(int httpPort) {
       return new Options("127.0.0.1", httpPort, 60, Optional.empty(), UnaryOperator.identity(), Duration.ofSeconds(2),
-          Optional.empty(), Optional.empty(), Optional.empty());
+          Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), DEFAULT_EVENTS_PER_SECOND);
+    }
+
+    public Options withPolicyFile(Path file, UnaryOperator<Policy> adjusted, Duration every) {
+      return new Options(httpHost, httpPort, syncTimeoutSeconds, Optional.of(file), adjusted, every, control, leaderElection,
+          adminToken, auditLog, eventsPerSecond);
+    }
+
+    public Options withControl(String namespace, String name) {
+      return new Options(httpHost, httpPort, syncTimeoutSeconds, policyFile, adjust, reloadInterval,
+          Optional.of(new ObjectName(namespace, name)), leaderElection, adminToken, auditLog, eventsPerSecond);
+    }
+
+    public Options withLeaderElection(LeaderElection value) {
+      return new Options(httpHost, httpPort, syncTimeoutSeconds, policyFile, adjust, reloadInterval, control, Optional.of(value),
+          adminToken, auditLog, eventsPerSecond);
+    }
+
+    public Options withAdminToken(String token) {
+      return new Options(httpHost, httpPort, syncTimeoutSeconds, policyFile, adjust, reloadInterval, control, leaderElection,
+          Optional.of(token), auditLog, eventsPerSecond);
+    }
+
+    public Options withAuditLog(String target) {
+      return new Options(httpHost, httpPort, syncTimeoutSeconds, policyFile, adjust, reloadInterval, control, leaderElection,
+          adminToken, Optional.of(target), eventsPerSecond);
     }
   }
 
@@ -84,6 +116,8 @@ public final class Service implements AutoCloseable {
   private final Options options;
   private final Optional<ControlConfigMap> controlMap;
   private final HttpApi http;
+  private final Optional<RemovalEvents> removalEvents;
+  private final Optional<AuditLog> auditLog;
   private Leadership leadership;
   private volatile boolean synced;
   private int httpPort;
@@ -97,6 +131,18 @@ public final class Service implements AutoCloseable {
     this.controlMap = options.control().map(c -> new ControlConfigMap(client, c.namespace(), c.name()));
     this.killSwitch = new KillSwitch(metrics, (paused, reason) -> controlMap.ifPresent(m -> m.write(paused, reason)));
     this.sweeper = new Sweeper(policy, cache, remover::remove, metrics, clock, recent, killSwitch, this::guardTripped);
+    if (options.eventsPerSecond() > 0) {
+      removalEvents = Optional.of(new RemovalEvents(events, metrics, options.eventsPerSecond()));
+      sweeper.addListener(removalEvents.get());
+    } else {
+      removalEvents = Optional.empty();
+    }
+    try {
+      auditLog = options.auditLog().isPresent() ? Optional.of(AuditLog.open(options.auditLog().get())) : Optional.empty();
+    } catch (java.io.IOException e) {
+      throw new io.podsweeper.policy.PolicyException("--audit-log", "cannot open " + options.auditLog().get() + ": " + e.getMessage());
+    }
+    auditLog.ifPresent(sweeper::addListener);
     this.http = new HttpApi(metrics.registry(), () -> synced && cache.isCurrent(), recent,
         new HttpApi.Admin(options.adminToken(), () -> killSwitch.pause("paused through the admin API"), killSwitch::resume));
     metrics.registerScrapeTimeGauge(
@@ -175,6 +221,8 @@ public final class Service implements AutoCloseable {
       leadership.close();
     }
     controlMap.ifPresent(ControlConfigMap::close);
+    removalEvents.ifPresent(RemovalEvents::close);
+    auditLog.ifPresent(AuditLog::close);
     cache.close();
     remover.close();
     client.close();

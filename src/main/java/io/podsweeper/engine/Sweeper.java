@@ -18,6 +18,7 @@ import io.podsweeper.strategy.Verdict;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -90,6 +91,7 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
   private final KillSwitch killSwitch;
   private final java.util.function.Consumer<String> guardTrippedNotice;
   private ScheduledFuture<?> fullPasses;
+  private final List<OutcomeListener> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   public Sweeper(Policy policy, PodSource cache, RemovalRequests requests, Metrics metrics, Clock clock, RecentDecisions recent) {
     this(policy, cache, requests, metrics, clock, recent, new KillSwitch(metrics, (p, r) -> {}), reason -> {});
@@ -146,6 +148,11 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
     if (!stopping) {
       timers.execute(() -> cache.pods().forEach(this::evaluate));
     }
+  }
+
+  /** Told about every outcome (Events, the audit log). */
+  public void addListener(OutcomeListener listener) {
+    listeners.add(listener);
   }
 
   /** Starts removing, and the periodic full pass; call once the cache has synced. */
@@ -490,7 +497,16 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
     if (result != Result.PAUSED) {
       metrics.deschedulerEvicted.labels(deschedulerResult(result, message), d.strategy(), "podsweeper", d.namespace(), d.node()).inc();
     }
-    recent.add(new RecentDecisions.Entry(clock.instant(), d, result.label(), message, dryRun));
+    Instant time = clock.instant();
+    recent.add(new RecentDecisions.Entry(time, d, result.label(), message, dryRun));
+    Outcome outcome = new Outcome(time, d, result, message, dryRun, policy.source());
+    for (OutcomeListener listener : listeners) {
+      try {
+        listener.outcome(outcome);
+      } catch (RuntimeException e) {
+        LOG.warn("outcome listener failed: {}", e.toString());
+      }
+    }
     LOG.info("{} {} pod {} uid={} rule={} result={} reason=\"{}\"{}", dryRun ? "would " + d.action().wireName() : d.action().wireName(),
         d.strategy(), d.podKey(), d.uid(), d.rule(), result.label(), d.reason(), message.isEmpty() ? "" : " detail=\"" + message + "\"");
   }

@@ -114,6 +114,11 @@ public final class Metrics {
       .labelNames("result")
       .register(registry);
 
+  public final Counter eventsDropped = Counter.build()
+      .name("podsweeper_events_dropped_total")
+      .help("Kubernetes Events about removals not sent because of their rate limit (the log and audit log have them all).")
+      .register(registry);
+
   public Metrics() {
     DefaultExports.register(registry);
     Gauge.build().name("podsweeper_build_info").help("Build information; always 1.").labelNames("version")

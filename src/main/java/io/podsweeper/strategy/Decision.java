@@ -7,6 +7,8 @@ import java.time.Instant;
 /**
  * A pod to remove, with the reason a person can check. It carries the UID and resourceVersion seen when it was
  * decided: the removal request uses them as preconditions, so a changed or recreated pod is never removed.
+ *
+ * @param owner the pod's controller as {@code Kind/name}, empty for a bare pod (for the audit trail)
  */
 public record Decision(
     String namespace,
@@ -18,12 +20,13 @@ public record Decision(
     String rule,
     Action action,
     String reason,
-    Instant dueAt) {
+    Instant dueAt,
+    String owner) {
 
   public static Decision of(PodRecord pod, String strategy, String rule, String reason, Instant dueAt) {
     return new Decision(
         pod.namespace(), pod.name(), pod.uid(), pod.resourceVersion(), pod.nodeName(), strategy, rule,
-        Action.forPod(pod), reason, dueAt);
+        Action.forPod(pod), reason, dueAt, pod.controller().map(o -> o.kind() + "/" + o.name()).orElse(""));
   }
 
   public String podKey() {
@@ -41,6 +44,7 @@ public record Decision(
         .put("rule", rule)
         .put("action", action.wireName())
         .put("reason", reason)
-        .put("dueAt", dueAt.toString());
+        .put("dueAt", dueAt.toString())
+        .put("owner", owner);
   }
 }

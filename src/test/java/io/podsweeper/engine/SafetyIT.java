@@ -53,9 +53,8 @@ class SafetyIT {
   }
 
   private static Service.Options withControl(String ns, Optional<String> token) {
-    Service.Options o = Service.Options.local(0);
-    return new Service.Options(o.httpHost(), o.httpPort(), o.syncTimeoutSeconds(), o.policyFile(), o.adjust(), o.reloadInterval(),
-        Optional.of(new Service.Options.ObjectName(ns, "podsweeper-control")), o.leaderElection(), token);
+    Service.Options o = Service.Options.local(0).withControl(ns, "podsweeper-control");
+    return token.map(o::withAdminToken).orElse(o);
   }
 
   private static void setPaused(KubernetesClient client, String ns, boolean paused) {
@@ -131,9 +130,7 @@ class SafetyIT {
     String ns = server.newNamespace("reload");
     Path file = dir.resolve("policy.yaml");
     Files.writeString(file, crashloopPolicy(ns, "24h", ""));
-    Service.Options o = Service.Options.local(0);
-    Service.Options options = new Service.Options(o.httpHost(), o.httpPort(), o.syncTimeoutSeconds(), Optional.of(file),
-        UnaryOperator.identity(), Duration.ofMillis(200), Optional.empty(), Optional.empty(), Optional.empty());
+    Service.Options options = Service.Options.local(0).withPolicyFile(file, UnaryOperator.identity(), Duration.ofMillis(200));
     crashing(client, ns, "a");
     try (RunningService service = RunningService.start(server, Files.readString(file), options)) {
       Thread.sleep(1000);
@@ -155,10 +152,8 @@ class SafetyIT {
     List<RunningService> replicas = new ArrayList<>();
     try {
       for (String id : List.of("replica-1", "replica-2")) {
-        Service.Options o = Service.Options.local(0);
-        replicas.add(RunningService.start(server, crashloopPolicy(ns, "2s", ""), new Service.Options(o.httpHost(), o.httpPort(),
-            o.syncTimeoutSeconds(), o.policyFile(), o.adjust(), o.reloadInterval(), Optional.empty(),
-            Optional.of(new Service.Options.LeaderElection(ns, "podsweeper", id, fast)), Optional.empty())));
+        replicas.add(RunningService.start(server, crashloopPolicy(ns, "2s", ""),
+            Service.Options.local(0).withLeaderElection(new Service.Options.LeaderElection(ns, "podsweeper", id, fast))));
       }
       await().atMost(Duration.ofSeconds(10)).until(() -> replicas.stream().mapToDouble(r -> r.metric("podsweeper_leader")).sum() == 1.0);
       RunningService leader = replicas.stream().filter(r -> r.metric("podsweeper_leader") == 1.0).findFirst().orElseThrow();

@@ -26,7 +26,7 @@ class SweeperIT {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   @Test
-  void removesExactlyTheDuePodsAndOnTime(TestApiServer server) throws Exception {
+  void removesExactlyTheDuePodsAndOnTime(TestApiServer server, @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
     KubernetesClient client = server.client();
     String jobs = server.newNamespace("sw-jobs");
     String other = server.newNamespace("sw-other");
@@ -61,7 +61,8 @@ class SweeperIT {
             states: [CrashLoopBackOff]
             maxAge: 6s
         """.formatted(jobs, other, web);
-    try (RunningService service = RunningService.start(server, policy)) {
+    java.nio.file.Path audit = dir.resolve("audit.jsonl");
+    try (RunningService service = RunningService.start(server, policy, Service.Options.local(0).withAuditLog(audit.toString()))) {
       await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
         assertThat(exists(client, oldSucceeded)).isFalse();
         assertThat(exists(client, oldFailed)).isFalse();
@@ -97,6 +98,40 @@ class SweeperIT {
       assertThat(service.metric("podsweeper_decision_to_request_seconds_count")).isGreaterThanOrEqualTo(3.0);
       assertThat(service.status("/readyz")).isEqualTo(200);
       assertThat(service.status("/healthz")).isEqualTo(200);
+
+      // An Event on every removal (and a Warning for the refusal), an audit line for every decision.
+      await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+        assertThat(client.v1().events().inNamespace(jobs).list().getItems()).anySatisfy(e -> {
+          assertThat(e.getReason()).isEqualTo("PodSweeperRemoved");
+          assertThat(e.getInvolvedObject().getName()).isEqualTo("old-succeeded");
+          assertThat(e.getInvolvedObject().getUid()).isEqualTo(oldSucceeded.getMetadata().getUid());
+          assertThat(e.getMessage()).contains("rule jobs-succeeded");
+        });
+        assertThat(client.v1().events().inNamespace(web).list().getItems()).anySatisfy(e -> {
+          assertThat(e.getReason()).isEqualTo("PodSweeperEvictionRefused");
+          assertThat(e.getType()).isEqualTo("Warning");
+        });
+        assertThat(client.v1().events().inNamespace(web).list().getItems())
+            .anySatisfy(e -> assertThat(e.getReason()).isEqualTo("PodSweeperEvicted"));
+      });
+      List<JsonNode> lines = java.nio.file.Files.readAllLines(audit).stream().map(l -> {
+        try {
+          return JSON.readTree(l);
+        } catch (java.io.IOException e) {
+          throw new IllegalStateException(e);
+        }
+      }).toList();
+      assertThat(lines).anySatisfy(l -> {
+        assertThat(l.get("name").asText()).isEqualTo("old-failed");
+        assertThat(l.get("uid").asText()).isEqualTo(oldFailed.getMetadata().getUid());
+        assertThat(l.get("rule").asText()).isEqualTo("other-failed");
+        assertThat(l.get("action").asText()).isEqualTo("delete");
+        assertThat(l.get("result").asText()).isEqualTo("success");
+        assertThat(l.get("policy").asText()).isEqualTo("test-policy");
+        assertThat(l.get("dryRun").asBoolean()).isFalse();
+        assertThat(l.has("time") && l.has("reason") && l.has("owner")).isTrue();
+      });
+      assertThat(lines).anySatisfy(l -> assertThat(l.get("result").asText()).isEqualTo("pdb-refused"));
     }
   }
 

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 
 class SafetyTest {
   private static Decision d(String ns, String node) {
-    return new Decision(ns, "p", "u", "1", node, "PodLifeTime", "r", Action.EVICT, "x", Instant.EPOCH);
+    return new Decision(ns, "p", "u", "1", node, "PodLifeTime", "r", Action.EVICT, "x", Instant.EPOCH, "");
   }
 
   @Test
@@ -45,7 +45,7 @@ class SafetyTest {
     // Attempts that did not happen are not counted: checking again changes nothing.
     assertThat(g.check(d("ns", "n"), 5, 100, t)).isPresent();
     // Deleting finished pods is not an eviction: only the total cap counts it.
-    Decision delete = new Decision("ns", "p", "u", "1", "n", "PodLifeTime", "r", Action.DELETE, "x", Instant.EPOCH);
+    Decision delete = new Decision("ns", "p", "u", "1", "n", "PodLifeTime", "r", Action.DELETE, "x", Instant.EPOCH, "");
     assertThat(g.check(delete, 5, 100, t)).isEmpty();
     // The window slides.
     assertThat(g.check(d("ns", "n"), 5, 100, t.plus(Duration.ofMinutes(11)))).isEmpty();
@@ -57,7 +57,7 @@ class SafetyTest {
   void guardCapsAllRemovalsInAWindow() {
     BlastRadiusGuard g = new BlastRadiusGuard(new io.podsweeper.policy.Guard(1.0, 1.0, OptionalInt.of(2), 1, Duration.ofMinutes(1)));
     Instant t = Instant.parse("2026-01-01T00:00:00Z");
-    Decision delete = new Decision("ns", "p", "u", "1", "n", "PodLifeTime", "r", Action.DELETE, "x", Instant.EPOCH);
+    Decision delete = new Decision("ns", "p", "u", "1", "n", "PodLifeTime", "r", Action.DELETE, "x", Instant.EPOCH, "");
     for (int i = 0; i < 2; i++) {
       assertThat(g.check(delete, 0, 0, t)).isEmpty();
       g.count(delete, t);
