@@ -10,7 +10,7 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = Main.Version.class,
     description = "Garbage-collects terminated pods and enforces pod lifetime rules on Kubernetes.",
-    subcommands = {PlanCommand.class, ValidateCommand.class, ConvertCommand.class, RunCommand.class})
+    subcommands = {PlanCommand.class, ExplainCommand.class, ValidateCommand.class, ConvertCommand.class, RunCommand.class})
 public final class Main {
   /** Exit code for bad input (policy, snapshot, flags): nothing was done. */
   public static final int BAD_INPUT = 2;

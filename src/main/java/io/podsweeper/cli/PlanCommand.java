@@ -52,7 +52,7 @@ final class PlanCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    Instant at = parseNow();
+    Instant at = instant(now);
     Policy policy = PolicyLoader.load(policyFile);
     ClusterSnapshot snapshot = SnapshotReader.read(snapshotFile);
     PassResult result = new PolicyEvaluator(policy).pass(snapshot, at, new RemovalBudget(policy.limits()), true);
@@ -71,7 +71,8 @@ final class PlanCommand implements Callable<Integer> {
     return 0;
   }
 
-  private Instant parseNow() {
+  /** {@code --now}: an RFC 3339 instant, or the current time when not given. */
+  static Instant instant(String now) {
     if (now == null) {
       return Instant.now();
     }

@@ -40,6 +40,27 @@ public final class SnapshotReader {
     return parse(text, file.getFileName().toString());
   }
 
+  /** The same snapshot, read from a live cluster (what {@code explain} without --snapshot looks at). */
+  public static ClusterSnapshot fromCluster(io.fabric8.kubernetes.client.KubernetesClient client) {
+    List<PdbRecord> pdbs = new ArrayList<>();
+    if (client.supports(io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget.class)) {
+      client.policy().v1().podDisruptionBudget().inAnyNamespace().list().getItems().forEach(p -> pdbs.add(PodRecords.pdb(
+          p.getMetadata().getNamespace(), p.getMetadata().getName(), p.getSpec() != null ? p.getSpec().getSelector() : null)));
+    } else {
+      client.policy().v1beta1().podDisruptionBudget().inAnyNamespace().list().getItems().forEach(p -> pdbs.add(PodRecords.pdb(
+          p.getMetadata().getNamespace(), p.getMetadata().getName(), p.getSpec() != null ? p.getSpec().getSelector() : null)));
+    }
+    java.util.Map<String, Integer> priorityClasses = new java.util.HashMap<>();
+    client.scheduling().v1().priorityClasses().list().getItems().forEach(pc -> priorityClasses.put(pc.getMetadata().getName(), pc.getValue()));
+    return ClusterSnapshot.of(
+        client.pods().inAnyNamespace().list().getItems().stream().map(PodRecords::pod).toList(),
+        client.namespaces().list().getItems().stream().map(PodRecords::namespace).toList(),
+        client.nodes().list().getItems().stream().map(PodRecords::node).toList(),
+        pdbs,
+        client.persistentVolumeClaims().inAnyNamespace().list().getItems().stream().map(PodRecords::pvc).toList(),
+        priorityClasses);
+  }
+
   public static ClusterSnapshot parse(String text, String source) {
     List<PodRecord> pods = new ArrayList<>();
     List<NamespaceRecord> namespaces = new ArrayList<>();

@@ -31,6 +31,11 @@ public final class PodLifeTime implements PodStrategy {
   }
 
   @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
   public Comparator<PodRecord> candidateOrder() {
     return Comparator.comparing(PodRecord::creationTimestamp).thenComparing(PodRecord::key);
   }

@@ -10,6 +10,9 @@ import java.util.Optional;
  * RemovePodsHavingTooManyRestarts. Pure: the same pod and view always give the same verdict.
  */
 public interface PodStrategy {
+  /** The upstream name, as in metrics and decisions. */
+  String name();
+
   /** The earliest moment this strategy wants the pod gone, or empty if it never will as the pod is now. */
   Optional<Verdict> evaluate(PodRecord pod, ClusterView view);
 

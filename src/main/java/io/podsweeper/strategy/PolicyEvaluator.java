@@ -119,6 +119,54 @@ public final class PolicyEvaluator {
     return Optional.ofNullable(best);
   }
 
+  /**
+   * Why a pod will go, when, or why never: profile by profile, what scopes it out, which protection applies, what
+   * each strategy says. The same strategies and filters as {@link #evaluate} and {@link #plan}.
+   */
+  public List<String> explain(PodRecord pod, ClusterView view, Instant now) {
+    List<String> lines = new ArrayList<>();
+    for (CompiledProfile p : profiles) {
+      String name = "profile " + p.profile().name();
+      if (!inScope(p.profile(), pod, view)) {
+        lines.add(name + ": not considered: upstream profiles see only pods bound to a Ready node in their node set");
+        continue;
+      }
+      Optional<String> protection = p.evictor().protection(pod, view);
+      lines.add(name + ": " + protection.map(why -> "protected: " + why).orElse("not protected"));
+      for (PodStrategy s : p.podStrategies()) {
+        Optional<Verdict> v = s.evaluate(pod, view).map(x -> x.notBefore(p.evictor().evictableFrom(pod)));
+        String strategy = "  " + s.name();
+        if (v.isEmpty()) {
+          lines.add(strategy + ": no rule wants it as it is now");
+        } else if (v.get().isDue(now)) {
+          lines.add(strategy + ": due since " + v.get().dueAt() + " (rule " + v.get().rule() + "): " + v.get().reason().apply(now));
+        } else {
+          lines.add(strategy + ": due at " + v.get().dueAt() + " (rule " + v.get().rule() + ")");
+        }
+      }
+      int nodeAware = p.deschedule().size() - p.podStrategies().size() + p.balance().size();
+      if (nodeAware > 0) {
+        lines.add("  " + nodeAware + " node-aware strateg" + (nodeAware == 1 ? "y decides" : "ies decide")
+            + " over a whole pass: see the verdict");
+      }
+    }
+    Optional<Verdict> verdict = evaluate(pod, view);
+    Optional<Decision> inPass = plan(view, now).stream().filter(d -> d.uid().equals(pod.uid())).findFirst();
+    if (inPass.isPresent()) {
+      Decision d = inPass.get();
+      lines.add("verdict: " + d.action().wireName() + " now, by " + d.strategy() + " (rule " + d.rule() + "): " + d.reason());
+    } else if (verdict.isPresent() && verdict.get().isDue(now)) {
+      lines.add("verdict: due now by " + verdict.get().strategy() + " (rule " + verdict.get().rule()
+          + "), but held back by the removal limits of this pass");
+    } else if (verdict.isPresent()) {
+      lines.add("verdict: " + Action.forPod(pod).wireName() + " at " + verdict.get().dueAt() + " by " + verdict.get().strategy()
+          + " (rule " + verdict.get().rule() + "), unless the pod changes before");
+    } else {
+      lines.add("verdict: never, as the pod is now");
+    }
+    return lines;
+  }
+
   /** One whole pass at {@code now} with a fresh budget: {@link #pass} with every strategy. */
   public List<Decision> plan(ClusterView view, Instant now) {
     return pass(view, now, new RemovalBudget(policy.limits()), true).decisions();

@@ -24,6 +24,11 @@ public final class RemoveFailedPods implements PodStrategy {
   }
 
   @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
   public Comparator<PodRecord> candidateOrder() {
     // Upstream does not sort: pods come node by node, in listing order.
     return Comparator.comparing(PodRecord::nodeName).thenComparing(PodRecord::key);

@@ -27,6 +27,11 @@ public final class TooManyRestarts implements PodStrategy {
   }
 
   @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
   public Comparator<PodRecord> candidateOrder() {
     // Upstream: node by node, most restarts first.
     return Comparator.comparing(PodRecord::nodeName).thenComparing(Comparator.comparingInt(this::restarts).reversed())

@@ -61,4 +61,26 @@ class MainTest {
     assertThat(run("convert", "--policy", "config/examples/descheduler-v1alpha1.yaml")).isZero();
     assertThat(out).startsWith("apiVersion: podsweeper.io/v1alpha1").contains("name: strategy-PodLifeTime-profile");
   }
+
+  @Test
+  void explainSaysWhenAndWhyOrWhyNever() {
+    String[] common = {"--policy", "config/policy.yaml", "--snapshot", "config/examples/snapshot.yaml", "--now", "2026-01-01T12:00:00Z"};
+    assertThat(run(concat("explain", "web/api-5d4c8b9f7-zt6rn", common))).isZero();
+    assertThat(out).contains("verdict: evict now, by PodLifeTime (rule stuck-containers)");
+    assertThat(run(concat("explain", "web/api-5d4c8b9f7-m2k9d", common))).isZero();
+    assertThat(out).contains("verdict: evict at 2026-01-01T13:00:00Z by PodLifeTime (rule stuck-containers)");
+    assertThat(run(concat("explain", "default/debug-shell", common))).isZero();
+    assertThat(out).contains("verdict: never, as the pod is now");
+    assertThat(run(concat("explain", "web/no-such-pod", common))).isEqualTo(2);
+    assertThat(err).contains("no such pod");
+    assertThat(run(concat("explain", "nonamespace", common))).isEqualTo(2);
+  }
+
+  private static String[] concat(String command, String pod, String[] rest) {
+    String[] all = new String[rest.length + 2];
+    all[0] = command;
+    all[1] = pod;
+    System.arraycopy(rest, 0, all, 2, rest.length);
+    return all;
+  }
 }
