@@ -473,8 +473,8 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
   /** Running (not finished, not terminating) pods in a namespace, or in the cluster when it is null. */
   private int running(String namespace) {
     int n = 0;
-    for (PodRecord p : cache.pods()) {
-      if (!p.terminated() && !p.terminating() && (namespace == null || namespace.equals(p.namespace()))) {
+    for (PodRecord p : namespace == null ? cache.pods() : cache.podsInNamespace(namespace)) {
+      if (!p.terminated() && !p.terminating()) {
         n++;
       }
     }
