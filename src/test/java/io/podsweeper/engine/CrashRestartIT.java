@@ -3,6 +3,8 @@ package io.podsweeper.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.podsweeper.testing.ApiServerExtension;
@@ -61,13 +63,13 @@ class CrashRestartIT {
             maxAgeAfterFinish: 1h
         """.formatted(ns));
 
-    Process first = start(server, policy, dir.resolve("first.log"));
+    Process first = start(server, policy, dir.resolve("first.log"), "text");
     await().atMost(Duration.ofSeconds(60)).until(() -> remaining(client, ns, dueUids) <= DUE - 5);
     first.destroyForcibly().waitFor();
     int afterCrash = remaining(client, ns, dueUids);
     assertThat(afterCrash).as("killed mid-pass").isBetween(1, DUE - 5);
 
-    Process second = start(server, policy, dir.resolve("second.log"));
+    Process second = start(server, policy, dir.resolve("second.log"), "json");
     try {
       await().atMost(Duration.ofSeconds(60)).until(() -> remaining(client, ns, dueUids) == 0);
     } finally {
@@ -77,20 +79,29 @@ class CrashRestartIT {
     Set<String> left = client.pods().inNamespace(ns).list().getItems().stream().map(p -> p.getMetadata().getUid())
         .collect(Collectors.toSet());
     assertThat(left).containsExactlyInAnyOrderElementsOf(keptUids);
-    // The restarted process sent exactly one successful request per pod still there after the crash.
-    String log = Files.readString(dir.resolve("second.log"));
-    assertThat(log.lines().filter(l -> l.contains("result=success")).count()).isEqualTo(afterCrash);
-    assertThat(log).doesNotContain("result=conflict").doesNotContain("result=gone");
+    // The restarted process sent exactly one successful request per pod still there after the crash; its log is
+    // one JSON object per line (--log-format json).
+    List<JsonNode> log = new ArrayList<>();
+    for (String line : Files.readAllLines(dir.resolve("second.log"))) {
+      log.add(JSON.readTree(line));
+    }
+    List<String> messages = log.stream().map(l -> l.path("formattedMessage").asText()).toList();
+    assertThat(messages.stream().filter(m -> m.contains("result=success")).count()).isEqualTo(afterCrash);
+    assertThat(messages).noneMatch(m -> m.contains("result=conflict") || m.contains("result=gone"));
+    assertThat(log).allSatisfy(l -> assertThat(l.has("level") && l.has("timestamp")).isTrue());
   }
 
   private static int remaining(KubernetesClient client, String ns, Set<String> uids) {
     return (int) client.pods().inNamespace(ns).list().getItems().stream().filter(p -> uids.contains(p.getMetadata().getUid())).count();
   }
 
-  private static Process start(TestApiServer server, Path policy, Path log) throws IOException {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private static Process start(TestApiServer server, Path policy, Path log, String logFormat) throws IOException {
     Path jar = Path.of(System.getProperty("podsweeper.projectDir", "."), "target", "podsweeper.jar");
     return new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", jar.toString(), "run",
-        "--policy", policy.toString(), "--kubeconfig", server.kubeconfig().toString(), "--http-port", "0", "--http-host", "127.0.0.1")
+        "--policy", policy.toString(), "--kubeconfig", server.kubeconfig().toString(), "--http-port", "0", "--http-host", "127.0.0.1",
+        "--log-format", logFormat)
         .redirectErrorStream(true)
         .redirectOutput(log.toFile())
         .start();
