@@ -70,6 +70,11 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
   private final Map<String, Decision> balanceDecisions = new ConcurrentHashMap<>();
   private final Cache<String, Backoff> backoff = Caffeine.newBuilder().expireAfterWrite(MAX_BACKOFF.multipliedBy(2)).build();
   private final Set<String> reportedThisWindow = ConcurrentHashMap.newKeySet();
+  /**
+   * Pods this service removed lately, by UID: until the informer reports them gone they would count as running
+   * twice in the guard's shares (once still cached, once as evicted).
+   */
+  private final Cache<String, Boolean> removedLately = Caffeine.newBuilder().expireAfterWrite(Duration.ofMinutes(5)).build();
   /** Evictions in background, by pod UID: never requested twice while in progress; a timeout ends one as failed. */
   private final Cache<String, InFlight> inBackground = Caffeine.newBuilder()
       .expireAfterWrite(BACKGROUND_TIMEOUT)
@@ -408,6 +413,7 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
     switch (result.outcome()) {
       case REMOVED -> {
         guard.count(decision, clock.instant());
+        removedLately.put(pod.uid(), true);
         backoff.invalidate(pod.uid());
         record(decision, Result.SUCCESS, result.message(), false);
       }
@@ -474,7 +480,7 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
   private int running(String namespace) {
     int n = 0;
     for (PodRecord p : namespace == null ? cache.pods() : cache.podsInNamespace(namespace)) {
-      if (!p.terminated() && !p.terminating()) {
+      if (!p.terminated() && !p.terminating() && removedLately.getIfPresent(p.uid()) == null) {
         n++;
       }
     }
