@@ -9,6 +9,7 @@ import io.podsweeper.kube.ClusterCache;
 import io.podsweeper.kube.ControlConfigMap;
 import io.podsweeper.kube.EventRecorder;
 import io.podsweeper.kube.Leadership;
+import io.podsweeper.kube.NamespacedPolicies;
 import io.podsweeper.kube.PodRemover;
 import io.podsweeper.metrics.Metrics;
 import io.podsweeper.policy.Policy;
@@ -81,6 +82,7 @@ public final class Service implements AutoCloseable {
   private final EventRecorder events;
   private final KillSwitch killSwitch;
   private final Sweeper sweeper;
+  private final NamespacedPolicies namespacedPolicies;
   private final Options options;
   private final Optional<ControlConfigMap> controlMap;
   private final HttpApi http;
@@ -97,6 +99,7 @@ public final class Service implements AutoCloseable {
     this.controlMap = options.control().map(c -> new ControlConfigMap(client, c.namespace(), c.name()));
     this.killSwitch = new KillSwitch(metrics, (paused, reason) -> controlMap.ifPresent(m -> m.write(paused, reason)));
     this.sweeper = new Sweeper(policy, cache, remover::remove, metrics, clock, recent, killSwitch, this::guardTripped);
+    this.namespacedPolicies = new NamespacedPolicies(client, policy, sweeper::reload);
     this.http = new HttpApi(metrics.registry(), () -> synced && cache.isCurrent(), recent,
         new HttpApi.Admin(options.adminToken(), () -> killSwitch.pause("paused through the admin API"), killSwitch::resume));
     metrics.registerScrapeTimeGauge(
@@ -125,8 +128,9 @@ public final class Service implements AutoCloseable {
       sweeper.setLeading(true);
     }
     sweeper.start();
+    namespacedPolicies.start(options.syncTimeoutSeconds());
     options.policyFile().ifPresent(file -> {
-      PolicyWatcher watcher = new PolicyWatcher(file, options.adjust(), sweeper::reload, this::policyRejected, metrics);
+      PolicyWatcher watcher = new PolicyWatcher(file, options.adjust(), namespacedPolicies::filePolicyChanged, this::policyRejected, metrics);
       long every = options.reloadInterval().toMillis();
       background.scheduleWithFixedDelay(watcher::check, every, every, TimeUnit.MILLISECONDS);
     });
@@ -175,6 +179,7 @@ public final class Service implements AutoCloseable {
       leadership.close();
     }
     controlMap.ifPresent(ControlConfigMap::close);
+    namespacedPolicies.close();
     cache.close();
     remover.close();
     client.close();
