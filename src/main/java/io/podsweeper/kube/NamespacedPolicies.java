@@ -3,6 +3,7 @@ package io.podsweeper.kube;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.api.model.APIResourceList;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -118,8 +119,9 @@ public final class NamespacedPolicies implements AutoCloseable {
 
   private boolean served() {
     try {
-      return client.getApiResources(GROUP_VERSION).getResources().stream()
-          .anyMatch(r -> r.getName().equals(NAMESPACED.getPlural()));
+      // null: the group version is not served at all (no CRD installed)
+      APIResourceList served = client.getApiResources(GROUP_VERSION);
+      return served != null && served.getResources().stream().anyMatch(r -> r.getName().equals(NAMESPACED.getPlural()));
     } catch (KubernetesClientException e) {
       return false;
     }

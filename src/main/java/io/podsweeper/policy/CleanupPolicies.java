@@ -19,6 +19,7 @@ public final class CleanupPolicies {
   /** The one ClusterPodCleanupPolicy that is read; without it every namespaced policy is rejected. */
   public static final String CLUSTER_POLICY_NAME = "default";
   public static final Duration DEFAULT_MIN_MAX_AGE = Duration.ofHours(1);
+  private static final String NO_CLUSTER_POLICY = "NoClusterPolicy";
 
   private CleanupPolicies() {}
 
@@ -52,7 +53,7 @@ public final class CleanupPolicies {
   /** Reads the spec of ClusterPodCleanupPolicy {@value #CLUSTER_POLICY_NAME}; empty: it does not exist. */
   public static ClusterRails clusterRails(Optional<JsonNode> spec) {
     if (spec.isEmpty()) {
-      return new ClusterRails(Optional.empty(), Outcome.rejected("NoClusterPolicy",
+      return new ClusterRails(Optional.empty(), Outcome.rejected(NO_CLUSTER_POLICY,
           "namespaced policies are off until the admin creates ClusterPodCleanupPolicy \"" + CLUSTER_POLICY_NAME + "\""));
     }
     try {
@@ -78,9 +79,9 @@ public final class CleanupPolicies {
   /** Judges one PodCleanupPolicy: the rule language first, then the guard rails; accepted whole or not at all. */
   public static Verdict judge(Source policy, ClusterRails cluster) {
     if (cluster.rails().isEmpty()) {
-      String why = cluster.outcome().reason().equals("NoClusterPolicy") ? cluster.outcome().message()
-          : "ClusterPodCleanupPolicy \"" + CLUSTER_POLICY_NAME + "\" is invalid: " + cluster.outcome().message();
-      return rejected(policy, cluster.outcome().reason().equals("NoClusterPolicy") ? "NoClusterPolicy" : "ClusterPolicyInvalid", why);
+      Outcome why = cluster.outcome();
+      return why.reason().equals(NO_CLUSTER_POLICY) ? rejected(policy, NO_CLUSTER_POLICY, why.message())
+          : rejected(policy, "ClusterPolicyInvalid", "ClusterPodCleanupPolicy \"" + CLUSTER_POLICY_NAME + "\" is invalid: " + why.message());
     }
     GuardRails rails = cluster.rails().get();
     if (!rails.allowedNamespaces().matches(policy.namespace())) {
