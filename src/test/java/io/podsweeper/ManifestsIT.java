@@ -88,7 +88,9 @@ class ManifestsIT {
         .containsExactlyInAnyOrder(
             "Namespace/podsweeper", "ServiceAccount/podsweeper", "ClusterRole/podsweeper", "ClusterRoleBinding/podsweeper",
             "Role/podsweeper", "RoleBinding/podsweeper", "ConfigMap/podsweeper-policy", "ConfigMap/podsweeper-control",
-            "Deployment/podsweeper", "Service/podsweeper", "PodDisruptionBudget/podsweeper");
+            "Deployment/podsweeper", "Service/podsweeper", "PodDisruptionBudget/podsweeper",
+            "CustomResourceDefinition/podcleanuppolicies.podsweeper.io",
+            "CustomResourceDefinition/clusterpodcleanuppolicies.podsweeper.io", "ClusterRole/podsweeper-cleanup-policy-editor");
     for (HasMetadata object : applied) {
       assertThat(object.getMetadata().getUid()).as(object.getKind()).isNotBlank();
     }
@@ -122,7 +124,10 @@ class ManifestsIT {
         "create //events other", "patch //events other",
         "get coordination.k8s.io//leases podsweeper", "create coordination.k8s.io//leases podsweeper",
         "update coordination.k8s.io//leases podsweeper", "patch coordination.k8s.io//leases podsweeper",
-        "get //configmaps podsweeper", "watch //configmaps podsweeper", "patch //configmaps podsweeper")) {
+        "get //configmaps podsweeper", "watch //configmaps podsweeper", "patch //configmaps podsweeper",
+        "list podsweeper.io//podcleanuppolicies", "watch podsweeper.io//podcleanuppolicies",
+        "list podsweeper.io//clusterpodcleanuppolicies", "watch podsweeper.io//clusterpodcleanuppolicies",
+        "patch podsweeper.io//podcleanuppolicies/status other", "patch podsweeper.io//clusterpodcleanuppolicies/status")) {
       assertThat(allowed(admin, user, allowed)).as(allowed).isTrue();
     }
     for (String denied : List.of(
@@ -131,7 +136,12 @@ class ManifestsIT {
         "delete //nodes", "patch //nodes", "delete //namespaces", "delete policy//poddisruptionbudgets other",
         "update coordination.k8s.io//leases other", "get coordination.k8s.io//leases other",
         "patch //configmaps other", "get //configmaps other", "delete //configmaps podsweeper",
-        "delete coordination.k8s.io//leases podsweeper", "create //configmaps podsweeper", "escalate rbac.authorization.k8s.io//clusterroles")) {
+        "delete coordination.k8s.io//leases podsweeper", "create //configmaps podsweeper", "escalate rbac.authorization.k8s.io//clusterroles",
+        // Namespaced policies: it reads them and writes their status, never their spec.
+        "create podsweeper.io//podcleanuppolicies other", "update podsweeper.io//podcleanuppolicies other",
+        "patch podsweeper.io//podcleanuppolicies other", "delete podsweeper.io//podcleanuppolicies other",
+        "update podsweeper.io//podcleanuppolicies/status other", "create podsweeper.io//clusterpodcleanuppolicies",
+        "patch podsweeper.io//clusterpodcleanuppolicies", "delete podsweeper.io//clusterpodcleanuppolicies")) {
       assertThat(allowed(admin, user, denied)).as(denied).isFalse();
     }
   }

@@ -9,6 +9,7 @@ import io.podsweeper.kube.ClusterCache;
 import io.podsweeper.kube.ControlConfigMap;
 import io.podsweeper.kube.EventRecorder;
 import io.podsweeper.kube.Leadership;
+import io.podsweeper.kube.NamespacedPolicies;
 import io.podsweeper.kube.PodRemover;
 import io.podsweeper.metrics.Metrics;
 import io.podsweeper.policy.Policy;
@@ -113,6 +114,7 @@ public final class Service implements AutoCloseable {
   private final EventRecorder events;
   private final KillSwitch killSwitch;
   private final Sweeper sweeper;
+  private final NamespacedPolicies namespacedPolicies;
   private final Options options;
   private final Optional<ControlConfigMap> controlMap;
   private final HttpApi http;
@@ -143,6 +145,7 @@ public final class Service implements AutoCloseable {
       throw new io.podsweeper.policy.PolicyException("--audit-log", "cannot open " + options.auditLog().get() + ": " + e.getMessage());
     }
     auditLog.ifPresent(sweeper::addListener);
+    this.namespacedPolicies = new NamespacedPolicies(client, policy, sweeper::reload);
     this.http = new HttpApi(metrics.registry(), () -> synced && cache.isCurrent(), recent,
         new HttpApi.Admin(options.adminToken(), () -> killSwitch.pause("paused through the admin API"), killSwitch::resume));
     metrics.registerScrapeTimeGauge(
@@ -171,8 +174,9 @@ public final class Service implements AutoCloseable {
       sweeper.setLeading(true);
     }
     sweeper.start();
+    namespacedPolicies.start(options.syncTimeoutSeconds());
     options.policyFile().ifPresent(file -> {
-      PolicyWatcher watcher = new PolicyWatcher(file, options.adjust(), sweeper::reload, this::policyRejected, metrics);
+      PolicyWatcher watcher = new PolicyWatcher(file, options.adjust(), namespacedPolicies::filePolicyChanged, this::policyRejected, metrics);
       long every = options.reloadInterval().toMillis();
       background.scheduleWithFixedDelay(watcher::check, every, every, TimeUnit.MILLISECONDS);
     });
@@ -223,6 +227,7 @@ public final class Service implements AutoCloseable {
     controlMap.ifPresent(ControlConfigMap::close);
     removalEvents.ifPresent(RemovalEvents::close);
     auditLog.ifPresent(AuditLog::close);
+    namespacedPolicies.close();
     cache.close();
     remover.close();
     client.close();

@@ -28,18 +28,10 @@ final class NativePolicyFormat {
     if (ruleNodes.isEmpty() && root.list("profiles").isEmpty()) {
       throw root.child("rules").error("at least one rule (or profile) is required");
     }
-    List<Rule> rules = new ArrayList<>();
-    Set<String> names = new HashSet<>();
-    for (ConfigNode node : ruleNodes) {
-      Rule rule = rule(node);
-      if (!names.add(rule.name())) {
-        throw node.child("name").error("duplicate rule name \"" + rule.name() + "\"");
-      }
-      rules.add(rule);
-    }
+    List<Rule> rules = rules(ruleNodes, NamespaceFilter.ALL, "");
     List<Profile> profiles = new ArrayList<>();
     if (!rules.isEmpty()) {
-      profiles.add(new Profile(Profile.NATIVE_RULES, EvictorArgs.NONE, List.of(new PodLifeTimeArgs(rules)), List.of(), false, Optional.empty()));
+      profiles.add(rulesProfile(Profile.NATIVE_RULES, rules));
     }
     // Upstream-style profiles, in descheduler/v1alpha2 syntax: what `podsweeper convert` writes.
     Optional<LabelSelector> nodeSelector = root.has("nodeSelector")
@@ -53,6 +45,29 @@ final class NativePolicyFormat {
     }
     return new Policy(source, dryRun, limits, fullPass, root.optionalLong("gracePeriodSeconds", 0, 86_400 * 365),
         root.has("guard") ? guard(root.child("guard")) : Guard.DEFAULTS, profiles);
+  }
+
+  /**
+   * A list of rules in the native rule language, with unique names. {@code defaultNamespaces} is the scope of a
+   * rule without {@code namespaces} (a PodCleanupPolicy passes its own namespace and forbids the field);
+   * {@code namePrefix} goes before each validated name, so decisions say which policy a rule came from.
+   */
+  static List<Rule> rules(List<ConfigNode> ruleNodes, NamespaceFilter defaultNamespaces, String namePrefix) {
+    List<Rule> rules = new ArrayList<>();
+    Set<String> names = new HashSet<>();
+    for (ConfigNode node : ruleNodes) {
+      Rule rule = rule(node, defaultNamespaces, namePrefix);
+      if (!names.add(rule.name())) {
+        throw node.child("name").error("duplicate rule name \"" + rule.name().substring(namePrefix.length()) + "\"");
+      }
+      rules.add(rule);
+    }
+    return rules;
+  }
+
+  /** Native rules form a profile of their own: every pod seen (unscheduled ones too), no upstream evictor. */
+  static Profile rulesProfile(String name, List<Rule> rules) {
+    return new Profile(name, EvictorArgs.NONE, List.of(new PodLifeTimeArgs(rules)), List.of(), false, Optional.empty());
   }
 
   private static Guard guard(ConfigNode node) {
@@ -77,14 +92,14 @@ final class NativePolicyFormat {
         node.optionalInt("maxUnavailablePerOwner", 0, Integer.MAX_VALUE));
   }
 
-  private static Rule rule(ConfigNode node) {
+  private static Rule rule(ConfigNode node, NamespaceFilter defaultNamespaces, String namePrefix) {
     node.requireObject(
         Set.of("name", "namespaces", "namespaceSelector", "podSelector", "states", "maxAge", "maxAgeAfterFinish", "keepLast", "keepPer"));
     String name = node.requiredString("name");
     if (!RULE_NAME.matcher(name).matches()) {
       throw node.child("name").error("invalid rule name \"" + name + "\" (lower-case letters, digits and '-')");
     }
-    NamespaceFilter namespaces = node.has("namespaces") ? namespaces(node.child("namespaces")) : NamespaceFilter.ALL;
+    NamespaceFilter namespaces = node.has("namespaces") ? namespaces(node.child("namespaces")) : defaultNamespaces;
     List<PodState> states = states(node);
     Optional<Duration> maxAge = node.optionalDuration("maxAge");
     Optional<Duration> maxAgeAfterFinish = node.optionalDuration("maxAgeAfterFinish");
@@ -106,7 +121,7 @@ final class NativePolicyFormat {
         }
       }
     }
-    Rule basic = Rule.of(name, namespaces, Selectors.read(node, "namespaceSelector"), Selectors.read(node, "podSelector"), states,
+    Rule basic = Rule.of(namePrefix + name, namespaces, Selectors.read(node, "namespaceSelector"), Selectors.read(node, "podSelector"), states,
         maxAge, maxAgeAfterFinish);
     return retention.isEmpty() ? basic : new Rule(basic.name(), basic.namespaces(), basic.namespaceSelector(), basic.podSelector(),
         basic.states(), basic.maxAge(), basic.maxAgeAfterFinish(), basic.conditions(), basic.exitCodes(), basic.ownerKindsInclude(),
@@ -148,7 +163,7 @@ final class NativePolicyFormat {
     return states;
   }
 
-  private static NamespaceFilter namespaces(ConfigNode node) {
+  static NamespaceFilter namespaces(ConfigNode node) {
     node.requireObject(Set.of("include", "exclude"));
     List<String> include = globs(node, "include");
     List<String> exclude = globs(node, "exclude");

@@ -1,0 +1,222 @@
+package io.podsweeper.kube;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.api.model.APIResourceList;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.Resource;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.podsweeper.policy.CleanupPolicies;
+import io.podsweeper.policy.CleanupPolicies.ClusterRails;
+import io.podsweeper.policy.CleanupPolicies.Outcome;
+import io.podsweeper.policy.CleanupPolicies.Verdict;
+import io.podsweeper.policy.Policy;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Watches the {@code PodCleanupPolicy} and {@code ClusterPodCleanupPolicy} custom resources (manifests/crds/), judges
+ * every namespaced policy against the rule language and the guard rails ({@link CleanupPolicies}), applies the file
+ * policy composed with the accepted ones, and writes each object's {@code status} (a merge patch of the status
+ * subresource, only when it changes). Every change (either kind, or a new file policy) is reconciled within
+ * {@link #DEBOUNCE_MILLIS} on one thread. If the API server does not serve the CRDs, the file policy runs alone.
+ */
+public final class NamespacedPolicies implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(NamespacedPolicies.class);
+  private static final ObjectMapper JSON = new ObjectMapper();
+  static final String GROUP_VERSION = "podsweeper.io/v1alpha1";
+  static final long DEBOUNCE_MILLIS = 200;
+  static final ResourceDefinitionContext NAMESPACED = context("PodCleanupPolicy", "podcleanuppolicies", true);
+  static final ResourceDefinitionContext CLUSTER = context("ClusterPodCleanupPolicy", "clusterpodcleanuppolicies", false);
+
+  private final KubernetesClient client;
+  private final Consumer<Policy> apply;
+  private final ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(r -> {
+    Thread t = new Thread(r, "namespaced-policies");
+    t.setDaemon(true);
+    return t;
+  });
+  private final AtomicBoolean pending = new AtomicBoolean();
+  private volatile Policy filePolicy;
+  private Policy applied;
+  private volatile SharedIndexInformer<GenericKubernetesResource> namespaced;
+  private volatile SharedIndexInformer<GenericKubernetesResource> cluster;
+
+  /** @param filePolicy the policy the sweeper already runs; {@code apply} gets every combined policy that differs */
+  public NamespacedPolicies(KubernetesClient client, Policy filePolicy, Consumer<Policy> apply) {
+    this.client = client;
+    this.filePolicy = filePolicy;
+    this.applied = filePolicy;
+    this.apply = apply;
+  }
+
+  private static ResourceDefinitionContext context(String kind, String plural, boolean namespaced) {
+    return new ResourceDefinitionContext.Builder().withGroup("podsweeper.io").withVersion("v1alpha1").withKind(kind)
+        .withPlural(plural).withNamespaced(namespaced).build();
+  }
+
+  /** Starts both informers and waits for their first list; without the CRDs installed, logs it and does nothing. */
+  public void start(long syncTimeoutSeconds) throws InterruptedException {
+    if (!served()) {
+      LOG.warn("the API server does not serve {} PodCleanupPolicy/ClusterPodCleanupPolicy (CRDs in manifests/crds/ not installed);"
+          + " only the file policy applies", GROUP_VERSION);
+      return;
+    }
+    ResourceEventHandler<GenericKubernetesResource> changed = new ResourceEventHandler<>() {
+      @Override
+      public void onAdd(GenericKubernetesResource obj) {
+        schedule();
+      }
+
+      @Override
+      public void onUpdate(GenericKubernetesResource oldObj, GenericKubernetesResource newObj) {
+        schedule();
+      }
+
+      @Override
+      public void onDelete(GenericKubernetesResource obj, boolean finalStateUnknown) {
+        schedule();
+      }
+    };
+    namespaced = client.genericKubernetesResources(NAMESPACED).inAnyNamespace().runnableInformer(0);
+    cluster = client.genericKubernetesResources(CLUSTER).runnableInformer(0);
+    namespaced.addEventHandler(changed);
+    cluster.addEventHandler(changed);
+    try {
+      CompletableFuture.allOf(namespaced.start().toCompletableFuture(), cluster.start().toCompletableFuture())
+          .get(syncTimeoutSeconds, TimeUnit.SECONDS);
+    } catch (ExecutionException | TimeoutException e) {
+      // e.g. RBAC without the CRD rules: the file policy keeps running; namespaced policies stay off until a restart.
+      LOG.error("cannot list {} PodCleanupPolicy/ClusterPodCleanupPolicy; only the file policy applies: {}", GROUP_VERSION,
+          e.getCause() != null ? e.getCause().getMessage() : e.getMessage());
+      namespaced.stop();
+      cluster.stop();
+      namespaced = null;
+      return;
+    }
+    schedule();
+  }
+
+  private boolean served() {
+    try {
+      // null: the group version is not served at all (no CRD installed)
+      APIResourceList served = client.getApiResources(GROUP_VERSION);
+      return served != null && served.getResources().stream().anyMatch(r -> r.getName().equals(NAMESPACED.getPlural()));
+    } catch (KubernetesClientException e) {
+      return false;
+    }
+  }
+
+  /** A new file policy (hot reload): composed with the accepted namespaced policies and applied. */
+  public void filePolicyChanged(Policy policy) {
+    filePolicy = policy;
+    schedule();
+  }
+
+  private void schedule() {
+    if (pending.compareAndSet(false, true)) {
+      executor.schedule(this::reconcile, DEBOUNCE_MILLIS, TimeUnit.MILLISECONDS);
+    }
+  }
+
+  private void reconcile() {
+    pending.set(false);
+    try {
+      List<Verdict> verdicts = new ArrayList<>();
+      if (namespaced != null) {
+        Optional<GenericKubernetesResource> defaultPolicy = Optional.ofNullable(cluster.getStore().getByKey(CleanupPolicies.CLUSTER_POLICY_NAME));
+        ClusterRails rails = CleanupPolicies.clusterRails(defaultPolicy.map(NamespacedPolicies::spec));
+        for (GenericKubernetesResource c : cluster.getStore().list()) {
+          writeStatus(client.genericKubernetesResources(CLUSTER).withName(c.getMetadata().getName()), c,
+              c.getMetadata().getName().equals(CleanupPolicies.CLUSTER_POLICY_NAME) ? rails.outcome()
+                  : new Outcome(false, "Ignored", "only ClusterPodCleanupPolicy \"" + CleanupPolicies.CLUSTER_POLICY_NAME + "\" is read"));
+        }
+        for (GenericKubernetesResource p : namespaced.getStore().list()) {
+          Verdict verdict = CleanupPolicies.judge(
+              new CleanupPolicies.Source(p.getMetadata().getNamespace(), p.getMetadata().getName(), spec(p)), rails);
+          verdicts.add(verdict);
+          writeStatus(client.genericKubernetesResources(NAMESPACED).inNamespace(p.getMetadata().getNamespace())
+              .withName(p.getMetadata().getName()), p, verdict.outcome());
+        }
+      }
+      Policy combined = CleanupPolicies.compose(filePolicy, verdicts);
+      if (!combined.equals(applied)) {
+        applied = combined;
+        apply.accept(combined);
+        LOG.info("policy applied: {} profile(s), {} of {} PodCleanupPolicy object(s) accepted", combined.profiles().size(),
+            verdicts.stream().filter(v -> v.outcome().accepted()).count(), verdicts.size());
+      }
+    } catch (RuntimeException e) {
+      LOG.error("cannot reconcile the namespaced policies; the last applied policy keeps running", e);
+    }
+  }
+
+  private static JsonNode spec(GenericKubernetesResource object) {
+    return JSON.valueToTree(object.getAdditionalProperties().get("spec"));
+  }
+
+  /** Writes {@code phase}, {@code observedGeneration} and the {@code Accepted} condition, unless they already say so. */
+  private void writeStatus(Resource<GenericKubernetesResource> target, GenericKubernetesResource object, Outcome outcome) {
+    JsonNode current = JSON.valueToTree(object.getAdditionalProperties().get("status"));
+    Long generation = object.getMetadata().getGeneration();
+    String status = outcome.accepted() ? "True" : "False";
+    JsonNode condition = current.path("conditions").path(0);
+    if (current.path("observedGeneration").asLong(-1) == Objects.requireNonNullElse(generation, 0L)
+        && condition.path("status").asText().equals(status)
+        && condition.path("reason").asText().equals(outcome.reason())
+        && condition.path("message").asText().equals(outcome.message())) {
+      return;
+    }
+    String since = condition.path("status").asText().equals(status) ? condition.path("lastTransitionTime").asText()
+        : Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
+    ObjectNode patch = JSON.createObjectNode();
+    ObjectNode s = patch.putObject("status");
+    s.put("phase", outcome.accepted() ? "Accepted" : "Rejected");
+    s.put("observedGeneration", generation);
+    s.putArray("conditions").addObject()
+        .put("type", "Accepted")
+        .put("status", status)
+        .put("reason", outcome.reason())
+        .put("message", outcome.message())
+        .put("observedGeneration", generation)
+        .put("lastTransitionTime", since);
+    try {
+      target.subresource("status").patch(PatchContext.of(PatchType.JSON_MERGE), patch.toString());
+      if (!outcome.accepted()) {
+        LOG.warn("{} {}/{} rejected: {}: {}", object.getKind(), Objects.requireNonNullElse(object.getMetadata().getNamespace(), ""),
+            object.getMetadata().getName(), outcome.reason(), outcome.message());
+      }
+    } catch (KubernetesClientException e) {
+      LOG.warn("cannot write the status of {} {}: {}", object.getKind(), object.getMetadata().getName(), e.getMessage());
+    }
+  }
+
+  @Override
+  public void close() {
+    executor.shutdownNow();
+    if (namespaced != null) {
+      namespaced.stop();
+      cluster.stop();
+    }
+  }
+}

@@ -1,0 +1,167 @@
+package io.podsweeper.policy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Set;
+
+/**
+ * Namespace-scoped cleanup policies (the {@code PodCleanupPolicy} and {@code ClusterPodCleanupPolicy} custom
+ * resources, see README "Namespace-scoped policies"): reading their specs, judging each namespaced policy against the
+ * rule language and the cluster's guard rails, and composing the accepted ones with the file policy. A policy is
+ * accepted whole or rejected whole, with a reason; nothing here talks to the cluster.
+ */
+public final class CleanupPolicies {
+  /** The one ClusterPodCleanupPolicy that is read; without it every namespaced policy is rejected. */
+  public static final String CLUSTER_POLICY_NAME = "default";
+  public static final Duration DEFAULT_MIN_MAX_AGE = Duration.ofHours(1);
+  private static final String NO_CLUSTER_POLICY = "NoClusterPolicy";
+
+  private CleanupPolicies() {}
+
+  /**
+   * What the admin allows namespaced policies.
+   *
+   * @param minMaxAge the shortest maxAge or maxAgeAfterFinish a namespaced rule may set (every rule must set one)
+   * @param allowTerminated whether namespaced rules may name terminal states (and so touch finished pods) at all
+   * @param maxRemovalsPerHourPerNamespace documented and shown, not enforced yet
+   * @param allowedNamespaces namespaces whose policies are considered; others are rejected
+   */
+  public record GuardRails(Duration minMaxAge, boolean allowTerminated, OptionalInt maxRemovalsPerHourPerNamespace,
+      NamespaceFilter allowedNamespaces) {}
+
+  /** The status a policy gets: accepted, or rejected with a reason (a CamelCase word) and a message. */
+  public record Outcome(boolean accepted, String reason, String message) {
+    static Outcome rejected(String reason, String message) {
+      return new Outcome(false, reason, message);
+    }
+  }
+
+  /** The guard rails in force (empty when the cluster policy is missing or invalid), and the cluster policy's status. */
+  public record ClusterRails(Optional<GuardRails> rails, Outcome outcome) {}
+
+  /** A PodCleanupPolicy as found in the cluster; {@code spec} may be null. */
+  public record Source(String namespace, String name, JsonNode spec) {}
+
+  /** The judgement of one PodCleanupPolicy; an accepted one carries the profile it adds. */
+  public record Verdict(Source source, Outcome outcome, Optional<Profile> profile) {}
+
+  /** Reads the spec of ClusterPodCleanupPolicy {@value #CLUSTER_POLICY_NAME}; empty: it does not exist. */
+  public static ClusterRails clusterRails(Optional<JsonNode> spec) {
+    if (spec.isEmpty()) {
+      return new ClusterRails(Optional.empty(), Outcome.rejected(NO_CLUSTER_POLICY,
+          "namespaced policies are off until the admin creates ClusterPodCleanupPolicy \"" + CLUSTER_POLICY_NAME + "\""));
+    }
+    try {
+      GuardRails rails = guardRails(new ConfigNode(spec.get(), "spec"));
+      String message = "guard rails in force: minMaxAge " + Durations.format(rails.minMaxAge()) + ", allowTerminated "
+          + rails.allowTerminated()
+          + (rails.maxRemovalsPerHourPerNamespace().isPresent() ? "; maxRemovalsPerHourPerNamespace is not enforced yet" : "");
+      return new ClusterRails(Optional.of(rails), new Outcome(true, "Accepted", message));
+    } catch (PolicyException e) {
+      return new ClusterRails(Optional.empty(), Outcome.rejected("InvalidSpec", e.getMessage()));
+    }
+  }
+
+  private static GuardRails guardRails(ConfigNode spec) {
+    spec.requireObjectOrAbsent(Set.of("minMaxAge", "allowTerminated", "maxRemovalsPerHourPerNamespace", "allowedNamespaces"));
+    return new GuardRails(
+        spec.optionalDuration("minMaxAge").orElse(DEFAULT_MIN_MAX_AGE),
+        spec.bool("allowTerminated", false),
+        spec.optionalInt("maxRemovalsPerHourPerNamespace", 0, Integer.MAX_VALUE),
+        spec.has("allowedNamespaces") ? NativePolicyFormat.namespaces(spec.child("allowedNamespaces")) : NamespaceFilter.ALL);
+  }
+
+  /** Judges one PodCleanupPolicy: the rule language first, then the guard rails; accepted whole or not at all. */
+  public static Verdict judge(Source policy, ClusterRails cluster) {
+    if (cluster.rails().isEmpty()) {
+      Outcome why = cluster.outcome();
+      return why.reason().equals(NO_CLUSTER_POLICY) ? rejected(policy, NO_CLUSTER_POLICY, why.message())
+          : rejected(policy, "ClusterPolicyInvalid", "ClusterPodCleanupPolicy \"" + CLUSTER_POLICY_NAME + "\" is invalid: " + why.message());
+    }
+    GuardRails rails = cluster.rails().get();
+    if (!rails.allowedNamespaces().matches(policy.namespace())) {
+      return rejected(policy, "NamespaceNotAllowed",
+          "namespace " + policy.namespace() + " is not in the allowedNamespaces of ClusterPodCleanupPolicy \"" + CLUSTER_POLICY_NAME + "\"");
+    }
+    ConfigNode spec = new ConfigNode(policy.spec(), "spec");
+    List<Rule> rules;
+    try {
+      rules = rules(policy, spec);
+    } catch (PolicyException e) {
+      return rejected(policy, "InvalidSpec", e.getMessage());
+    }
+    try {
+      checkGuardRails(spec.list("rules"), rules, rails);
+    } catch (PolicyException e) {
+      return rejected(policy, "ExceedsGuardRails", e.getMessage());
+    }
+    Profile profile = NativePolicyFormat.rulesProfile(profileName(policy), rules);
+    return new Verdict(policy, new Outcome(true, "Accepted", rules.size() + " rule(s) in force in namespace " + policy.namespace()),
+        Optional.of(profile));
+  }
+
+  private static List<Rule> rules(Source policy, ConfigNode spec) {
+    spec.requireObject(Set.of("rules"));
+    List<ConfigNode> nodes = spec.list("rules");
+    if (nodes.isEmpty()) {
+      throw spec.child("rules").error("at least one rule is required");
+    }
+    for (ConfigNode node : nodes) {
+      if (node.has("namespaces")) {
+        throw node.child("namespaces").error("not allowed in a PodCleanupPolicy: its rules apply to its own namespace only");
+      }
+    }
+    NamespaceFilter own = new NamespaceFilter(List.of(policy.namespace()), List.of());
+    return NativePolicyFormat.rules(nodes, own, policy.name() + "/");
+  }
+
+  private static void checkGuardRails(List<ConfigNode> nodes, List<Rule> rules, GuardRails rails) {
+    String min = Durations.format(rails.minMaxAge());
+    for (int i = 0; i < rules.size(); i++) {
+      Rule rule = rules.get(i);
+      ConfigNode node = nodes.get(i);
+      if (rule.maxAge().isEmpty() && rule.maxAgeAfterFinish().isEmpty()) {
+        throw node.error("needs maxAge or maxAgeAfterFinish of at least " + min + " (the cluster's minMaxAge)");
+      }
+      for (String field : List.of("maxAge", "maxAgeAfterFinish")) {
+        Optional<Duration> age = field.equals("maxAge") ? rule.maxAge() : rule.maxAgeAfterFinish();
+        if (age.isPresent() && age.get().compareTo(rails.minMaxAge()) < 0) {
+          throw node.child(field).error(Durations.format(age.get()) + " is shorter than the cluster's minMaxAge " + min);
+        }
+      }
+      if (!rails.allowTerminated()) {
+        List<ConfigNode> states = node.list("states");
+        for (int s = 0; s < rule.states().size(); s++) {
+          if (rule.states().get(s).terminal()) {
+            throw states.get(s).error("\"" + rule.states().get(s) + "\" is a terminal state, and the cluster does not allow"
+                + " namespaced rules to remove finished pods (allowTerminated: false)");
+          }
+        }
+      }
+    }
+  }
+
+  /** The file policy with one profile per accepted namespaced policy, in namespace/name order after the file's own. */
+  public static Policy compose(Policy file, List<Verdict> verdicts) {
+    List<Profile> profiles = new ArrayList<>(file.profiles());
+    verdicts.stream()
+        .filter(v -> v.profile().isPresent())
+        .sorted(Comparator.comparing((Verdict v) -> v.source().namespace()).thenComparing(v -> v.source().name()))
+        .forEach(v -> profiles.add(v.profile().get()));
+    return new Policy(file.source(), file.dryRun(), file.limits(), file.fullPassInterval(), file.gracePeriodSeconds(), file.guard(),
+        profiles);
+  }
+
+  static String profileName(Source policy) {
+    return "PodCleanupPolicy " + policy.namespace() + "/" + policy.name();
+  }
+
+  private static Verdict rejected(Source policy, String reason, String message) {
+    return new Verdict(policy, Outcome.rejected(reason, message), Optional.empty());
+  }
+}

@@ -1,0 +1,179 @@
+package io.podsweeper.kube;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.Resource;
+import io.podsweeper.testing.ApiServerExtension;
+import io.podsweeper.testing.RunningService;
+import io.podsweeper.testing.TestApiServer;
+import io.podsweeper.testing.TestPods;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * PodCleanupPolicy and ClusterPodCleanupPolicy on the real API server, with the CRDs from manifests/crds/: a team's
+ * policy acts in its own namespace only, changes apply within seconds, and a policy beyond the admin's guard rails is
+ * rejected in its status and removes nothing.
+ */
+@ExtendWith(ApiServerExtension.class)
+class NamespacedPoliciesIT {
+  private static final Path CRDS = Path.of(System.getProperty("podsweeper.projectDir", "."), "manifests", "crds");
+  private static final Duration SECONDS = Duration.ofSeconds(10);
+  /** The file policy: a rule for a namespace that does not exist, so only the namespaced policies act. */
+  private static final String FILE_POLICY = """
+      apiVersion: podsweeper.io/v1alpha1
+      kind: PodSweeperPolicy
+      rules:
+        - name: nothing
+          namespaces: {include: [no-such-namespace]}
+          states: [CrashLoopBackOff]
+          maxAge: 1h
+      """;
+
+  private final KubernetesClient client;
+
+  NamespacedPoliciesIT(KubernetesClient client) {
+    this.client = client;
+  }
+
+  @BeforeAll
+  static void installTheCrds(KubernetesClient client) throws IOException {
+    try (var files = Files.list(CRDS)) {
+      for (Path file : files.sorted().toList()) {
+        try (InputStream in = Files.newInputStream(file)) {
+          for (HasMetadata crd : client.load(in).items()) {
+            client.resource(crd).fieldManager("podsweeper-crd-it").forceConflicts().serverSideApply();
+          }
+        }
+      }
+    }
+    await().atMost(SECONDS).until(() -> client.getApiResources("podsweeper.io/v1alpha1") != null
+        && client.getApiResources("podsweeper.io/v1alpha1").getResources().size() >= 4);
+  }
+
+  @AfterEach
+  void removeThePolicies() {
+    client.genericKubernetesResources(NamespacedPolicies.NAMESPACED).inAnyNamespace().delete();
+    client.genericKubernetesResources(NamespacedPolicies.CLUSTER).delete();
+  }
+
+  @Test
+  void aTeamPolicyRemovesItsOwnNamespacesPodsOnlyAndAChangeAppliesWithinSeconds(TestApiServer server) throws Exception {
+    String a = server.newNamespace("team-a");
+    String b = server.newNamespace("team-b");
+    finished(a, "done");
+    finished(b, "done");
+    clusterPolicy("minMaxAge: 30m\n  allowTerminated: true");
+    try (RunningService service = RunningService.start(server, FILE_POLICY)) {
+      apply(a, "cleanup", "states: [Failed]\n      podSelector: {matchLabels: {app: batch}}\n      maxAgeAfterFinish: 3h");
+      await().atMost(SECONDS).untilAsserted(() -> assertThat(status(policy(a, "cleanup")))
+          .containsEntry("phase", "Accepted").containsEntry("observedGeneration", 1));
+      assertThat(condition(policy(a, "cleanup"))).containsEntry("reason", "Accepted").containsEntry("status", "True");
+      assertThat(status(client.genericKubernetesResources(NamespacedPolicies.CLUSTER).withName("default")))
+          .containsEntry("phase", "Accepted");
+      // Finished 2h ago, the rule allows 3h: not yet.
+      Thread.sleep(1500);
+      assertThat(exists(a, "done")).isTrue();
+
+      // The team shortens its retention: A's pod goes within seconds; B's, matching the same rule, stays.
+      apply(a, "cleanup", "states: [Failed]\n      podSelector: {matchLabels: {app: batch}}\n      maxAgeAfterFinish: 1h");
+      await().atMost(SECONDS).until(() -> !exists(a, "done"));
+      await().atMost(SECONDS).untilAsserted(() -> assertThat(status(policy(a, "cleanup"))).containsEntry("observedGeneration", 2));
+      Thread.sleep(1500);
+      assertThat(exists(b, "done")).isTrue();
+      assertThat(service.get("/api/v1/decisions")).contains("cleanup/failed").doesNotContain(b);
+    }
+  }
+
+  @Test
+  void aPolicyBeyondTheGuardRailsIsRejectedAndRemovesNothingUntilTheAdminAllowsIt(TestApiServer server) throws Exception {
+    String ns = server.newNamespace("team-c");
+    finished(ns, "done");
+    clusterPolicy("minMaxAge: 1h\n  allowTerminated: false");
+    try (RunningService service = RunningService.start(server, FILE_POLICY)) {
+      apply(ns, "too-short", "states: [Failed]\n      maxAgeAfterFinish: 1m");
+      apply(ns, "terminal", "states: [Failed]\n      maxAgeAfterFinish: 1h");
+      await().atMost(SECONDS).untilAsserted(() -> {
+        assertThat(status(policy(ns, "too-short"))).containsEntry("phase", "Rejected");
+        assertThat(status(policy(ns, "terminal"))).containsEntry("phase", "Rejected");
+      });
+      assertThat(condition(policy(ns, "too-short"))).containsEntry("status", "False").containsEntry("reason", "ExceedsGuardRails")
+          .containsEntry("message", "spec.rules[0].maxAgeAfterFinish: 1m is shorter than the cluster's minMaxAge 1h");
+      assertThat(condition(policy(ns, "terminal"))).containsEntry("reason", "ExceedsGuardRails");
+      assertThat((String) condition(policy(ns, "terminal")).get("message"))
+          .startsWith("spec.rules[0].states[0]: \"Failed\" is a terminal state").contains("allowTerminated: false");
+      Thread.sleep(2000);
+      assertThat(exists(ns, "done")).isTrue();
+      assertThat(service.get("/api/v1/decisions")).doesNotContain(ns);
+
+      // The admin opens the guard rail: the valid policy is accepted and acts at once; the too-short one stays rejected.
+      clusterPolicy("minMaxAge: 1h\n  allowTerminated: true");
+      await().atMost(SECONDS).until(() -> !exists(ns, "done"));
+      assertThat(status(policy(ns, "terminal"))).containsEntry("phase", "Accepted");
+      assertThat(condition(policy(ns, "too-short"))).containsEntry("reason", "ExceedsGuardRails");
+    }
+  }
+
+  /** A Failed pod labelled app=batch whose container finished two hours ago. */
+  private void finished(String ns, String name) {
+    Pod pod = TestPods.create(client, ns, name, "node-a", Map.of("app", "batch"));
+    TestPods.setStatus(client, pod, "Failed", null, List.of(TestPods.terminated("Error", 1, Instant.now().minus(Duration.ofHours(2)))));
+  }
+
+  private boolean exists(String ns, String name) {
+    return client.pods().inNamespace(ns).withName(name).get() != null;
+  }
+
+  private void clusterPolicy(String spec) {
+    client.resource("""
+        apiVersion: podsweeper.io/v1alpha1
+        kind: ClusterPodCleanupPolicy
+        metadata: {name: default}
+        spec:
+          %s
+        """.formatted(spec)).fieldManager("podsweeper-crd-it").forceConflicts().serverSideApply();
+  }
+
+  /** Applies a PodCleanupPolicy with one rule named "failed" holding {@code rule}. */
+  private void apply(String ns, String name, String rule) {
+    client.resource("""
+        apiVersion: podsweeper.io/v1alpha1
+        kind: PodCleanupPolicy
+        metadata: {name: %s, namespace: %s}
+        spec:
+          rules:
+            - name: failed
+              %s
+        """.formatted(name, ns, rule)).fieldManager("podsweeper-crd-it").forceConflicts().serverSideApply();
+  }
+
+  private Resource<GenericKubernetesResource> policy(String ns, String name) {
+    return client.genericKubernetesResources(NamespacedPolicies.NAMESPACED).inNamespace(ns).withName(name);
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> status(Resource<GenericKubernetesResource> resource) {
+    Object status = resource.get().getAdditionalProperties().get("status");
+    return status == null ? Map.of() : (Map<String, Object>) status;
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> condition(Resource<GenericKubernetesResource> resource) {
+    return ((List<Map<String, Object>>) status(resource).get("conditions")).get(0);
+  }
+}

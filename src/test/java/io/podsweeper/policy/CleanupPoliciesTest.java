@@ -1,0 +1,133 @@
+package io.podsweeper.policy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.podsweeper.policy.CleanupPolicies.ClusterRails;
+import io.podsweeper.policy.CleanupPolicies.Source;
+import io.podsweeper.policy.CleanupPolicies.Verdict;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** PodCleanupPolicy specs are judged whole: the rule language, then the guard rails; accepted ones compose. */
+class CleanupPoliciesTest {
+  private static final String RAILS = "{minMaxAge: 1h, allowTerminated: true}";
+
+  private static JsonNode yaml(String text) {
+    return YamlDocuments.read(text, "test", 1 << 16).get(0);
+  }
+
+  private static ClusterRails rails(String spec) {
+    return CleanupPolicies.clusterRails(Optional.of(yaml(spec)));
+  }
+
+  private static Verdict judge(String namespace, String spec, String rails) {
+    return CleanupPolicies.judge(new Source(namespace, "cleanup", yaml(spec)), rails(rails));
+  }
+
+  @Test
+  void anAcceptedPolicyIsScopedToItsOwnNamespaceAndNamedAfterItself() {
+    Verdict v = judge("team-a", "rules: [{name: failed, states: [Failed], maxAgeAfterFinish: 2h}]", RAILS);
+    assertThat(v.outcome().accepted()).isTrue();
+    assertThat(v.outcome().reason()).isEqualTo("Accepted");
+    Profile profile = v.profile().orElseThrow();
+    assertThat(profile.name()).isEqualTo("PodCleanupPolicy team-a/cleanup");
+    assertThat(profile.readyNodesOnly()).isFalse();
+    assertThat(profile.evictor()).isEqualTo(EvictorArgs.NONE);
+    Rule rule = ((PodLifeTimeArgs) profile.deschedule().get(0)).rules().get(0);
+    assertThat(rule.name()).isEqualTo("cleanup/failed");
+    assertThat(rule.namespaces().matches("team-a")).isTrue();
+    assertThat(rule.namespaces().matches("team-b")).isFalse();
+    assertThat(rule.namespaces().matches("team-a2")).isFalse();
+    assertThat(rule.maxAgeAfterFinish()).contains(Duration.ofHours(2));
+  }
+
+  static Stream<Arguments> rejected() {
+    String terminalOff = "{minMaxAge: 1h, allowTerminated: false}";
+    return Stream.of(
+        // The rule language, with the file policy's own messages and exact paths.
+        Arguments.of("rules: [{name: a, states: [Crashloop], maxAge: 2h}]", RAILS, "InvalidSpec",
+            "spec.rules[0].states[0]: unknown state \"Crashloop\""),
+        Arguments.of("rules: [{name: a, maxage: 2h}]", RAILS, "InvalidSpec", "spec.rules[0].maxage: unknown field"),
+        Arguments.of("rules: [{name: a, maxAge: 2h}, {name: a, maxAge: 3h}]", RAILS, "InvalidSpec",
+            "spec.rules[1].name: duplicate rule name \"a\""),
+        Arguments.of("rules: []", RAILS, "InvalidSpec", "spec.rules: at least one rule is required"),
+        Arguments.of("{}", RAILS, "InvalidSpec", "spec.rules: at least one rule is required"),
+        Arguments.of("rules: [{name: a, maxAge: 2h, namespaces: {include: [other]}}]", RAILS, "InvalidSpec",
+            "spec.rules[0].namespaces: not allowed in a PodCleanupPolicy: its rules apply to its own namespace only"),
+        Arguments.of("rules: [{name: a, maxAge: 2h}]\ndryRun: true", RAILS, "InvalidSpec", "spec.dryRun: unknown field"),
+        // The guard rails.
+        Arguments.of("rules: [{name: a, states: [CrashLoopBackOff], maxAge: 1m}]", RAILS, "ExceedsGuardRails",
+            "spec.rules[0].maxAge: 1m is shorter than the cluster's minMaxAge 1h"),
+        Arguments.of("rules: [{name: ok, maxAge: 2h}, {name: a, states: [Failed], maxAgeAfterFinish: 30m}]", RAILS,
+            "ExceedsGuardRails", "spec.rules[1].maxAgeAfterFinish: 30m is shorter than the cluster's minMaxAge 1h"),
+        Arguments.of("rules: [{name: a, states: [CrashLoopBackOff]}]", RAILS, "ExceedsGuardRails",
+            "spec.rules[0]: needs maxAge or maxAgeAfterFinish of at least 1h"),
+        Arguments.of("rules: [{name: a, states: [Pending, Evicted], maxAge: 2h}]", terminalOff, "ExceedsGuardRails",
+            "spec.rules[0].states[1]: \"Evicted\" is a terminal state, and the cluster does not allow"),
+        Arguments.of("rules: [{name: a, maxAge: 2h}]", "{allowedNamespaces: {include: [\"ci-*\"]}}", "NamespaceNotAllowed",
+            "namespace team-a is not in the allowedNamespaces"),
+        // The admin's own policy is wrong: nothing namespaced applies.
+        Arguments.of("rules: [{name: a, maxAge: 2h}]", "{minMaxAge: soon}", "ClusterPolicyInvalid",
+            "ClusterPodCleanupPolicy \"default\" is invalid: spec.minMaxAge: invalid duration \"soon\""));
+  }
+
+  @ParameterizedTest
+  @MethodSource
+  void rejected(String spec, String rails, String reason, String message) {
+    Verdict v = judge("team-a", spec, rails);
+    assertThat(v.outcome().accepted()).isFalse();
+    assertThat(v.profile()).isEmpty();
+    assertThat(v.outcome().reason()).isEqualTo(reason);
+    assertThat(v.outcome().message()).startsWith(message);
+  }
+
+  @Test
+  void withoutTheClusterPolicyNothingNamespacedApplies() {
+    ClusterRails none = CleanupPolicies.clusterRails(Optional.empty());
+    assertThat(none.outcome().accepted()).isFalse();
+    Verdict v = CleanupPolicies.judge(new Source("team-a", "p", yaml("rules: [{name: a, maxAge: 2h}]")), none);
+    assertThat(v.outcome().reason()).isEqualTo("NoClusterPolicy");
+    assertThat(v.outcome().message()).contains("ClusterPodCleanupPolicy \"default\"");
+  }
+
+  @Test
+  void theClusterPolicyHasSafeDefaultsAndSaysWhatIsNotEnforced() {
+    ClusterRails defaults = CleanupPolicies.clusterRails(Optional.of(yaml("{}")));
+    assertThat(defaults.rails().orElseThrow().minMaxAge()).isEqualTo(Duration.ofHours(1));
+    assertThat(defaults.rails().get().allowTerminated()).isFalse();
+    assertThat(defaults.outcome().message()).isEqualTo("guard rails in force: minMaxAge 1h, allowTerminated false");
+    ClusterRails capped = rails("{maxRemovalsPerHourPerNamespace: 10}");
+    assertThat(capped.outcome().message()).endsWith("maxRemovalsPerHourPerNamespace is not enforced yet");
+    assertThat(rails("{minMaxAge: 1h, allowTerminated: \"yes\"}").outcome())
+        .isEqualTo(new CleanupPolicies.Outcome(false, "InvalidSpec", "spec.allowTerminated: must be true or false, got \"yes\""));
+    assertThat(rails("{minMaxAge: 1h, maxAge: 2h}").outcome().message()).startsWith("spec.maxAge: unknown field");
+  }
+
+  @Test
+  void composeAddsAcceptedPoliciesInOrderAfterTheFileProfilesAndKeepsTheFileSettings() {
+    Policy file = PolicyLoader.parse("""
+        apiVersion: podsweeper.io/v1alpha1
+        kind: PodSweeperPolicy
+        dryRun: true
+        limits: {maxTotal: 7}
+        rules: [{name: crash, states: [CrashLoopBackOff], maxAge: 2h}]
+        """, "policy.yaml");
+    Verdict b = judge("team-b", "rules: [{name: a, maxAge: 2h}]", RAILS);
+    Verdict a = judge("team-a", "rules: [{name: a, maxAge: 2h}]", RAILS);
+    Verdict bad = judge("team-c", "rules: [{name: a, maxAge: 1m}]", RAILS);
+    Policy combined = CleanupPolicies.compose(file, List.of(b, bad, a));
+    assertThat(combined.profiles()).extracting(Profile::name)
+        .containsExactly(Profile.NATIVE_RULES, "PodCleanupPolicy team-a/cleanup", "PodCleanupPolicy team-b/cleanup");
+    assertThat(combined.dryRun()).isTrue();
+    assertThat(combined.limits()).isEqualTo(file.limits());
+    assertThat(combined.guard()).isEqualTo(file.guard());
+    assertThat(CleanupPolicies.compose(file, List.of(bad))).isEqualTo(file);
+  }
+}
