@@ -54,31 +54,32 @@ public final class PodRecords {
     if (meta.getAnnotations() != null) {
       meta.getAnnotations().forEach((k, v) -> {
         if (KEPT_ANNOTATIONS.contains(k)) {
-          annotations.put(k, v);
+          annotations.put(shared(k), shared(v));
         }
       });
     }
     List<OwnerRef> owners = new ArrayList<>();
     if (meta.getOwnerReferences() != null) {
       meta.getOwnerReferences()
-          .forEach(o -> owners.add(new OwnerRef(o.getKind(), o.getName(), o.getUid(), Boolean.TRUE.equals(o.getController()))));
+          .forEach(o -> owners.add(new OwnerRef(shared(o.getKind()), shared(o.getName()), shared(o.getUid()),
+              Boolean.TRUE.equals(o.getController()))));
     }
     List<ContainerStatus> containers = new ArrayList<>();
     addContainers(containers, status.getContainerStatuses(), ContainerStatus.Kind.MAIN);
     addContainers(containers, status.getInitContainerStatuses(), ContainerStatus.Kind.INIT);
     addContainers(containers, status.getEphemeralContainerStatuses(), ContainerStatus.Kind.EPHEMERAL);
-    String nodeName = pod.getSpec() != null && pod.getSpec().getNodeName() != null ? pod.getSpec().getNodeName() : "";
+    String nodeName = pod.getSpec() != null && pod.getSpec().getNodeName() != null ? shared(pod.getSpec().getNodeName()) : "";
     return new PodRecord(
-        meta.getNamespace(),
+        shared(meta.getNamespace()),
         meta.getName(),
         nullToEmpty(meta.getUid()),
         nullToEmpty(meta.getResourceVersion()),
         time(meta.getCreationTimestamp()).orElse(Instant.EPOCH),
         time(meta.getDeletionTimestamp()),
         nodeName,
-        status.getPhase() != null ? status.getPhase() : "Pending",
-        Optional.ofNullable(status.getReason()),
-        meta.getLabels() != null ? meta.getLabels() : Map.of(),
+        status.getPhase() != null ? shared(status.getPhase()) : "Pending",
+        Optional.ofNullable(shared(status.getReason())),
+        shared(meta.getLabels()),
         annotations,
         owners,
         containers,
@@ -88,7 +89,7 @@ public final class PodRecords {
         volumes(pod.getSpec()),
         scheduling(pod.getSpec(), status),
         pod.getSpec() != null && pod.getSpec().getContainers() != null
-            ? pod.getSpec().getContainers().stream().map(c -> nullToEmpty(c.getImage())).toList() : List.of());
+            ? pod.getSpec().getContainers().stream().map(c -> shared(nullToEmpty(c.getImage()))).toList() : List.of());
   }
 
   private static List<PodCondition> conditions(PodStatus status) {
@@ -96,7 +97,8 @@ public final class PodRecords {
       return List.of();
     }
     return status.getConditions().stream()
-        .map(c -> new PodCondition(nullToEmpty(c.getType()), nullToEmpty(c.getStatus()), Optional.ofNullable(c.getReason()), time(c.getLastTransitionTime())))
+        .map(c -> new PodCondition(shared(nullToEmpty(c.getType())), shared(nullToEmpty(c.getStatus())),
+            Optional.ofNullable(shared(c.getReason())), time(c.getLastTransitionTime())))
         .toList();
   }
 
@@ -143,14 +145,14 @@ public final class PodRecords {
     }
     List<Toleration> tolerations = new ArrayList<>();
     if (spec.getTolerations() != null) {
-      spec.getTolerations().forEach(t -> tolerations.add(new Toleration(
-          nullToEmpty(t.getKey()), t.getOperator() != null ? t.getOperator() : "Equal", nullToEmpty(t.getValue()), nullToEmpty(t.getEffect()))));
+      spec.getTolerations().forEach(t -> tolerations.add(new Toleration(shared(nullToEmpty(t.getKey())),
+          t.getOperator() != null ? shared(t.getOperator()) : "Equal", shared(nullToEmpty(t.getValue())), shared(nullToEmpty(t.getEffect())))));
     }
     Map<String, Long> requests = new HashMap<>();
     if (spec.getContainers() != null) {
       for (Container c : spec.getContainers()) {
         if (c.getResources() != null && c.getResources().getRequests() != null) {
-          c.getResources().getRequests().forEach((name, q) -> requests.merge(name, amount(name, q), Long::sum));
+          c.getResources().getRequests().forEach((name, q) -> requests.merge(shared(name), amount(name, q), Long::sum));
         }
       }
     }
@@ -268,16 +270,16 @@ public final class PodRecords {
       OptionalInt exitCode = OptionalInt.empty();
       Optional<Instant> finishedAt = Optional.empty();
       if (state != null && state.getWaiting() != null) {
-        waiting = Optional.ofNullable(state.getWaiting().getReason());
+        waiting = Optional.ofNullable(shared(state.getWaiting().getReason()));
       }
       if (state != null && state.getTerminated() != null) {
-        terminated = Optional.ofNullable(state.getTerminated().getReason());
+        terminated = Optional.ofNullable(shared(state.getTerminated().getReason()));
         Integer code = state.getTerminated().getExitCode();
         exitCode = code != null ? OptionalInt.of(code) : OptionalInt.empty();
         finishedAt = time(state.getTerminated().getFinishedAt());
       }
       int restarts = s.getRestartCount() != null ? s.getRestartCount() : 0;
-      out.add(new ContainerStatus(s.getName(), kind, waiting, terminated, exitCode, finishedAt, restarts));
+      out.add(new ContainerStatus(shared(s.getName()), kind, waiting, terminated, exitCode, finishedAt, restarts));
     }
   }
 
@@ -290,6 +292,24 @@ public final class PodRecords {
     } catch (DateTimeParseException e) {
       return Optional.empty();
     }
+  }
+
+  /**
+   * One copy of each string that thousands of pods repeat (namespaces, label keys and values, owners, phases,
+   * reasons, condition types, tolerations, images): at 100k pods they were most of the heap (docs/benchmarks.md).
+   * Pod names, UIDs and resourceVersions are unique and stay as they are.
+   */
+  static String shared(String s) {
+    return s == null ? null : s.intern();
+  }
+
+  private static Map<String, String> shared(Map<String, String> labels) {
+    if (labels == null || labels.isEmpty()) {
+      return Map.of();
+    }
+    Map<String, String> out = new HashMap<>();
+    labels.forEach((k, v) -> out.put(shared(k), shared(v)));
+    return out;
   }
 
   private static String nullToEmpty(String s) {
