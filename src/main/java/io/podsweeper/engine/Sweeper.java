@@ -71,8 +71,8 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
   private final Cache<String, Backoff> backoff = Caffeine.newBuilder().expireAfterWrite(MAX_BACKOFF.multipliedBy(2)).build();
   private final Set<String> reportedThisWindow = ConcurrentHashMap.newKeySet();
   /**
-   * Pods this service removed lately, by UID: until the informer reports them gone they would count as running
-   * twice in the guard's shares (once still cached, once as evicted).
+   * Pods this service is removing or removed lately, by UID: until the informer reports them gone they would count
+   * as running twice in the guard's shares (once still cached, once as evicted).
    */
   private final Cache<String, Boolean> removedLately = Caffeine.newBuilder().expireAfterWrite(Duration.ofMinutes(5)).build();
   /** Evictions in background, by pod UID: never requested twice while in progress; a timeout ends one as failed. */
@@ -86,6 +86,12 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
       })
       .build();
   private final Thread worker = daemon(this::work, "sweeper-removals");
+  static final int MAX_IN_FLIGHT = 4;
+  private final java.util.concurrent.Semaphore inFlightPermits = new java.util.concurrent.Semaphore(MAX_IN_FLIGHT);
+  private final java.util.concurrent.ExecutorService senders =
+      java.util.concurrent.Executors.newFixedThreadPool(MAX_IN_FLIGHT, r -> daemon(r, "sweeper-requests"));
+  /** Pods whose request is in flight: a new event for one of them must not send a second request. */
+  private final Set<String> sending = ConcurrentHashMap.newKeySet();
   private volatile Policy policy;
   private volatile PolicyEvaluator rules;
   private volatile RemovalBudget budget;
@@ -321,6 +327,10 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
   }
 
   private void process(String key) throws InterruptedException {
+    if (sending.contains(key)) {
+      // Its request is in flight; the outcome (or the pod's next event) decides what happens next.
+      return;
+    }
     if (!cache.isCurrent()) {
       // Never act on a cache that may be stale (watch broken, relisting): wait for it to catch up.
       retryLater(key, STALE_CACHE_RETRY);
@@ -407,21 +417,43 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
     if (due != null) {
       metrics.decisionToRequest.observe(Math.max(0, Duration.between(due, clock.instant()).toNanos() / 1e9));
     }
+    Instant admitted = clock.instant();
+    guard.count(decision, admitted);
+    removedLately.put(pod.uid(), true);
+    // A few requests in flight at once, still paced by the token bucket: against a busy API server one at a time
+    // cannot keep up with the configured rate (docs/benchmarks.md).
+    inFlightPermits.acquire();
+    sending.add(key);
+    senders.execute(() -> {
+      try {
+        send(key, pod, decision, admitted, now);
+      } catch (RuntimeException e) {
+        LOG.error("removal of {} failed unexpectedly; it is retried at the next pass", key, e);
+      } finally {
+        sending.remove(key);
+        inFlightPermits.release();
+      }
+    });
+  }
+
+  private void send(String key, PodRecord pod, Decision decision, Instant admitted, Instant now) {
     long started = System.nanoTime();
     PodRemover.Result result = requests.send(decision);
     metrics.requestDuration.labels(decision.action().wireName()).observe((System.nanoTime() - started) / 1e9);
+    if (result.outcome() != PodRemover.Outcome.REMOVED
+        && !(result.outcome() == PodRemover.Outcome.REFUSED && acceptedInBackground(pod, result))) {
+      guard.uncount(decision, admitted);
+      removedLately.invalidate(pod.uid());
+    }
     switch (result.outcome()) {
       case REMOVED -> {
-        guard.count(decision, clock.instant());
-        removedLately.put(pod.uid(), true);
         backoff.invalidate(pod.uid());
         record(decision, Result.SUCCESS, result.message(), false);
       }
       case REFUSED -> {
-        if (pod.annotations().containsKey(PodRecord.REQUEST_EVICT_ONLY_ANNOTATION) && result.message().contains(EVACUATION_MESSAGE)) {
+        if (acceptedInBackground(pod, result)) {
           // Accepted: the pod leaves in its own time (e.g. a live migration). It keeps its place in the limits.
           inBackground.put(pod.uid(), new InFlight(decision, pod.controller().map(o -> o.uid()).orElse("")));
-          guard.count(decision, clock.instant());
           record(decision, Result.BACKGROUND, result.message(), false);
           return;
         }
@@ -447,6 +479,11 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
         retryLater(key, delay);
       }
     }
+  }
+
+  /** An eviction in background: a 429 that says the eviction started an evacuation, for a pod that asked for it. */
+  private static boolean acceptedInBackground(PodRecord pod, PodRemover.Result result) {
+    return pod.annotations().containsKey(PodRecord.REQUEST_EVICT_ONLY_ANNOTATION) && result.message().contains(EVACUATION_MESSAGE);
   }
 
   /** Koordinator-style per-workload throttles: evictions in progress and unavailable pods per owner. */
@@ -476,10 +513,28 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
     return Optional.empty();
   }
 
-  /** Running (not finished, not terminating) pods in a namespace, or in the cluster when it is null. */
+  private volatile long clusterRunningAt;
+  private volatile int clusterRunning;
+
+  /**
+   * Running (not finished, not terminating) pods in a namespace, or in the cluster when it is null; the cluster's
+   * count is taken at most once a second, a scan of every pod being too dear for every removal at 100k pods.
+   */
   private int running(String namespace) {
+    if (namespace == null) {
+      long nowNanos = System.nanoTime();
+      if (clusterRunningAt == 0 || nowNanos - clusterRunningAt > 1_000_000_000L) {
+        clusterRunning = count(cache.pods());
+        clusterRunningAt = nowNanos;
+      }
+      return clusterRunning;
+    }
+    return count(cache.podsInNamespace(namespace));
+  }
+
+  private int count(java.util.Collection<PodRecord> pods) {
     int n = 0;
-    for (PodRecord p : namespace == null ? cache.pods() : cache.podsInNamespace(namespace)) {
+    for (PodRecord p : pods) {
       if (!p.terminated() && !p.terminating() && removedLately.getIfPresent(p.uid()) == null) {
         n++;
       }
@@ -541,6 +596,8 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
     }
     try {
       worker.join(Duration.ofSeconds(40).toMillis());
+      senders.shutdown();
+      senders.awaitTermination(40, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

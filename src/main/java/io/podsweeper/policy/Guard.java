@@ -11,7 +11,11 @@ import java.util.OptionalInt;
  *
  * @param minEvictions evictions in a namespace within the window that are always allowed, so a one-pod namespace
  *     can still lose its crash-looping pod
+ * @param minClusterEvictions evictions in the cluster within the window that are always allowed, so a small cluster
+ *     can still lose a few crash-looping pods
  */
-public record Guard(double maxNamespaceShare, double maxClusterShare, OptionalInt maxRemovals, int minEvictions, Duration window) {
-  public static final Guard DEFAULTS = new Guard(0.5, 0.1, OptionalInt.empty(), 1, Duration.ofMinutes(10));
+public record Guard(
+    double maxNamespaceShare, double maxClusterShare, OptionalInt maxRemovals, int minEvictions, int minClusterEvictions,
+    Duration window) {
+  public static final Guard DEFAULTS = new Guard(0.5, 0.1, OptionalInt.empty(), 1, 10, Duration.ofMinutes(10));
 }

@@ -71,13 +71,14 @@ final class NativePolicyFormat {
   }
 
   private static Guard guard(ConfigNode node) {
-    node.requireObject(Set.of("maxNamespaceShare", "maxClusterShare", "maxRemovals", "minEvictions", "window"));
+    node.requireObject(Set.of("maxNamespaceShare", "maxClusterShare", "maxRemovals", "minEvictions", "minClusterEvictions", "window"));
     Guard d = Guard.DEFAULTS;
     return new Guard(
         node.optionalNumber("maxNamespaceShare", 0, 1).orElse(d.maxNamespaceShare()),
         node.optionalNumber("maxClusterShare", 0, 1).orElse(d.maxClusterShare()),
         node.optionalInt("maxRemovals", 1, Integer.MAX_VALUE),
         node.optionalInt("minEvictions", 0, 1_000_000).orElse(d.minEvictions()),
+        node.optionalInt("minClusterEvictions", 0, 1_000_000).orElse(d.minClusterEvictions()),
         node.optionalDuration("window").orElse(d.window()));
   }
 

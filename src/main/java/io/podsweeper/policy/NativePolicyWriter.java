@@ -43,6 +43,7 @@ public final class NativePolicyWriter {
     g.put("maxClusterShare", guard.maxClusterShare());
     guard.maxRemovals().ifPresent(v -> g.put("maxRemovals", v));
     g.put("minEvictions", guard.minEvictions());
+    g.put("minClusterEvictions", guard.minClusterEvictions());
     g.put("window", exact(guard.window()));
     ArrayNode profiles = JSON.arrayNode();
     for (Profile profile : policy.profiles()) {

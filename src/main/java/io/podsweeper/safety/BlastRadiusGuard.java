@@ -26,8 +26,9 @@ public final class BlastRadiusGuard {
   }
 
   /**
-   * Says why one more removal would be one too many, or nothing if it may go. Only removals that happened are
-   * counted ({@link #count}): a refused attempt, retried with backoff, must not use up the window.
+   * Says why one more removal would be one too many, or nothing if it may go. Removals are counted when sent
+   * ({@link #count}) and forgotten again if they did not happen ({@link #uncount}): a refused attempt, retried with
+   * backoff, must not use up the window, and requests in flight must not slip past it.
    *
    * @param runningInNamespace running (not finished, not terminating) pods in the decision's namespace now, the pod
    *     itself included; pods this guard admitted and that are gone since are added back
@@ -53,7 +54,7 @@ public final class BlastRadiusGuard {
       }
       int clusterCount = evictions.size() + 1;
       int clusterPopulation = runningInCluster + evictions.size();
-      if (clusterCount > config.minEvictions() && clusterCount > config.maxClusterShare() * clusterPopulation) {
+      if (clusterCount > config.minClusterEvictions() && clusterCount > config.maxClusterShare() * clusterPopulation) {
         return Optional.of("would evict " + clusterCount + " of " + clusterPopulation + " running pods in the cluster" + window
             + " (max " + percent(config.maxClusterShare()) + ")");
       }
@@ -61,7 +62,19 @@ public final class BlastRadiusGuard {
     return Optional.empty();
   }
 
-  /** Counts a removal that happened (or an eviction accepted in background). */
+  /** Forgets a removal counted at {@code at} that did not happen after all (refused, failed, or gone already). */
+  public synchronized void uncount(Decision d, Instant at) {
+    if (d.action() == Action.EVICT) {
+      Deque<Instant> inNamespace = evictionsByNamespace.get(d.namespace());
+      if (inNamespace != null) {
+        inNamespace.removeLastOccurrence(at);
+      }
+      evictions.removeLastOccurrence(at);
+    }
+    removals.removeLastOccurrence(at);
+  }
+
+  /** Counts a removal as it is sent (or an eviction accepted in background); see {@link #uncount}. */
   public synchronized void count(Decision d, Instant now) {
     if (d.action() == Action.EVICT) {
       evictionsByNamespace.computeIfAbsent(d.namespace(), k -> new ArrayDeque<>()).addLast(now);

@@ -47,6 +47,8 @@ class SweeperIT {
         apiVersion: podsweeper.io/v1alpha1
         kind: PodSweeperPolicy
         fullPassInterval: 1h
+        # Both running pods of the web namespace are due at once; the guard that would stop that is SafetyIT's subject.
+        guard: {maxNamespaceShare: 1.0}
         rules:
           - name: jobs-succeeded
             namespaces: {include: [%s]}

@@ -33,7 +33,7 @@ class SafetyTest {
 
   @Test
   void guardStopsAtTheShareOfTheNamespaceThereWasAndCountsOnlyEvictions() {
-    BlastRadiusGuard g = new BlastRadiusGuard(new io.podsweeper.policy.Guard(0.5, 1.0, OptionalInt.of(100), 1, Duration.ofMinutes(10)));
+    BlastRadiusGuard g = new BlastRadiusGuard(new io.podsweeper.policy.Guard(0.5, 1.0, OptionalInt.of(100), 1, 1, Duration.ofMinutes(10)));
     Instant t = Instant.parse("2026-01-01T00:00:00Z");
     // 10 running pods; each admitted eviction leaves one fewer running.
     for (int i = 0; i < 5; i++) {
@@ -42,8 +42,15 @@ class SafetyTest {
     }
     assertThat(g.check(d("ns", "n"), 5, 100, t)).hasValueSatisfying(why -> assertThat(why)
         .isEqualTo("would evict 6 of 10 running pods in namespace ns within 10m (max 50%)"));
-    // Attempts that did not happen are not counted: checking again changes nothing.
+    // Checking does not count; a removal counted and then forgotten (it did not happen) leaves no trace.
     assertThat(g.check(d("ns", "n"), 5, 100, t)).isPresent();
+    Instant refusedAt = t.plusSeconds(1);
+    BlastRadiusGuard fresh = new BlastRadiusGuard(new io.podsweeper.policy.Guard(0.5, 1.0, OptionalInt.empty(), 1, 1, Duration.ofMinutes(10)));
+    for (int i = 0; i < 3; i++) {
+      fresh.count(d("ns", "n"), refusedAt);
+      fresh.uncount(d("ns", "n"), refusedAt);
+    }
+    assertThat(fresh.check(d("ns", "n"), 2, 100, refusedAt)).as("refused attempts use up nothing").isEmpty();
     // Deleting finished pods is not an eviction: only the total cap counts it.
     Decision delete = new Decision("ns", "p", "u", "1", "n", "PodLifeTime", "r", Action.DELETE, "x", Instant.EPOCH, "");
     assertThat(g.check(delete, 5, 100, t)).isEmpty();
@@ -55,7 +62,7 @@ class SafetyTest {
 
   @Test
   void guardCapsAllRemovalsInAWindow() {
-    BlastRadiusGuard g = new BlastRadiusGuard(new io.podsweeper.policy.Guard(1.0, 1.0, OptionalInt.of(2), 1, Duration.ofMinutes(1)));
+    BlastRadiusGuard g = new BlastRadiusGuard(new io.podsweeper.policy.Guard(1.0, 1.0, OptionalInt.of(2), 1, 1, Duration.ofMinutes(1)));
     Instant t = Instant.parse("2026-01-01T00:00:00Z");
     Decision delete = new Decision("ns", "p", "u", "1", "n", "PodLifeTime", "r", Action.DELETE, "x", Instant.EPOCH, "");
     for (int i = 0; i < 2; i++) {
