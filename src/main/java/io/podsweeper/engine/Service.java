@@ -146,6 +146,11 @@ public final class Service implements AutoCloseable {
     }
     auditLog.ifPresent(sweeper::addListener);
     this.namespacedPolicies = new NamespacedPolicies(client, policy, sweeper::reload);
+    sweeper.addListener(o -> {
+      if (o.result() == Result.SUCCESS && !o.dryRun()) {
+        namespacedPolicies.removed(o.decision().namespace(), o.decision().rule(), o.time());
+      }
+    });
     this.http = new HttpApi(metrics.registry(), () -> synced && cache.isCurrent(), recent,
         new HttpApi.Admin(options.adminToken(), () -> killSwitch.pause("paused through the admin API"), killSwitch::resume));
     metrics.registerScrapeTimeGauge(

@@ -115,7 +115,11 @@ public final class NamespacedPolicies implements AutoCloseable {
       return;
     }
     schedule();
+    executor.scheduleWithFixedDelay(this::writeRemovals, REMOVALS_EVERY_SECONDS, REMOVALS_EVERY_SECONDS, TimeUnit.SECONDS);
   }
+
+  /** How often removal counts are written to the policies' status (one patch per policy that removed anything). */
+  static final long REMOVALS_EVERY_SECONDS = 2;
 
   private boolean served() {
     try {
@@ -208,6 +212,43 @@ public final class NamespacedPolicies implements AutoCloseable {
       }
     } catch (KubernetesClientException e) {
       LOG.warn("cannot write the status of {} {}: {}", object.getKind(), object.getMetadata().getName(), e.getMessage());
+    }
+  }
+
+  /** Removals not yet written to their policy's status, by namespace/name: the count and the latest time. */
+  private record Removals(long count, Instant last) {}
+
+  private final java.util.Map<String, Removals> unwritten = new java.util.concurrent.ConcurrentHashMap<>();
+
+  /**
+   * A pod was removed by {@code rule}; rules of a PodCleanupPolicy are named {@code <policy>/<rule>}. The counts go
+   * to the policy's status within a few seconds, added to what it already says, so they survive restarts.
+   */
+  public void removed(String namespace, String rule, Instant at) {
+    int slash = rule.indexOf('/');
+    if (slash <= 0 || namespaced == null) {
+      return;
+    }
+    unwritten.merge(namespace + "/" + rule.substring(0, slash), new Removals(1, at),
+        (a, b) -> new Removals(a.count() + b.count(), a.last().isAfter(b.last()) ? a.last() : b.last()));
+  }
+
+  private void writeRemovals() {
+    for (String key : List.copyOf(unwritten.keySet())) {
+      Removals delta = unwritten.remove(key);
+      GenericKubernetesResource object = namespaced.getStore().getByKey(key);
+      if (delta == null || object == null) {
+        continue;
+      }
+      long before = JSON.valueToTree(object.getAdditionalProperties().get("status")).path("removals").asLong(0);
+      ObjectNode patch = JSON.createObjectNode();
+      patch.putObject("status").put("removals", before + delta.count()).put("lastRemoval", delta.last().toString());
+      try {
+        client.genericKubernetesResources(NAMESPACED).inNamespace(object.getMetadata().getNamespace())
+            .withName(object.getMetadata().getName()).subresource("status").patch(PatchContext.of(PatchType.JSON_MERGE), patch.toString());
+      } catch (KubernetesClientException e) {
+        LOG.warn("cannot count removals in the status of PodCleanupPolicy {}: {}", key, e.getMessage());
+      }
     }
   }
 

@@ -97,6 +97,9 @@ class NamespacedPoliciesIT {
       Thread.sleep(1500);
       assertThat(exists(b, "done")).isTrue();
       assertThat(service.get("/api/v1/decisions")).contains("cleanup/failed").doesNotContain(b);
+      // The policy's status counts what it removed.
+      await().atMost(SECONDS).untilAsserted(() -> assertThat(status(policy(a, "cleanup"))).containsEntry("removals", 1)
+          .containsKey("lastRemoval"));
     }
   }
 
