@@ -1,6 +1,5 @@
 package io.podsweeper.cli;
 
-import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.podsweeper.cluster.ClusterSnapshot;
@@ -10,11 +9,11 @@ import io.podsweeper.policy.PolicyException;
 import io.podsweeper.policy.PolicyLoader;
 import io.podsweeper.strategy.PolicyEvaluator;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -35,8 +34,7 @@ final class ExplainCommand implements Callable<Integer> {
   @Option(names = "--snapshot", description = "Read the cluster from this snapshot file instead of a live cluster.")
   Path snapshotFile;
 
-  @Option(names = "--kubeconfig", description = "Kubeconfig of the live cluster; default: in-cluster, $KUBECONFIG or ~/.kube/config.")
-  Path kubeconfig;
+  @Mixin ClusterOptions cluster;
 
   @Option(names = "--now", description = "Evaluate as of this instant (RFC 3339); default: now.")
   String now;
@@ -60,9 +58,8 @@ final class ExplainCommand implements Callable<Integer> {
     return 0;
   }
 
-  private ClusterSnapshot live() throws java.io.IOException {
-    Config config = kubeconfig != null ? Config.fromKubeconfig(Files.readString(kubeconfig)) : Config.autoConfigure(null);
-    try (KubernetesClient client = new KubernetesClientBuilder().withConfig(config).build()) {
+  private ClusterSnapshot live() {
+    try (KubernetesClient client = new KubernetesClientBuilder().withConfig(cluster.config()).build()) {
       return SnapshotReader.fromCluster(client);
     }
   }

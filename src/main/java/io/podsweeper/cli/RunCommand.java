@@ -18,6 +18,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.UnaryOperator;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 @Command(name = "run", description = "Run the long-lived service against a cluster (informers, deadlines, removals, HTTP).")
@@ -25,8 +26,7 @@ final class RunCommand implements Callable<Integer> {
   @Option(names = "--policy", required = true, description = "Policy file (YAML or JSON); reloaded when it changes.")
   Path policyFile;
 
-  @Option(names = "--kubeconfig", description = "Kubeconfig file; default: in-cluster service account, $KUBECONFIG or ~/.kube/config.")
-  Path kubeconfig;
+  @Mixin ClusterOptions cluster;
 
   @Option(names = "--dry-run", description = "Decide, log and count, but remove nothing (overrides the policy's dryRun).")
   boolean dryRun;
@@ -98,7 +98,7 @@ final class RunCommand implements Callable<Integer> {
         leaderElect ? Optional.of(new Service.Options.LeaderElection(ownNamespace.get(), lease, identity(), Leadership.Timing.DEFAULT))
             : Optional.empty(),
         adminToken, Optional.ofNullable(auditLog), eventsPerSecond);
-    Config config = kubeconfig != null ? Config.fromKubeconfig(read(kubeconfig, "--kubeconfig")) : Config.autoConfigure(null);
+    Config config = cluster.config();
     CountDownLatch stopped = new CountDownLatch(1);
     Service service = new Service(config, policy, Clock.systemUTC(), options);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {

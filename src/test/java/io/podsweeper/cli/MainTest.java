@@ -74,6 +74,8 @@ class MainTest {
     assertThat(run(concat("explain", "web/no-such-pod", common))).isEqualTo(2);
     assertThat(err).contains("no such pod");
     assertThat(run(concat("explain", "nonamespace", common))).isEqualTo(2);
+    assertThat(run("explain", "a/b", "--policy", "config/policy.yaml", "--kubeconfig", "/no/such/kubeconfig")).isEqualTo(2);
+    assertThat(err).contains("--kubeconfig: cannot read /no/such/kubeconfig");
   }
 
   private static String[] concat(String command, String pod, String[] rest) {
