@@ -9,8 +9,12 @@ final class Containers {
   private Containers() {}
 
   static Stream<ContainerStatus> of(PodRecord pod, boolean init, boolean ephemeral) {
-    return pod.containers().stream().filter(c -> c.kind() == ContainerStatus.Kind.MAIN
+    return pod.containers().stream().filter(c -> considered(c, init, ephemeral));
+  }
+
+  static boolean considered(ContainerStatus c, boolean init, boolean ephemeral) {
+    return c.kind() == ContainerStatus.Kind.MAIN
         || (init && c.kind() == ContainerStatus.Kind.INIT)
-        || (ephemeral && c.kind() == ContainerStatus.Kind.EPHEMERAL));
+        || (ephemeral && c.kind() == ContainerStatus.Kind.EPHEMERAL);
   }
 }

@@ -97,8 +97,10 @@ public final class PodLifeTime implements PodStrategy {
     if (pod.terminated() && !rule.optsInToTerminated()) {
       return Optional.empty();
     }
-    String matched = describe(pod);
-    if (!rule.states().isEmpty()) {
+    String matched;
+    if (rule.states().isEmpty()) {
+      matched = describe(pod);
+    } else {
       Optional<String> state = matchingState(rule, pod);
       if (state.isEmpty()) {
         return Optional.empty();
@@ -138,6 +140,9 @@ public final class PodLifeTime implements PodStrategy {
   }
 
   private static boolean ownerKindsMatch(Rule rule, PodRecord pod) {
+    if (rule.ownerKindsInclude().isEmpty() && rule.ownerKindsExclude().isEmpty()) {
+      return true;
+    }
     List<String> kinds = pod.owners().stream().map(OwnerRef::kind).toList();
     return (rule.ownerKindsInclude().isEmpty() || kinds.stream().anyMatch(rule.ownerKindsInclude()::contains))
         && kinds.stream().noneMatch(rule.ownerKindsExclude()::contains);
@@ -160,11 +165,12 @@ public final class PodLifeTime implements PodStrategy {
       if (pod.reason().filter(name::equals).isPresent()) {
         return Optional.of(pod.phase() + " (reason " + name + ")");
       }
-      Optional<ContainerStatus> container = Containers.of(pod, rule.includingInitContainers(), rule.includingEphemeralContainers())
-          .filter(c -> c.waitingReason().filter(name::equals).isPresent() || c.terminatedReason().filter(name::equals).isPresent())
-          .findFirst();
-      if (container.isPresent()) {
-        return Optional.of(name + " (container " + container.get().name() + ")");
+      // A plain loop: this runs for every state of every rule of every pod in a pass.
+      for (ContainerStatus c : pod.containers()) {
+        if (Containers.considered(c, rule.includingInitContainers(), rule.includingEphemeralContainers())
+            && (name.equals(c.waitingReason().orElse(null)) || name.equals(c.terminatedReason().orElse(null)))) {
+          return Optional.of(name + " (container " + c.name() + ")");
+        }
       }
     }
     return Optional.empty();
