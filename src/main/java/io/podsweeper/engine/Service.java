@@ -191,14 +191,6 @@ public final class Service implements AutoCloseable {
     return httpPort;
   }
 
-  public Metrics metrics() {
-    return metrics;
-  }
-
-  public KillSwitch killSwitch() {
-    return killSwitch;
-  }
-
   private void guardTripped(String why) {
     options.control().ifPresent(c -> events.record(c.namespace(), "ConfigMap", c.name(), "", "Warning", "PodSweeperGuardTripped", why));
   }

@@ -10,7 +10,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.ReducedStateItemStore;
-import io.podsweeper.cluster.ClusterSnapshot;
 import io.podsweeper.cluster.NamespaceRecord;
 import io.podsweeper.cluster.NodeRecord;
 import io.podsweeper.cluster.PdbRecord;
@@ -123,10 +122,6 @@ public final class ClusterCache implements PodSource, AutoCloseable {
     return current;
   }
 
-  public boolean hasSynced() {
-    return !informers.isEmpty() && informers.stream().allMatch(SharedIndexInformer::hasSynced);
-  }
-
   @Override
   public Optional<PodRecord> pod(String key) {
     return Optional.ofNullable(pods.get(key));
@@ -189,10 +184,6 @@ public final class ClusterCache implements PodSource, AutoCloseable {
   public NamespaceRecord namespace(String name) {
     NamespaceRecord ns = namespaces.get(name);
     return ns != null ? ns : NamespaceRecord.unknown(name);
-  }
-
-  public ClusterSnapshot snapshot() {
-    return ClusterSnapshot.of(pods.values(), namespaces.values(), nodes.values());
   }
 
   @Override
