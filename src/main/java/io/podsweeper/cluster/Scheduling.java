@@ -3,6 +3,7 @@ package io.podsweeper.cluster;
 import io.podsweeper.policy.LabelSelector;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -26,12 +27,32 @@ public record Scheduling(
   public record PreferredTerm(int weight, NodeSelectorTerm term) {}
 
   /**
-   * A required pod (anti-)affinity term: pods matching {@code selector} in {@code namespaces} (empty: the pod's own
-   * namespace) in the same {@code topologyKey} domain.
+   * A required pod (anti-)affinity term: pods matching {@code selector} in {@code namespaces} or in the namespaces
+   * {@code namespaceSelector} matches (neither given: the pod's own namespace), in the same {@code topologyKey}
+   * domain.
    */
-  public record PodAffinityTerm(LabelSelector selector, Set<String> namespaces, String topologyKey) {
+  public record PodAffinityTerm(LabelSelector selector, Set<String> namespaces, Optional<LabelSelector> namespaceSelector,
+      String topologyKey) {
     public PodAffinityTerm {
       namespaces = Set.copyOf(namespaces);
+    }
+
+    /** Whether the term, written by a pod in {@code ownNamespace}, is about {@code other}. */
+    public boolean selects(String ownNamespace, PodRecord other, ClusterView view) {
+      boolean inNamespaces = namespaces.isEmpty() && namespaceSelector.isEmpty()
+          ? other.namespace().equals(ownNamespace)
+          : namespaces.contains(other.namespace())
+              || namespaceSelector.map(s -> s.matches(view.namespace(other.namespace()).labels())).orElse(false);
+      return inNamespaces && selector.matches(other.labels());
+    }
+
+    /**
+     * Whether the two nodes are in one topology domain: both carry the key, with the same value. A node without
+     * the key is in no domain, so the scheduler applies the term nowhere on it, not even to pods on that node.
+     */
+    public boolean sameDomain(NodeRecord a, NodeRecord b) {
+      String value = a.labels().get(topologyKey);
+      return value != null && value.equals(b.labels().get(topologyKey));
     }
   }
 

@@ -140,7 +140,8 @@ public final class PodRecords {
     if (podAntiAffinity != null && podAntiAffinity.getRequiredDuringSchedulingIgnoredDuringExecution() != null) {
       for (var t : podAntiAffinity.getRequiredDuringSchedulingIgnoredDuringExecution()) {
         antiAffinity.add(new Scheduling.PodAffinityTerm(labelSelector(t.getLabelSelector()),
-            t.getNamespaces() != null ? Set.copyOf(t.getNamespaces()) : Set.of(), nullToEmpty(t.getTopologyKey())));
+            t.getNamespaces() != null ? Set.copyOf(t.getNamespaces()) : Set.of(),
+            Optional.ofNullable(t.getNamespaceSelector()).map(PodRecords::labelSelector), nullToEmpty(t.getTopologyKey())));
       }
     }
     List<Toleration> tolerations = new ArrayList<>();
