@@ -20,11 +20,11 @@ public final class DeschedulerPlugins {
   public static final String DEFAULT_EVICTOR = "DefaultEvictor";
   /** Deschedule plugins Podsweeper runs. */
   public static final Set<String> DESCHEDULE = Set.of("PodLifeTime", "RemoveFailedPods", "RemovePodsHavingTooManyRestarts",
-      NodeTaintsArgs.NAME, NodeAffinityArgs.NAME);
+      NodeTaintsArgs.NAME, NodeAffinityArgs.NAME, InterPodAntiAffinityArgs.NAME);
   /** Balance plugins Podsweeper runs. */
   public static final Set<String> BALANCE = Set.of(RemoveDuplicatesArgs.NAME, NodeUtilizationArgs.LOW, NodeUtilizationArgs.HIGH);
   /** Upstream plugins that exist but are not implemented here yet: named so the error can say so. */
-  public static final Set<String> NOT_YET = Set.of(InterPodAntiAffinityArgs.NAME, "RemovePodsViolatingTopologySpreadConstraint");
+  public static final Set<String> NOT_YET = Set.of("RemovePodsViolatingTopologySpreadConstraint");
   private static final double MIN_PERCENT = 0;
   private static final double MAX_PERCENT = 100;
 
@@ -38,6 +38,7 @@ public final class DeschedulerPlugins {
       case "RemovePodsHavingTooManyRestarts" -> tooManyRestarts(args);
       case NodeTaintsArgs.NAME -> nodeTaints(args);
       case NodeAffinityArgs.NAME -> nodeAffinity(args);
+      case InterPodAntiAffinityArgs.NAME -> interPodAntiAffinity(args);
       case RemoveDuplicatesArgs.NAME -> removeDuplicates(args);
       case NodeUtilizationArgs.LOW -> lowNodeUtilization(args);
       case NodeUtilizationArgs.HIGH -> highNodeUtilization(args);
@@ -143,6 +144,11 @@ public final class DeschedulerPlugins {
       }
     }
     return new NodeAffinityArgs(namespaces(args), Selectors.read(args, "labelSelector"), types);
+  }
+
+  static InterPodAntiAffinityArgs interPodAntiAffinity(ConfigNode args) {
+    args.requireObjectOrAbsent(Set.of("namespaces", "labelSelector"));
+    return new InterPodAntiAffinityArgs(namespaces(args), Selectors.read(args, "labelSelector"));
   }
 
   static RemoveDuplicatesArgs removeDuplicates(ConfigNode args) {

@@ -18,11 +18,15 @@ final class DeschedulerV1alpha1Format {
   static final String API_VERSION = "descheduler/v1alpha1";
   static final String KIND = "DeschedulerPolicy";
 
-  /** v1alpha1 strategy name → where its own params live inside {@code params}. */
+  /**
+   * v1alpha1 strategy name → where its own params live inside {@code params}; "" for a strategy with only the shared
+   * namespaces and labelSelector (no such field is allowed, so its own params are empty).
+   */
   private static final Map<String, String> PARAMS = Map.of(
       "PodLifeTime", "podLifeTime",
       "RemoveFailedPods", "failedPods",
-      "RemovePodsHavingTooManyRestarts", "podsHavingTooManyRestarts");
+      "RemovePodsHavingTooManyRestarts", "podsHavingTooManyRestarts",
+      InterPodAntiAffinityArgs.NAME, "");
   private static final Set<String> EVICTOR_FLAGS =
       Set.of("evictFailedBarePods", "evictLocalStoragePods", "evictSystemCriticalPods", "evictDaemonSetPods", "ignorePvcPods");
 

@@ -2,6 +2,7 @@ package io.podsweeper.strategy;
 
 import io.podsweeper.cluster.ClusterView;
 import io.podsweeper.cluster.PodRecord;
+import io.podsweeper.policy.InterPodAntiAffinityArgs;
 import io.podsweeper.policy.NodeAffinityArgs;
 import io.podsweeper.policy.NodeTaintsArgs;
 import io.podsweeper.policy.NodeUtilizationArgs;
@@ -72,6 +73,9 @@ public final class PolicyEvaluator {
     }
     if (args instanceof NodeAffinityArgs a) {
       return new NodeAffinity(a);
+    }
+    if (args instanceof InterPodAntiAffinityArgs a) {
+      return new InterPodAntiAffinity(a);
     }
     if (args instanceof RemoveDuplicatesArgs a) {
       return new RemoveDuplicates(a);

@@ -131,6 +131,12 @@ public final class PodBuilder {
         scheduling.tolerations(), scheduling.requiredPodAntiAffinity(), Map.of("cpu", cpuMillis, "memory", memoryBytes), "Burstable"));
   }
 
+  /** Required pod anti-affinity terms, replacing any. */
+  public PodBuilder antiAffinity(Scheduling.PodAffinityTerm... terms) {
+    return scheduling(new Scheduling(scheduling.nodeSelector(), scheduling.requiredNodeAffinity(), scheduling.preferredNodeAffinity(),
+        scheduling.tolerations(), List.of(terms), scheduling.requests(), scheduling.qosClass()));
+  }
+
   public PodBuilder images(String... values) {
     this.images = List.of(values);
     return this;

@@ -19,8 +19,8 @@ import org.junit.jupiter.api.Test;
 class DeschedulerPolicyFormatTest {
   private static final String HEAD = "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\n";
   private static final String KNOWN_PLUGINS = "DefaultEvictor, HighNodeUtilization, LowNodeUtilization, PodLifeTime, "
-      + "RemoveDuplicates, RemoveFailedPods, RemovePodsHavingTooManyRestarts, RemovePodsViolatingNodeAffinity, "
-      + "RemovePodsViolatingNodeTaints";
+      + "RemoveDuplicates, RemoveFailedPods, RemovePodsHavingTooManyRestarts, RemovePodsViolatingInterPodAntiAffinity, "
+      + "RemovePodsViolatingNodeAffinity, RemovePodsViolatingNodeTaints";
   private static final String ALLOWED_STATES = "Completed, ContainerCannotRun, ContainerCreating, CrashLoopBackOff, "
       + "CreateContainerConfigError, CreateContainerError, DeadlineExceeded, ErrImagePull, Error, Evicted, Failed, "
       + "ImagePullBackOff, InvalidImageName, NodeAffinity, NodeLost, OOMKilled, Pending, PodInitializing, Running, Shutdown, "
@@ -346,10 +346,46 @@ class DeschedulerPolicyFormatTest {
           profiles:
             - name: p
               plugins:
-                deschedule: {enabled: [RemovePodsViolatingInterPodAntiAffinity]}
+                balance: {enabled: [RemovePodsViolatingTopologySpreadConstraint]}
           """;
       assertThat(error(enabledOnly))
-          .isEqualTo("profiles[0].plugins.deschedule.enabled[0]: plugin \"RemovePodsViolatingInterPodAntiAffinity\"" + supported);
+          .isEqualTo("profiles[0].plugins.balance.enabled[0]: plugin \"RemovePodsViolatingTopologySpreadConstraint\"" + supported);
+    }
+
+    @Test
+    void interPodAntiAffinityInEveryUpstreamFormat() {
+      InterPodAntiAffinityArgs expected = new InterPodAntiAffinityArgs(new NamespaceFilter(List.of(), List.of("kube-system")),
+          new LabelSelector(Map.of("app", "web"), List.of()));
+      String args = "namespaces: {exclude: [kube-system]}\nlabelSelector: {matchLabels: {app: web}}";
+      assertThat(parse(plugin("RemovePodsViolatingInterPodAntiAffinity", args)).profiles().get(0).deschedule())
+          .containsExactly(expected);
+      assertThat(parse(plugin("RemovePodsViolatingInterPodAntiAffinity", "{}")).profiles().get(0).deschedule())
+          .containsExactly(new InterPodAntiAffinityArgs(NamespaceFilter.ALL, LabelSelector.EVERYTHING));
+      Profile v1alpha1 = parse("""
+          apiVersion: descheduler/v1alpha1
+          kind: DeschedulerPolicy
+          strategies:
+            RemovePodsViolatingInterPodAntiAffinity:
+              enabled: true
+              params: {namespaces: {exclude: [kube-system]}, labelSelector: {matchLabels: {app: web}}, nodeFit: true}
+          """).profiles().get(0);
+      assertThat(v1alpha1.name()).isEqualTo("strategy-RemovePodsViolatingInterPodAntiAffinity-profile");
+      assertThat(v1alpha1.deschedule()).containsExactly(expected);
+      assertThat(v1alpha1.evictor().nodeFit()).isTrue();
+      Profile koordinator = parse("""
+          apiVersion: descheduler/v1alpha2
+          kind: DeschedulerConfiguration
+          profiles:
+            - name: k
+              plugins:
+                deschedule: {enabled: [{name: RemovePodsViolatingInterPodAntiAffinity}]}
+              pluginConfig:
+                - name: RemovePodsViolatingInterPodAntiAffinity
+                  args: {namespaces: {exclude: [kube-system]}, labelSelector: {matchLabels: {app: web}}}
+          """).profiles().get(0);
+      assertThat(koordinator.deschedule()).containsExactly(expected);
+      assertThat(error(plugin("RemovePodsViolatingInterPodAntiAffinity", "{topologyKey: zone}")))
+          .startsWith("profiles[0].pluginConfig[0].args");
     }
 
     @Test
