@@ -206,6 +206,27 @@ public final class Evictor {
       }
     }
     Long podSlots = node.allocatable().get("pods");
-    return podSlots == null || used.get("pods") <= podSlots;
+    return (podSlots == null || used.get("pods") <= podSlots) && !antiAffinityConflict(pod, node, view);
+  }
+
+  /**
+   * The scheduler's required inter-pod anti-affinity, both ways: the pod's terms select no pod in the node's
+   * domains, and no pod there has a term selecting the pod. Upstream checks only the first way, and only against
+   * the pods on the node itself: the scheduler would refuse the node either way, so evicting would not move the pod.
+   */
+  private static boolean antiAffinityConflict(PodRecord pod, NodeRecord node, ClusterView view) {
+    boolean podHasTerms = !pod.scheduling().requiredPodAntiAffinity().isEmpty();
+    for (PodRecord other : view.pods()) {
+      if ((!podHasTerms && other.scheduling().requiredPodAntiAffinity().isEmpty()) || !other.scheduled() || other.terminated()
+          || other.key().equals(pod.key())) {
+        continue;
+      }
+      Optional<NodeRecord> at = view.node(other.nodeName());
+      if (at.isPresent() && (InterPodAntiAffinity.excludes(pod, node, other, at.get(), view).isPresent()
+          || InterPodAntiAffinity.excludes(other, at.get(), pod, node, view).isPresent())) {
+        return true;
+      }
+    }
+    return false;
   }
 }

@@ -186,6 +186,21 @@ class InterPodAntiAffinityTest {
   }
 
   @Test
+  void nodeFitHonoursAntiAffinityOnTheTargetNodeBothWays() {
+    var e = policy("{nodeFit: true}", "deschedule", PLUGIN, "{}");
+    var a = app("a", "a", "n1").build();
+    var b = app("b", "b", "n1").antiAffinity(excluding("a", HOSTNAME)).build();
+    // n2 has a pod b's own term excludes.
+    var anotherA = app("a2", "a", "n2").build();
+    assertThat(evicted(run(e, List.of(node("n1"), node("n2")), a, b, anotherA))).isEmpty();
+    // n2 has a pod whose term excludes b.
+    var guard = app("guard", "g", "n2").antiAffinity(excluding("b", HOSTNAME)).build();
+    assertThat(evicted(run(e, List.of(node("n1"), node("n2")), a, b, guard))).isEmpty();
+    // A third node free of both takes it.
+    assertThat(evicted(run(e, List.of(node("n1"), node("n2"), node("n3")), a, b, anotherA, guard))).containsExactly("b");
+  }
+
+  @Test
   void nodeAndTotalLimits() {
     List<NodeRecord> nodes = List.of(node("n1"), node("n2"));
     var pods = new io.podsweeper.cluster.PodRecord[] {
