@@ -16,6 +16,7 @@ import io.podsweeper.testing.TestApiServer;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -23,21 +24,22 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(ApiServerExtension.class)
 class BalanceIT {
 
-  private static String policy(String ns) {
+  /** One profile running the deschedule {@code plugin} on namespace {@code ns} only, with nodeFit. */
+  private static String policy(String plugin, String ns) {
     return """
         apiVersion: podsweeper.io/v1alpha1
         kind: PodSweeperPolicy
         fullPassInterval: 2s
         profiles:
-          - name: taints
+          - name: balance
             pluginConfig:
               - name: DefaultEvictor
                 args: {nodeFit: true}
-              - name: RemovePodsViolatingNodeTaints
-                args: {namespaces: {include: [%s]}}
+              - name: %1$s
+                args: {namespaces: {include: [%2$s]}}
             plugins:
-              deschedule: {enabled: [RemovePodsViolatingNodeTaints]}
-        """.formatted(ns);
+              deschedule: {enabled: [%1$s]}
+        """.formatted(plugin, ns);
   }
 
   private static String readyNode(KubernetesClient client, String prefix, boolean tainted) {
@@ -61,12 +63,17 @@ class BalanceIT {
   }
 
   private static Pod podOn(KubernetesClient client, String ns, String name, String node) {
-    return client.pods().inNamespace(ns).resource(new PodBuilder()
+    return podOn(client, ns, name, node, UnaryOperator.identity());
+  }
+
+  /** A ReplicaSet's pod bound to {@code node}, with what {@code customize} adds (labels, affinity). */
+  private static Pod podOn(KubernetesClient client, String ns, String name, String node, UnaryOperator<PodBuilder> customize) {
+    return client.pods().inNamespace(ns).resource(customize.apply(new PodBuilder()
         .withNewMetadata().withName(name).withNamespace(ns)
         .addNewOwnerReference().withApiVersion("apps/v1").withKind("ReplicaSet").withName("web").withUid(UUID.randomUUID().toString())
         .withController(true).endOwnerReference().endMetadata()
         .withNewSpec().withNodeName(node).withTerminationGracePeriodSeconds(0L)
-        .addNewContainer().withName("main").withImage("nginx:1.27").endContainer().endSpec().build()).create();
+        .addNewContainer().withName("main").withImage("nginx:1.27").endContainer().endSpec()).build()).create();
   }
 
   @Test
@@ -77,7 +84,7 @@ class BalanceIT {
     String plain = readyNode(client, "plain", false);
     podOn(client, ns, "misplaced", tainted);
     podOn(client, ns, "fine", plain);
-    try (RunningService service = RunningService.start(server, policy(ns))) {
+    try (RunningService service = RunningService.start(server, policy("RemovePodsViolatingNodeTaints", ns))) {
       await().atMost(Duration.ofSeconds(20)).until(() -> client.pods().inNamespace(ns).withName("misplaced").get() == null);
       assertThat(client.pods().inNamespace(ns).withName("fine").get()).isNotNull();
       assertThat(service.get("/api/v1/decisions")).contains("\"strategy\":\"RemovePodsViolatingNodeTaints\"");
@@ -85,6 +92,28 @@ class BalanceIT {
     } finally {
       client.nodes().withName(tainted).delete();
       client.nodes().withName(plain).delete();
+    }
+  }
+
+  @Test
+  void evictsAPodWhoseRequiredAntiAffinitySelectsAPodOnItsNode(TestApiServer server) throws Exception {
+    KubernetesClient client = server.client();
+    String ns = server.newNamespace("antiaffinity");
+    String crowded = readyNode(client, "crowded", false);
+    String free = readyNode(client, "free", false);
+    podOn(client, ns, "a", crowded, p -> p.editMetadata().addToLabels("app", "a").endMetadata());
+    podOn(client, ns, "b", crowded, p -> p.editSpec().withNewAffinity().withNewPodAntiAffinity()
+        .addNewRequiredDuringSchedulingIgnoredDuringExecution().withTopologyKey("kubernetes.io/hostname")
+        .withNewLabelSelector().addToMatchLabels("app", "a").endLabelSelector()
+        .endRequiredDuringSchedulingIgnoredDuringExecution().endPodAntiAffinity().endAffinity().endSpec());
+    try (RunningService service = RunningService.start(server, policy("RemovePodsViolatingInterPodAntiAffinity", ns))) {
+      await().atMost(Duration.ofSeconds(20)).until(() -> client.pods().inNamespace(ns).withName("b").get() == null);
+      assertThat(client.pods().inNamespace(ns).withName("a").get()).isNotNull();
+      assertThat(service.get("/api/v1/decisions")).contains("\"strategy\":\"RemovePodsViolatingInterPodAntiAffinity\"")
+          .contains("excludes pods matching app=a from its topology domain kubernetes.io/hostname=" + crowded);
+    } finally {
+      client.nodes().withName(crowded).delete();
+      client.nodes().withName(free).delete();
     }
   }
 }
