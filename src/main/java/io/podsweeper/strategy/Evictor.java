@@ -210,9 +210,9 @@ public final class Evictor {
   }
 
   /**
-   * The scheduler's required inter-pod anti-affinity, both ways: the pod's terms select no pod in the node's
-   * domains, and no pod there has a term selecting the pod. Upstream checks only the first way, and only against
-   * the pods on the node itself: the scheduler would refuse the node either way, so evicting would not move the pod.
+   * Whether required inter-pod anti-affinity keeps the pod off the node, either way: the pod's terms select a pod in
+   * the node's domains, or a pod there has a term selecting the pod. The scheduler refuses the node in both cases;
+   * upstream checks only the first, and only against the pods on the node itself.
    */
   private static boolean antiAffinityConflict(PodRecord pod, NodeRecord node, ClusterView view) {
     boolean podHasTerms = !pod.scheduling().requiredPodAntiAffinity().isEmpty();
