@@ -3,6 +3,10 @@ package io.podsweeper.policy;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /** A Kubernetes label selector (matchLabels and matchExpressions, ANDed); the empty selector matches everything. */
 public record LabelSelector(Map<String, String> matchLabels, List<Requirement> matchExpressions) {
@@ -34,6 +38,21 @@ public record LabelSelector(Map<String, String> matchLabels, List<Requirement> m
         case DoesNotExist -> value == null;
       };
     }
+  }
+
+  /**
+   * The selector in the string syntax of {@code kubectl -l} and upstream's nodeSelector fields, labels sorted: what
+   * policies are written with and what reasons show.
+   */
+  public String text() {
+    Stream<String> labels = new TreeMap<>(matchLabels).entrySet().stream().map(e -> e.getKey() + "=" + e.getValue());
+    Stream<String> expressions = matchExpressions.stream().map(r -> switch (r.operator()) {
+      case In -> r.key() + " in (" + String.join(",", new TreeSet<>(r.values())) + ")";
+      case NotIn -> r.key() + " notin (" + String.join(",", new TreeSet<>(r.values())) + ")";
+      case Exists -> r.key();
+      case DoesNotExist -> "!" + r.key();
+    });
+    return Stream.concat(labels, expressions).collect(Collectors.joining(","));
   }
 
   public boolean isEmpty() {

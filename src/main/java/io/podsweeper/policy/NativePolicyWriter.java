@@ -11,8 +11,6 @@ import java.util.Collection;
 import java.util.EnumSet;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
 
 /**
  * Writes any policy as Podsweeper's own format ({@code podsweeper convert}): the own rules as {@code rules}, every
@@ -51,7 +49,7 @@ public final class NativePolicyWriter {
         ArrayNode rules = root.putArray("rules");
         profile.deschedule().forEach(s -> ((PodLifeTimeArgs) s).rules().forEach(r -> rules.add(nativeRule(r))));
       } else {
-        profile.nodeSelector().ifPresent(s -> root.put("nodeSelector", selectorString(s)));
+        profile.nodeSelector().ifPresent(s -> root.put("nodeSelector", s.text()));
         profiles.add(profile(profile));
       }
     }
@@ -130,7 +128,7 @@ public final class NativePolicyWriter {
     e.priorityThresholdName().ifPresent(n -> o.putObject("priorityThreshold").put("name", n));
     o.put("nodeFit", e.nodeFit());
     if (!e.nodeSelector().isEmpty()) {
-      o.put("nodeSelector", selectorString(e.nodeSelector()));
+      o.put("nodeSelector", e.nodeSelector().text());
     }
     putSelector(o, "labelSelector", e.labelSelector());
     putSelector(o, "namespaceLabelSelector", e.namespaceLabelSelector());
@@ -258,18 +256,6 @@ public final class NativePolicyWriter {
       e.put("operator", r.operator().name());
       r.values().stream().sorted().forEach(v -> e.withArray("values").add(v));
     }
-  }
-
-  /** A selector in the string syntax upstream's nodeSelector fields use. */
-  static String selectorString(LabelSelector s) {
-    Stream<String> labels = s.matchLabels().entrySet().stream().map(e -> e.getKey() + "=" + e.getValue());
-    Stream<String> expressions = s.matchExpressions().stream().map(r -> switch (r.operator()) {
-      case In -> r.key() + " in (" + String.join(",", new TreeSet<>(r.values())) + ")";
-      case NotIn -> r.key() + " notin (" + String.join(",", new TreeSet<>(r.values())) + ")";
-      case Exists -> r.key();
-      case DoesNotExist -> "!" + r.key();
-    });
-    return Stream.concat(labels, expressions).collect(Collectors.joining(","));
   }
 
   private static void putStrings(ObjectNode o, String field, Collection<String> values) {
