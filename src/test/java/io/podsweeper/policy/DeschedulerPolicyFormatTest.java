@@ -20,7 +20,7 @@ class DeschedulerPolicyFormatTest {
   private static final String HEAD = "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\n";
   private static final String KNOWN_PLUGINS = "DefaultEvictor, HighNodeUtilization, LowNodeUtilization, PodLifeTime, "
       + "RemoveDuplicates, RemoveFailedPods, RemovePodsHavingTooManyRestarts, RemovePodsViolatingNodeAffinity, "
-      + "RemovePodsViolatingNodeTaints";
+      + "RemovePodsViolatingNodeTaints, RemovePodsViolatingTopologySpreadConstraint";
   private static final String ALLOWED_STATES = "Completed, ContainerCannotRun, ContainerCreating, CrashLoopBackOff, "
       + "CreateContainerConfigError, CreateContainerError, DeadlineExceeded, ErrImagePull, Error, Evicted, Failed, "
       + "ImagePullBackOff, InvalidImageName, NodeAffinity, NodeLost, OOMKilled, Pending, PodInitializing, Running, Shutdown, "
@@ -335,13 +335,13 @@ class DeschedulerPolicyFormatTest {
           profiles:
             - name: p
               pluginConfig:
-                - name: RemovePodsViolatingTopologySpreadConstraint
+                - name: RemovePodsViolatingInterPodAntiAffinity
                   args: {}
               plugins:
-                balance: {enabled: [RemovePodsViolatingTopologySpreadConstraint]}
+                deschedule: {enabled: [RemovePodsViolatingInterPodAntiAffinity]}
           """;
       assertThat(error(configured))
-          .isEqualTo("profiles[0].pluginConfig[0].name: plugin \"RemovePodsViolatingTopologySpreadConstraint\"" + supported);
+          .isEqualTo("profiles[0].pluginConfig[0].name: plugin \"RemovePodsViolatingInterPodAntiAffinity\"" + supported);
       String enabledOnly = HEAD + """
           profiles:
             - name: p
