@@ -37,6 +37,15 @@ class TopologySpreadTest {
     return node(name, Map.of("zone", zone), List.of());
   }
 
+  /** The plugin with no args: upstream's defaults. */
+  private static final String DEFAULT_ARGS = """
+      apiVersion: descheduler/v1alpha2
+      kind: DeschedulerPolicy
+      profiles:
+        - name: p
+          pluginConfig: [{name: RemovePodsViolatingTopologySpreadConstraint}]
+          plugins: {balance: {enabled: [RemovePodsViolatingTopologySpreadConstraint]}}
+      """;
   private static final List<NodeRecord> TWO_ZONES = List.of(zone("a1", "a"), zone("b1", "b"));
   private static final List<NodeRecord> THREE_ZONES = List.of(zone("a1", "a"), zone("b1", "b"), zone("c1", "c"));
 
@@ -260,14 +269,7 @@ class TopologySpreadTest {
 
   @Test
   void argsAndDefaults() {
-    Policy p = PolicyLoader.parse("""
-        apiVersion: descheduler/v1alpha2
-        kind: DeschedulerPolicy
-        profiles:
-          - name: p
-            pluginConfig: [{name: RemovePodsViolatingTopologySpreadConstraint}]
-            plugins: {balance: {enabled: [RemovePodsViolatingTopologySpreadConstraint]}}
-        """, "policy.yaml");
+    Policy p = PolicyLoader.parse(DEFAULT_ARGS, "policy.yaml");
     assertThat(p.profiles().get(0).balance()).containsExactly(
         new TopologySpreadArgs(NamespaceFilter.ALL, LabelSelector.EVERYTHING, Set.of("DoNotSchedule"), true));
   }
@@ -356,14 +358,7 @@ class TopologySpreadTest {
     var snapshot = SnapshotReader.parse(yaml.toString(), "snapshot.yaml");
     assertThat(snapshot.pods().get(0).scheduling().spreadConstraints()).containsExactly(
         new SpreadConstraint(1, "zone", "DoNotSchedule", WEB, List.of("rev"), true, true));
-    List<Decision> plan = new PolicyEvaluator(PolicyLoader.parse("""
-        apiVersion: descheduler/v1alpha2
-        kind: DeschedulerPolicy
-        profiles:
-          - name: p
-            pluginConfig: [{name: RemovePodsViolatingTopologySpreadConstraint}]
-            plugins: {balance: {enabled: [RemovePodsViolatingTopologySpreadConstraint]}}
-        """, "policy.yaml")).plan(snapshot, Passes.NOW);
+    List<Decision> plan = new PolicyEvaluator(PolicyLoader.parse(DEFAULT_ARGS, "policy.yaml")).plan(snapshot, Passes.NOW);
     assertThat(plan).extracting(Decision::podKey).containsExactly("default/w1");
   }
 }
