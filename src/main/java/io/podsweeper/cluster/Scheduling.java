@@ -9,7 +9,7 @@ import java.util.Set;
 /**
  * What the scheduler would check of a pod, for nodeFit and the node-aware strategies: node selector, required and
  * preferred node affinity, tolerations, required pod anti-affinity, resource requests (cpu in millicores, memory
- * and others in bytes or units) and the QoS class.
+ * and others in bytes or units), the QoS class and the topology spread constraints.
  *
  * @param qosClass {@code BestEffort}, {@code Burstable} or {@code Guaranteed}
  */
@@ -20,8 +20,16 @@ public record Scheduling(
     List<Toleration> tolerations,
     List<PodAffinityTerm> requiredPodAntiAffinity,
     Map<String, Long> requests,
-    String qosClass) {
+    String qosClass,
+    List<SpreadConstraint> spreadConstraints) {
   public static final Scheduling NONE = new Scheduling(Map.of(), List.of(), List.of(), List.of(), List.of(), Map.of(), "BestEffort");
+
+  /** A pod without topology spread constraints (what most callers and tests build). */
+  public Scheduling(Map<String, String> nodeSelector, List<NodeSelectorTerm> requiredNodeAffinity,
+      List<PreferredTerm> preferredNodeAffinity, List<Toleration> tolerations, List<PodAffinityTerm> requiredPodAntiAffinity,
+      Map<String, Long> requests, String qosClass) {
+    this(nodeSelector, requiredNodeAffinity, preferredNodeAffinity, tolerations, requiredPodAntiAffinity, requests, qosClass, List.of());
+  }
 
   /** A preferred node affinity term and its weight. */
   public record PreferredTerm(int weight, NodeSelectorTerm term) {}
@@ -56,6 +64,22 @@ public record Scheduling(
     }
   }
 
+  /**
+   * A topology spread constraint as the pod declares it: at most {@code maxSkew} more pods matching {@code selector}
+   * in one {@code topologyKey} domain than in the emptiest. {@code matchLabelKeys} narrow the selector to the pod's
+   * own values of those labels. The two inclusion policies (API defaults: node affinity Honor, taints Ignore) say
+   * whether nodes the pod's node affinity or tolerations rule out still count as domains. minDomains is not kept:
+   * upstream's descheduler does not use it.
+   *
+   * @param whenUnsatisfiable {@code DoNotSchedule} or {@code ScheduleAnyway}
+   */
+  public record SpreadConstraint(int maxSkew, String topologyKey, String whenUnsatisfiable, LabelSelector selector,
+      List<String> matchLabelKeys, boolean honorNodeAffinity, boolean honorNodeTaints) {
+    public SpreadConstraint {
+      matchLabelKeys = List.copyOf(matchLabelKeys);
+    }
+  }
+
   public Scheduling {
     nodeSelector = Map.copyOf(nodeSelector);
     requiredNodeAffinity = List.copyOf(requiredNodeAffinity);
@@ -63,6 +87,7 @@ public record Scheduling(
     tolerations = List.copyOf(tolerations);
     requiredPodAntiAffinity = List.copyOf(requiredPodAntiAffinity);
     requests = Map.copyOf(requests);
+    spreadConstraints = List.copyOf(spreadConstraints);
   }
 
   /** The pod's own node selector and required node affinity hold on these node labels. */

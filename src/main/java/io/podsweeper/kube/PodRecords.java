@@ -159,7 +159,19 @@ public final class PodRecords {
     }
     String qos = status.getQosClass() != null ? status.getQosClass() : qosClass(spec);
     return new Scheduling(spec.getNodeSelector() != null ? spec.getNodeSelector() : Map.of(), required, preferred, tolerations,
-        antiAffinity, requests, qos);
+        antiAffinity, requests, qos, spreadConstraints(spec));
+  }
+
+  /** The pod's topology spread constraints, with the API's defaults for the inclusion policies. */
+  private static List<Scheduling.SpreadConstraint> spreadConstraints(PodSpec spec) {
+    if (spec.getTopologySpreadConstraints() == null) {
+      return List.of();
+    }
+    return spec.getTopologySpreadConstraints().stream().map(c -> new Scheduling.SpreadConstraint(
+        c.getMaxSkew() != null ? c.getMaxSkew() : 1, shared(nullToEmpty(c.getTopologyKey())),
+        shared(nullToEmpty(c.getWhenUnsatisfiable())), labelSelector(c.getLabelSelector()),
+        c.getMatchLabelKeys() != null ? c.getMatchLabelKeys().stream().map(PodRecords::shared).toList() : List.of(),
+        !"Ignore".equals(c.getNodeAffinityPolicy()), "Honor".equals(c.getNodeTaintsPolicy()))).toList();
   }
 
   private static NodeSelectorTerm term(io.fabric8.kubernetes.api.model.NodeSelectorTerm t) {
@@ -213,7 +225,7 @@ public final class PodRecords {
     return new PvcRecord(pvc.getMetadata().getNamespace(), pvc.getMetadata().getName(), storageClass);
   }
 
-  /** An API label selector; a missing one selects nothing (PDBs, affinity terms), so it becomes one no pod can match. */
+  /** An API label selector; a missing one selects nothing (PDBs, affinity terms, spread constraints), so it becomes one no pod can match. */
   static LabelSelector labelSelector(io.fabric8.kubernetes.api.model.LabelSelector selector) {
     if (selector == null) {
       return new LabelSelector(Map.of(), List.of(new LabelSelector.Requirement("podsweeper.io/never", LabelSelector.Operator.Exists, Set.of())));

@@ -22,9 +22,8 @@ public final class DeschedulerPlugins {
   public static final Set<String> DESCHEDULE = Set.of("PodLifeTime", "RemoveFailedPods", "RemovePodsHavingTooManyRestarts",
       NodeTaintsArgs.NAME, NodeAffinityArgs.NAME, InterPodAntiAffinityArgs.NAME);
   /** Balance plugins Podsweeper runs. */
-  public static final Set<String> BALANCE = Set.of(RemoveDuplicatesArgs.NAME, NodeUtilizationArgs.LOW, NodeUtilizationArgs.HIGH);
-  /** Upstream plugins that exist but are not implemented here yet: named so the error can say so. */
-  public static final Set<String> NOT_YET = Set.of("RemovePodsViolatingTopologySpreadConstraint");
+  public static final Set<String> BALANCE = Set.of(RemoveDuplicatesArgs.NAME, NodeUtilizationArgs.LOW, NodeUtilizationArgs.HIGH,
+      TopologySpreadArgs.NAME);
   private static final double MIN_PERCENT = 0;
   private static final double MAX_PERCENT = 100;
 
@@ -42,6 +41,7 @@ public final class DeschedulerPlugins {
       case RemoveDuplicatesArgs.NAME -> removeDuplicates(args);
       case NodeUtilizationArgs.LOW -> lowNodeUtilization(args);
       case NodeUtilizationArgs.HIGH -> highNodeUtilization(args);
+      case TopologySpreadArgs.NAME -> topologySpread(args);
       default -> throw args.error("unknown plugin \"" + plugin + "\"");
     };
   }
@@ -194,6 +194,24 @@ public final class DeschedulerPlugins {
     }
     return new NodeUtilizationArgs(true, low, Map.of(), false, numberOfNodes(args), evictableNamespaces(args), onlyThresholding,
         OptionalInt.empty());
+  }
+
+  static TopologySpreadArgs topologySpread(ConfigNode args) {
+    args.requireObjectOrAbsent(Set.of("namespaces", "labelSelector", "constraints", "topologyBalanceNodeFit"));
+    Set<String> constraints = new LinkedHashSet<>();
+    for (ConfigNode item : args.list("constraints")) {
+      String value = item.string();
+      if (!value.equals(TopologySpreadArgs.HARD) && !value.equals(TopologySpreadArgs.SOFT)) {
+        throw item.error("constraint \"" + value + "\" is not one of [" + TopologySpreadArgs.HARD + " " + TopologySpreadArgs.SOFT + "]");
+      }
+      constraints.add(value);
+    }
+    // Upstream's default: hard constraints only.
+    if (constraints.isEmpty()) {
+      constraints.add(TopologySpreadArgs.HARD);
+    }
+    return new TopologySpreadArgs(namespaces(args), Selectors.read(args, "labelSelector"), constraints,
+        args.bool("topologyBalanceNodeFit", true));
   }
 
   /** A resource -> percent map: not empty, every value in [0, 100]. */

@@ -101,9 +101,6 @@ final class DeschedulerPolicyFormat {
     if (point.equals("presort") || point.equals("sort")) {
       throw at.error("no plugin implements " + point + " (upstream parses but never runs it)");
     }
-    if (DeschedulerPlugins.NOT_YET.contains(plugin)) {
-      throw at.error(unknownPlugin(plugin));
-    }
     checkExtensionPoint(at, point, plugin);
     ConfigNode args = configs.get(plugin);
     if (args == null) {
@@ -129,9 +126,6 @@ final class DeschedulerPolicyFormat {
   static String unknownPlugin(String plugin) {
     String known = String.join(", ", java.util.stream.Stream.concat(DeschedulerPlugins.DESCHEDULE.stream(),
         DeschedulerPlugins.BALANCE.stream()).sorted().toList());
-    if (DeschedulerPlugins.NOT_YET.contains(plugin)) {
-      return "plugin \"" + plugin + "\" is not supported by Podsweeper yet (supported: DefaultEvictor, " + known + ")";
-    }
     return "unknown plugin \"" + plugin + "\" (known: DefaultEvictor, " + known + ")";
   }
 }

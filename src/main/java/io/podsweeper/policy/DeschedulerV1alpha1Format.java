@@ -12,7 +12,8 @@ import java.util.Set;
  * The upstream descheduler's removed {@code descheduler/v1alpha1 DeschedulerPolicy} (a {@code strategies} map with
  * top-level evictor flags), converted as upstream converted it until v0.30: one profile per enabled strategy,
  * named {@code strategy-<Name>-profile}, with a DefaultEvictor built from the top-level flags and the strategy's
- * own nodeFit and priority threshold (nodeFit is never applied to PodLifeTime).
+ * own nodeFit and priority threshold (nodeFit is never applied to PodLifeTime). Strategies read: PodLifeTime,
+ * RemoveFailedPods, RemovePodsHavingTooManyRestarts and RemovePodsViolatingTopologySpreadConstraint (a balance plugin).
  */
 final class DeschedulerV1alpha1Format {
   static final String API_VERSION = "descheduler/v1alpha1";
@@ -48,7 +49,7 @@ final class DeschedulerV1alpha1Format {
       if (!strategy.bool("enabled", false)) {
         continue;
       }
-      if (!PARAMS.containsKey(name)) {
+      if (!PARAMS.containsKey(name) && !name.equals(TopologySpreadArgs.NAME)) {
         throw strategies.child(name).error(DeschedulerPolicyFormat.unknownPlugin(name));
       }
       profiles.add(profile(root, name, strategy.child("params"), nodeSelector));
@@ -66,7 +67,8 @@ final class DeschedulerV1alpha1Format {
         "thresholdPriorityClassName", "labelSelector", "nodeFit", "includePreferNoSchedule", "excludedTaints", "includedTaints"));
     // The plugin's args: its own params block plus the shared namespaces and labelSelector, at their own paths.
     ObjectNode args = JsonNodeFactory.instance.objectNode();
-    ConfigNode own = params.child(PARAMS.get(name));
+    // TopologySpread has no params block of its own.
+    ConfigNode own = PARAMS.containsKey(name) ? params.child(PARAMS.get(name)) : new ConfigNode(null, params.path());
     if (own.has("podStatusPhases")) {
       // Deprecated alias of states, merged as upstream did.
       ObjectNode merged = own.objectCopy();
@@ -75,6 +77,10 @@ final class DeschedulerV1alpha1Format {
       args.setAll(merged);
     } else {
       args.setAll(own.objectCopy());
+    }
+    if (name.equals(TopologySpreadArgs.NAME) && params.bool("includeSoftConstraints", false)) {
+      // As upstream converted it: soft constraints are balanced as well as hard ones.
+      args.putArray("constraints").add(TopologySpreadArgs.HARD).add(TopologySpreadArgs.SOFT);
     }
     for (String shared : List.of("namespaces", "labelSelector")) {
       if (params.has(shared)) {
@@ -102,6 +108,8 @@ final class DeschedulerV1alpha1Format {
       evictor.set("nodeFit", params.child("nodeFit").raw());
     }
     EvictorArgs evictorArgs = DeschedulerPlugins.defaultEvictor(new ConfigNode(evictor, root.path()));
-    return new Profile("strategy-" + name + "-profile", evictorArgs, List.of(strategy), List.of(), true, nodeSelector);
+    boolean balance = DeschedulerPlugins.BALANCE.contains(name);
+    return new Profile("strategy-" + name + "-profile", evictorArgs, balance ? List.of() : List.of(strategy),
+        balance ? List.of(strategy) : List.of(), true, nodeSelector);
   }
 }

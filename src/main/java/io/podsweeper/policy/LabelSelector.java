@@ -40,11 +40,10 @@ public record LabelSelector(Map<String, String> matchLabels, List<Requirement> m
     }
   }
 
-  public boolean isEmpty() {
-    return matchLabels.isEmpty() && matchExpressions.isEmpty();
-  }
-
-  /** The selector in the string syntax of upstream's nodeSelector fields ({@code a=b,c in (d,e),!f}), labels sorted. */
+  /**
+   * The selector in the string syntax of {@code kubectl -l} and upstream's nodeSelector fields, labels sorted: what
+   * policies are written with and what reasons show.
+   */
   public String text() {
     Stream<String> labels = new TreeMap<>(matchLabels).entrySet().stream().map(e -> e.getKey() + "=" + e.getValue());
     Stream<String> expressions = matchExpressions.stream().map(r -> switch (r.operator()) {
@@ -54,6 +53,10 @@ public record LabelSelector(Map<String, String> matchLabels, List<Requirement> m
       case DoesNotExist -> "!" + r.key();
     });
     return Stream.concat(labels, expressions).collect(Collectors.joining(","));
+  }
+
+  public boolean isEmpty() {
+    return matchLabels.isEmpty() && matchExpressions.isEmpty();
   }
 
   public boolean matches(Map<String, String> labels) {

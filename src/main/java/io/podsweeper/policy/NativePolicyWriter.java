@@ -186,6 +186,11 @@ public final class NativePolicyWriter {
     } else if (s instanceof InterPodAntiAffinityArgs a) {
       putNamespaces(o, a.namespaces());
       putSelector(o, "labelSelector", a.labelSelector());
+    } else if (s instanceof TopologySpreadArgs a) {
+      putNamespaces(o, a.namespaces());
+      putSelector(o, "labelSelector", a.labelSelector());
+      putStrings(o, "constraints", a.constraints());
+      o.put("topologyBalanceNodeFit", a.topologyBalanceNodeFit());
     } else if (s instanceof RemoveDuplicatesArgs a) {
       putNamespaces(o, a.namespaces());
       putStrings(o, "excludeOwnerKinds", a.excludeOwnerKinds());

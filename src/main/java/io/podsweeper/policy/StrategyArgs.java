@@ -2,7 +2,8 @@ package io.podsweeper.policy;
 
 /** A configured strategy of a profile: which one, and its arguments. */
 public sealed interface StrategyArgs permits PodLifeTimeArgs, RemoveFailedPodsArgs, TooManyRestartsArgs, NodeTaintsArgs,
-    NodeAffinityArgs, InterPodAntiAffinityArgs, RemoveDuplicatesArgs, NodeUtilizationArgs {
+    NodeAffinityArgs, InterPodAntiAffinityArgs, RemoveDuplicatesArgs, NodeUtilizationArgs,
+    TopologySpreadArgs {
   /** The strategy's upstream name, as it appears in metrics and decisions. */
   String strategyName();
 }

@@ -13,6 +13,7 @@ import io.podsweeper.policy.RemoveDuplicatesArgs;
 import io.podsweeper.policy.RemoveFailedPodsArgs;
 import io.podsweeper.policy.StrategyArgs;
 import io.podsweeper.policy.TooManyRestartsArgs;
+import io.podsweeper.policy.TopologySpreadArgs;
 import io.podsweeper.safety.RemovalBudget;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -82,6 +83,9 @@ public final class PolicyEvaluator {
     }
     if (args instanceof NodeUtilizationArgs a) {
       return new NodeUtilization(a);
+    }
+    if (args instanceof TopologySpreadArgs a) {
+      return new TopologySpread(a);
     }
     throw new IllegalArgumentException("no strategy for " + args.strategyName());
   }
@@ -177,8 +181,8 @@ public final class PolicyEvaluator {
   }
 
   /**
-   * The node-aware strategies only (taints, affinity, duplicates, utilization), within {@code budget}: what the
-   * live service runs periodically, next to its per-pod deadlines.
+   * The node-aware strategies only (taints, affinity, duplicates, utilization, topology spread), within
+   * {@code budget}: what the live service runs periodically, next to its per-pod deadlines.
    */
   public PassResult balance(ClusterView view, Instant now, RemovalBudget budget) {
     return pass(view, now, budget, false);

@@ -128,7 +128,16 @@ public final class PodBuilder {
   /** Requests in millicores of cpu and bytes of memory; Burstable. */
   public PodBuilder requests(long cpuMillis, long memoryBytes) {
     return scheduling(new Scheduling(scheduling.nodeSelector(), scheduling.requiredNodeAffinity(), scheduling.preferredNodeAffinity(),
-        scheduling.tolerations(), scheduling.requiredPodAntiAffinity(), Map.of("cpu", cpuMillis, "memory", memoryBytes), "Burstable"));
+        scheduling.tolerations(), scheduling.requiredPodAntiAffinity(), Map.of("cpu", cpuMillis, "memory", memoryBytes), "Burstable",
+        scheduling.spreadConstraints()));
+  }
+
+  /** Adds a topology spread constraint to what the pod already has. */
+  public PodBuilder spread(Scheduling.SpreadConstraint constraint) {
+    List<Scheduling.SpreadConstraint> constraints = new ArrayList<>(scheduling.spreadConstraints());
+    constraints.add(constraint);
+    return scheduling(new Scheduling(scheduling.nodeSelector(), scheduling.requiredNodeAffinity(), scheduling.preferredNodeAffinity(),
+        scheduling.tolerations(), scheduling.requiredPodAntiAffinity(), scheduling.requests(), scheduling.qosClass(), constraints));
   }
 
   /** Required pod anti-affinity terms, replacing any. */

@@ -9,6 +9,7 @@ import io.podsweeper.strategy.PolicyEvaluator;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -37,5 +38,30 @@ class ConvertRoundTripTest {
     List<Decision> before = new PolicyEvaluator(original).plan(snapshot, NOW);
     List<Decision> after = new PolicyEvaluator(converted).plan(snapshot, NOW);
     assertThat(after).isEqualTo(before).isNotEmpty();
+  }
+
+  /** RemovePodsViolatingTopologySpreadConstraint's args, defaulted and set, which no bundled example carries. */
+  @Test
+  void topologySpreadArgsMeanTheSame() {
+    Policy original = PolicyLoader.parse("""
+        apiVersion: descheduler/v1alpha2
+        kind: DeschedulerPolicy
+        profiles:
+          - name: defaults
+            pluginConfig: [{name: RemovePodsViolatingTopologySpreadConstraint}]
+            plugins: {balance: {enabled: [RemovePodsViolatingTopologySpreadConstraint]}}
+          - name: set
+            pluginConfig:
+              - name: RemovePodsViolatingTopologySpreadConstraint
+                args:
+                  namespaces: {exclude: [kube-system]}
+                  labelSelector: {matchLabels: {tier: web}}
+                  constraints: [ScheduleAnyway, DoNotSchedule]
+                  topologyBalanceNodeFit: false
+            plugins: {balance: {enabled: [RemovePodsViolatingTopologySpreadConstraint]}}
+        """, "policy.yaml");
+    String nativeYaml = NativePolicyWriter.write(original);
+    assertThat(PolicyLoader.parse(nativeYaml, "converted").profiles()).isEqualTo(original.profiles());
+    assertThat(nativeYaml).contains("topologyBalanceNodeFit: false", "- ScheduleAnyway");
   }
 }

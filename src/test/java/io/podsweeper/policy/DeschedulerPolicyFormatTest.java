@@ -20,7 +20,7 @@ class DeschedulerPolicyFormatTest {
   private static final String HEAD = "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\n";
   private static final String KNOWN_PLUGINS = "DefaultEvictor, HighNodeUtilization, LowNodeUtilization, PodLifeTime, "
       + "RemoveDuplicates, RemoveFailedPods, RemovePodsHavingTooManyRestarts, RemovePodsViolatingInterPodAntiAffinity, "
-      + "RemovePodsViolatingNodeAffinity, RemovePodsViolatingNodeTaints";
+      + "RemovePodsViolatingNodeAffinity, RemovePodsViolatingNodeTaints, RemovePodsViolatingTopologySpreadConstraint";
   private static final String ALLOWED_STATES = "Completed, ContainerCannotRun, ContainerCreating, CrashLoopBackOff, "
       + "CreateContainerConfigError, CreateContainerError, DeadlineExceeded, ErrImagePull, Error, Evicted, Failed, "
       + "ImagePullBackOff, InvalidImageName, NodeAffinity, NodeLost, OOMKilled, Pending, PodInitializing, Running, Shutdown, "
@@ -326,30 +326,6 @@ class DeschedulerPolicyFormatTest {
           """;
       assertThat(parse(yaml).profiles().get(0).deschedule()).containsExactly(new RemoveFailedPodsArgs(NamespaceFilter.ALL,
           LabelSelector.EVERYTHING, Set.of(), Duration.ofSeconds(3600), Set.of(), Set.of(), false));
-    }
-
-    @Test
-    void notYetSupportedPlugin() {
-      String supported = " is not supported by Podsweeper yet (supported: " + KNOWN_PLUGINS + ")";
-      String configured = HEAD + """
-          profiles:
-            - name: p
-              pluginConfig:
-                - name: RemovePodsViolatingTopologySpreadConstraint
-                  args: {}
-              plugins:
-                balance: {enabled: [RemovePodsViolatingTopologySpreadConstraint]}
-          """;
-      assertThat(error(configured))
-          .isEqualTo("profiles[0].pluginConfig[0].name: plugin \"RemovePodsViolatingTopologySpreadConstraint\"" + supported);
-      String enabledOnly = HEAD + """
-          profiles:
-            - name: p
-              plugins:
-                balance: {enabled: [RemovePodsViolatingTopologySpreadConstraint]}
-          """;
-      assertThat(error(enabledOnly))
-          .isEqualTo("profiles[0].plugins.balance.enabled[0]: plugin \"RemovePodsViolatingTopologySpreadConstraint\"" + supported);
     }
 
     @Test
