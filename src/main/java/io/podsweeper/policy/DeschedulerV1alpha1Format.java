@@ -3,6 +3,7 @@ package io.podsweeper.policy;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -20,14 +21,31 @@ final class DeschedulerV1alpha1Format {
   static final String KIND = "DeschedulerPolicy";
 
   /**
-   * v1alpha1 strategy name → where its own params live inside {@code params}; "" for a strategy with only the shared
-   * namespaces and labelSelector (no such field is allowed, so its own params are empty).
+   * How a v1alpha1 strategy's {@code params} became its plugin's args in upstream's strategy migration (v0.30): the
+   * fields of its own params block ({@code block}, "" for none) plus some params-level fields under their plugin
+   * arg names ({@code fields}: params name → arg name). Any other params field is an error here, where upstream
+   * ignored it silently.
    */
-  private static final Map<String, String> PARAMS = Map.of(
-      "PodLifeTime", "podLifeTime",
-      "RemoveFailedPods", "failedPods",
-      "RemovePodsHavingTooManyRestarts", "podsHavingTooManyRestarts",
-      InterPodAntiAffinityArgs.NAME, "");
+  private record Mapping(String block, Map<String, String> fields) {
+    static final Map<String, String> FILTERS = Map.of("namespaces", "namespaces", "labelSelector", "labelSelector");
+  }
+
+  private static final Map<String, Mapping> STRATEGIES = Map.ofEntries(
+      Map.entry("PodLifeTime", new Mapping("podLifeTime", Mapping.FILTERS)),
+      Map.entry("RemoveFailedPods", new Mapping("failedPods", Mapping.FILTERS)),
+      Map.entry("RemovePodsHavingTooManyRestarts", new Mapping("podsHavingTooManyRestarts", Mapping.FILTERS)),
+      Map.entry(InterPodAntiAffinityArgs.NAME, new Mapping("", Mapping.FILTERS)),
+      Map.entry(NodeAffinityArgs.NAME, new Mapping("", Map.of("namespaces", "namespaces", "labelSelector", "labelSelector",
+          "nodeAffinityType", "nodeAffinityType"))),
+      Map.entry(NodeTaintsArgs.NAME, new Mapping("", Map.of("namespaces", "namespaces", "labelSelector", "labelSelector",
+          "includePreferNoSchedule", "includePreferNoSchedule", "excludedTaints", "excludedTaints", "includedTaints", "includedTaints"))),
+      Map.entry(TopologySpreadArgs.NAME, new Mapping("", Map.of("namespaces", "namespaces", "labelSelector", "labelSelector",
+          "includeSoftConstraints", "includeSoftConstraints"))),
+      Map.entry(RemoveDuplicatesArgs.NAME, new Mapping("removeDuplicates", Map.of("namespaces", "namespaces"))),
+      Map.entry(NodeUtilizationArgs.LOW, new Mapping("nodeResourceUtilizationThresholds", Map.of("namespaces", "evictableNamespaces"))),
+      Map.entry(NodeUtilizationArgs.HIGH, new Mapping("nodeResourceUtilizationThresholds", Map.of("namespaces", "evictableNamespaces"))));
+  /** Params every strategy takes: they configure its evictor, not the plugin. */
+  private static final Set<String> EVICTOR_PARAMS = Set.of("thresholdPriority", "thresholdPriorityClassName", "nodeFit");
   private static final Set<String> EVICTOR_FLAGS =
       Set.of("evictFailedBarePods", "evictLocalStoragePods", "evictSystemCriticalPods", "evictDaemonSetPods", "ignorePvcPods");
 
@@ -49,7 +67,7 @@ final class DeschedulerV1alpha1Format {
       if (!strategy.bool("enabled", false)) {
         continue;
       }
-      if (!PARAMS.containsKey(name) && !name.equals(TopologySpreadArgs.NAME)) {
+      if (!STRATEGIES.containsKey(name)) {
         throw strategies.child(name).error(DeschedulerPolicyFormat.unknownPlugin(name));
       }
       profiles.add(profile(root, name, strategy.child("params"), nodeSelector));
@@ -61,30 +79,39 @@ final class DeschedulerV1alpha1Format {
         Policy.DEFAULT_FULL_PASS_INTERVAL, java.util.OptionalLong.empty(), Guard.DEFAULTS, profiles);
   }
 
+  /** A params block's fields; PodLifeTime's deprecated {@code podStatusPhases} merged into states, as upstream did. */
+  private static ObjectNode block(ConfigNode own) {
+    ObjectNode fields = own.objectCopy();
+    if (fields.has("podStatusPhases")) {
+      fields.withArray("states").addAll(fields.withArray("podStatusPhases"));
+      fields.remove("podStatusPhases");
+    }
+    return fields;
+  }
+
   private static Profile profile(ConfigNode root, String name, ConfigNode params, Optional<LabelSelector> nodeSelector) {
-    params.requireObjectOrAbsent(Set.of("nodeResourceUtilizationThresholds", "nodeAffinityType", "podsHavingTooManyRestarts",
-        "podLifeTime", "removeDuplicates", "failedPods", "includeSoftConstraints", "namespaces", "thresholdPriority",
-        "thresholdPriorityClassName", "labelSelector", "nodeFit", "includePreferNoSchedule", "excludedTaints", "includedTaints"));
-    // The plugin's args: its own params block plus the shared namespaces and labelSelector, at their own paths.
+    Mapping mapping = STRATEGIES.get(name);
+    Set<String> allowed = new HashSet<>(EVICTOR_PARAMS);
+    allowed.addAll(mapping.fields().keySet());
+    if (!mapping.block().isEmpty()) {
+      allowed.add(mapping.block());
+    }
+    params.requireObjectOrAbsent(allowed);
     ObjectNode args = JsonNodeFactory.instance.objectNode();
-    // TopologySpread has no params block of its own.
-    ConfigNode own = PARAMS.containsKey(name) ? params.child(PARAMS.get(name)) : new ConfigNode(null, params.path());
-    if (own.has("podStatusPhases")) {
-      // Deprecated alias of states, merged as upstream did.
-      ObjectNode merged = own.objectCopy();
-      merged.withArray("states").addAll(merged.withArray("podStatusPhases"));
-      merged.remove("podStatusPhases");
-      args.setAll(merged);
-    } else {
-      args.setAll(own.objectCopy());
+    if (!mapping.block().isEmpty()) {
+      args.setAll(block(params.child(mapping.block())));
     }
-    if (name.equals(TopologySpreadArgs.NAME) && params.bool("includeSoftConstraints", false)) {
+    mapping.fields().forEach((param, arg) -> {
+      if (params.has(param)) {
+        args.set(arg, params.child(param).raw());
+      }
+    });
+    if (args.has("includeSoftConstraints")) {
       // As upstream converted it: soft constraints are balanced as well as hard ones.
-      args.putArray("constraints").add(TopologySpreadArgs.HARD).add(TopologySpreadArgs.SOFT);
-    }
-    for (String shared : List.of("namespaces", "labelSelector")) {
-      if (params.has(shared)) {
-        args.set(shared, params.child(shared).raw());
+      boolean soft = params.bool("includeSoftConstraints", false);
+      args.remove("includeSoftConstraints");
+      if (soft) {
+        args.putArray("constraints").add(TopologySpreadArgs.HARD).add(TopologySpreadArgs.SOFT);
       }
     }
     StrategyArgs strategy = DeschedulerPlugins.strategy(name, new ConfigNode(args, params.path()), "strategy-" + name + "-profile");

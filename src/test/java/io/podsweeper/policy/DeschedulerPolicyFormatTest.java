@@ -495,6 +495,77 @@ class DeschedulerPolicyFormatTest {
               params: {podLifeTime: {maxPodLifeTimeSeconds: 60}, thresholdPriority: 1, thresholdPriorityClassName: x}
           """)).contains("only one of thresholdPriority and thresholdPriorityClassName can be set");
     }
+
+    /** Every v0.30 strategy, its params mapped to the plugin args as upstream's strategy migration did. */
+    @Test
+    void v1alpha1NodeAwareStrategiesMapToTheirPluginArgs() {
+      Policy p = PolicyLoader.parse("""
+          apiVersion: descheduler/v1alpha1
+          kind: DeschedulerPolicy
+          strategies:
+            RemovePodsViolatingNodeTaints:
+              enabled: true
+              params: {includePreferNoSchedule: true, excludedTaints: [dedicated=gpu], labelSelector: {matchLabels: {app: web}}}
+            RemovePodsViolatingNodeAffinity:
+              enabled: true
+              params: {nodeAffinityType: [requiredDuringSchedulingIgnoredDuringExecution], namespaces: {include: [web]}}
+            RemoveDuplicates:
+              enabled: true
+              params: {removeDuplicates: {excludeOwnerKinds: [Job]}, namespaces: {exclude: [kube-system]}}
+            LowNodeUtilization:
+              enabled: true
+              params:
+                nodeResourceUtilizationThresholds:
+                  thresholds: {cpu: 20, memory: 20}
+                  targetThresholds: {cpu: 70, memory: 70}
+                  numberOfNodes: 1
+                namespaces: {exclude: [kube-system]}
+            HighNodeUtilization:
+              enabled: true
+              params: {nodeResourceUtilizationThresholds: {thresholds: {cpu: 35}}}
+          """, "policy.yaml");
+      Map<String, Profile> byName = p.profiles().stream().collect(java.util.stream.Collectors.toMap(Profile::name, x -> x));
+      NodeTaintsArgs taints = (NodeTaintsArgs) byName.get("strategy-RemovePodsViolatingNodeTaints-profile").deschedule().get(0);
+      assertThat(taints.includePreferNoSchedule()).isTrue();
+      assertThat(taints.excludedTaints()).containsExactly("dedicated=gpu");
+      assertThat(taints.labelSelector()).isEqualTo(new LabelSelector(Map.of("app", "web"), List.of()));
+      NodeAffinityArgs affinity = (NodeAffinityArgs) byName.get("strategy-RemovePodsViolatingNodeAffinity-profile").deschedule().get(0);
+      assertThat(affinity.nodeAffinityType()).containsExactly("requiredDuringSchedulingIgnoredDuringExecution");
+      assertThat(affinity.namespaces()).isEqualTo(new NamespaceFilter(List.of("web"), List.of()));
+      Profile duplicates = byName.get("strategy-RemoveDuplicates-profile");
+      assertThat(duplicates.deschedule()).isEmpty();
+      assertThat(duplicates.balance()).containsExactly(new RemoveDuplicatesArgs(new NamespaceFilter(List.of(), List.of("kube-system")),
+          Set.of("Job")));
+      NodeUtilizationArgs low = (NodeUtilizationArgs) byName.get("strategy-LowNodeUtilization-profile").balance().get(0);
+      assertThat(low.targetThresholds()).containsEntry("cpu", 70.0);
+      assertThat(low.numberOfNodes()).isEqualTo(1);
+      assertThat(low.excludedNamespaces()).containsExactly("kube-system");
+      NodeUtilizationArgs high = (NodeUtilizationArgs) byName.get("strategy-HighNodeUtilization-profile").balance().get(0);
+      assertThat(high.high()).isTrue();
+      assertThat(high.thresholds()).containsExactly(Map.entry("cpu", 35.0));
+    }
+
+    @Test
+    void v1alpha1ParamsAStrategyDoesNotTakeAreErrors() {
+      assertThat(error("""
+          apiVersion: descheduler/v1alpha1
+          kind: DeschedulerPolicy
+          strategies:
+            PodLifeTime:
+              enabled: true
+              params: {podLifeTime: {maxPodLifeTimeSeconds: 60}, includeSoftConstraints: true}
+          """)).startsWith("strategies.PodLifeTime.params.includeSoftConstraints: unknown field");
+      assertThat(error("""
+          apiVersion: descheduler/v1alpha1
+          kind: DeschedulerPolicy
+          strategies:
+            LowNodeUtilization:
+              enabled: true
+              params:
+                nodeResourceUtilizationThresholds: {thresholds: {cpu: 20}, targetThresholds: {cpu: 70}}
+                namespaces: {include: [web]}
+          """)).contains("only Exclude namespaces can be set");
+    }
   }
 
   @Nested
