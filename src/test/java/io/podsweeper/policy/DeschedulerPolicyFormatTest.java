@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Test;
  */
 class DeschedulerPolicyFormatTest {
   private static final String HEAD = "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\n";
+  private static final String V1ALPHA1 = "apiVersion: descheduler/v1alpha1\nkind: DeschedulerPolicy\n";
   private static final String KNOWN_PLUGINS = "DefaultEvictor, HighNodeUtilization, LowNodeUtilization, PodLifeTime, "
       + "RemoveDuplicates, RemoveFailedPods, RemovePodsHavingTooManyRestarts, RemovePodsViolatingInterPodAntiAffinity, "
       + "RemovePodsViolatingNodeAffinity, RemovePodsViolatingNodeTaints, RemovePodsViolatingTopologySpreadConstraint";
@@ -337,9 +338,7 @@ class DeschedulerPolicyFormatTest {
           .containsExactly(expected);
       assertThat(parse(plugin("RemovePodsViolatingInterPodAntiAffinity", "{}")).profiles().get(0).deschedule())
           .containsExactly(new InterPodAntiAffinityArgs(NamespaceFilter.ALL, LabelSelector.EVERYTHING));
-      Profile v1alpha1 = parse("""
-          apiVersion: descheduler/v1alpha1
-          kind: DeschedulerPolicy
+      Profile v1alpha1 = parse(V1ALPHA1 + """
           strategies:
             RemovePodsViolatingInterPodAntiAffinity:
               enabled: true
@@ -462,9 +461,7 @@ class DeschedulerPolicyFormatTest {
     /** v1alpha1 (removed upstream in v0.31) is converted as upstream did: one profile per enabled strategy. */
     @Test
     void v1alpha1BecomesOneProfilePerEnabledStrategy() {
-      Policy p = PolicyLoader.parse("""
-          apiVersion: descheduler/v1alpha1
-          kind: DeschedulerPolicy
+      Policy p = PolicyLoader.parse(V1ALPHA1 + """
           evictLocalStoragePods: true
           strategies:
             PodLifeTime:
@@ -486,9 +483,7 @@ class DeschedulerPolicyFormatTest {
       assertThat(p.profiles().get(0).evictor().protections()).doesNotContain(Protection.PodsWithLocalStorage);
       assertThat(p.profiles().get(1).evictor().nodeFit()).isTrue();
       assertThat(p.profiles().get(1).evictor().priorityThreshold()).hasValue(100);
-      assertThat(error("""
-          apiVersion: descheduler/v1alpha1
-          kind: DeschedulerPolicy
+      assertThat(error(V1ALPHA1 + """
           strategies:
             PodLifeTime:
               enabled: true
@@ -499,9 +494,7 @@ class DeschedulerPolicyFormatTest {
     /** Every v0.30 strategy, its params mapped to the plugin args as upstream's strategy migration did. */
     @Test
     void v1alpha1NodeAwareStrategiesMapToTheirPluginArgs() {
-      Policy p = PolicyLoader.parse("""
-          apiVersion: descheduler/v1alpha1
-          kind: DeschedulerPolicy
+      Policy p = PolicyLoader.parse(V1ALPHA1 + """
           strategies:
             RemovePodsViolatingNodeTaints:
               enabled: true
@@ -547,17 +540,13 @@ class DeschedulerPolicyFormatTest {
 
     @Test
     void v1alpha1ParamsAStrategyDoesNotTakeAreErrors() {
-      assertThat(error("""
-          apiVersion: descheduler/v1alpha1
-          kind: DeschedulerPolicy
+      assertThat(error(V1ALPHA1 + """
           strategies:
             PodLifeTime:
               enabled: true
               params: {podLifeTime: {maxPodLifeTimeSeconds: 60}, includeSoftConstraints: true}
           """)).startsWith("strategies.PodLifeTime.params.includeSoftConstraints: unknown field");
-      assertThat(error("""
-          apiVersion: descheduler/v1alpha1
-          kind: DeschedulerPolicy
+      assertThat(error(V1ALPHA1 + """
           strategies:
             LowNodeUtilization:
               enabled: true
