@@ -17,6 +17,7 @@ public final class ClusterSnapshot implements ClusterView {
   private final Map<String, List<PdbRecord>> pdbsByNamespace;
   private final Map<String, PvcRecord> pvcs;
   private final Map<String, Integer> priorityClasses;
+  private final Map<String, NodeUsage> nodeUsage;
 
   private ClusterSnapshot(
       Collection<PodRecord> pods,
@@ -24,7 +25,8 @@ public final class ClusterSnapshot implements ClusterView {
       Collection<NodeRecord> nodes,
       Collection<PdbRecord> pdbs,
       Collection<PvcRecord> pvcs,
-      Map<String, Integer> priorityClasses) {
+      Map<String, Integer> priorityClasses,
+      Collection<NodeUsage> nodeUsage) {
     this.pods = List.copyOf(pods);
     this.podsByNamespace = this.pods.stream().collect(Collectors.groupingBy(PodRecord::namespace));
     this.namespaces = namespaces.stream().collect(Collectors.toUnmodifiableMap(NamespaceRecord::name, Function.identity(), (a, b) -> b));
@@ -32,6 +34,7 @@ public final class ClusterSnapshot implements ClusterView {
     this.pdbsByNamespace = pdbs.stream().collect(Collectors.groupingBy(PdbRecord::namespace));
     this.pvcs = pvcs.stream().collect(Collectors.toUnmodifiableMap(p -> p.namespace() + "/" + p.name(), Function.identity(), (a, b) -> b));
     this.priorityClasses = Map.copyOf(priorityClasses);
+    this.nodeUsage = nodeUsage.stream().collect(Collectors.toUnmodifiableMap(NodeUsage::node, Function.identity(), (a, b) -> b));
   }
 
   public static ClusterSnapshot of(Collection<PodRecord> pods, Collection<NamespaceRecord> namespaces, Collection<NodeRecord> nodes) {
@@ -45,7 +48,13 @@ public final class ClusterSnapshot implements ClusterView {
       Collection<PdbRecord> pdbs,
       Collection<PvcRecord> pvcs,
       Map<String, Integer> priorityClasses) {
-    return new ClusterSnapshot(pods, namespaces, nodes, pdbs, pvcs, priorityClasses);
+    return new ClusterSnapshot(pods, namespaces, nodes, pdbs, pvcs, priorityClasses, List.of());
+  }
+
+  /** The same snapshot with measured node usage (NodeMetric or metrics.k8s.io objects), for LowNodeLoad. */
+  public ClusterSnapshot withNodeUsage(Collection<NodeUsage> usage) {
+    return new ClusterSnapshot(pods, namespaces.values(), nodes.values(), pdbsByNamespace.values().stream().flatMap(List::stream).toList(),
+        pvcs.values(), priorityClasses, usage);
   }
 
   @Override
@@ -88,5 +97,10 @@ public final class ClusterSnapshot implements ClusterView {
   public OptionalInt priorityClassValue(String name) {
     Integer v = priorityClasses.get(name);
     return v == null ? OptionalInt.empty() : OptionalInt.of(v);
+  }
+
+  @Override
+  public Optional<NodeUsage> nodeUsage(String node) {
+    return Optional.ofNullable(nodeUsage.get(node));
   }
 }

@@ -7,8 +7,8 @@ import java.util.OptionalInt;
 
 /**
  * What strategies and the evictor may read about the rest of the cluster when they decide about one pod:
- * namespaces, nodes, PodDisruptionBudgets, PVCs, priority classes and the other pods. Implemented by a snapshot
- * (plan) and by the informer cache (run).
+ * namespaces, nodes, PodDisruptionBudgets, PVCs, priority classes, the other pods and measured node usage.
+ * Implemented by a snapshot (plan) and by the informer cache (run).
  */
 public interface ClusterView {
   /** The namespace's record; for a namespace not (yet) seen, one with just its name label. */
@@ -28,4 +28,7 @@ public interface ClusterView {
   Optional<PvcRecord> pvc(String namespace, String name);
 
   OptionalInt priorityClassValue(String name);
+
+  /** The node's latest measured usage, however old (the strategy judges freshness); empty when none is known. */
+  Optional<NodeUsage> nodeUsage(String node);
 }

@@ -12,6 +12,7 @@ import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.ReducedStateItemStore;
 import io.podsweeper.cluster.NamespaceRecord;
 import io.podsweeper.cluster.NodeRecord;
+import io.podsweeper.cluster.NodeUsage;
 import io.podsweeper.cluster.PdbRecord;
 import io.podsweeper.cluster.PodRecord;
 import io.podsweeper.cluster.PvcRecord;
@@ -61,11 +62,14 @@ public final class ClusterCache implements PodSource, AutoCloseable {
   private final Map<String, SharedIndexInformer<?>> byResource = new ConcurrentHashMap<>();
   private final KubernetesClient client;
   private final Metrics metrics;
+  /** Not one of the informers above: only LowNodeLoad asks, and its staleness check covers a broken watch. */
+  private final NodeUsageSource usage;
   private volatile PodListener listener;
 
   public ClusterCache(KubernetesClient client, Metrics metrics) {
     this.client = client;
     this.metrics = metrics;
+    this.usage = new NodeUsageSource(client, key -> Optional.ofNullable(pods.get(key)).map(PodRecord::nodeName));
   }
 
   /** Starts the informers; the future completes when all have listed once. */
@@ -181,6 +185,11 @@ public final class ClusterCache implements PodSource, AutoCloseable {
   }
 
   @Override
+  public Optional<NodeUsage> nodeUsage(String node) {
+    return usage.get(node);
+  }
+
+  @Override
   public NamespaceRecord namespace(String name) {
     NamespaceRecord ns = namespaces.get(name);
     return ns != null ? ns : NamespaceRecord.unknown(name);
@@ -189,6 +198,7 @@ public final class ClusterCache implements PodSource, AutoCloseable {
   @Override
   public void close() {
     informers.forEach(SharedIndexInformer::stop);
+    usage.close();
   }
 
   private final class PodHandler implements ResourceEventHandler<Pod> {

@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.client.utils.Serialization;
 import io.podsweeper.cluster.ClusterSnapshot;
 import io.podsweeper.cluster.NamespaceRecord;
 import io.podsweeper.cluster.NodeRecord;
+import io.podsweeper.cluster.NodeUsage;
 import io.podsweeper.cluster.PdbRecord;
 import io.podsweeper.cluster.PodRecord;
 import io.podsweeper.cluster.PvcRecord;
@@ -23,7 +24,8 @@ import java.util.List;
 
 /**
  * Reads a cluster snapshot: what {@code kubectl get pods,nodes,namespaces,pdb,pvc -A -o yaml} prints (a
- * {@code kind: List}), as YAML or JSON, one or many documents. Kinds that no strategy reads yet are skipped.
+ * {@code kind: List}), as YAML or JSON, one or many documents; for LowNodeLoad also Koordinator's NodeMetric and
+ * metrics.k8s.io's NodeMetrics and PodMetrics objects. Kinds that no strategy reads yet are skipped.
  */
 public final class SnapshotReader {
   static final int MAX_SNAPSHOT_CODE_POINTS = 512 << 20;
@@ -52,20 +54,21 @@ public final class SnapshotReader {
     }
     java.util.Map<String, Integer> priorityClasses = new java.util.HashMap<>();
     client.scheduling().v1().priorityClasses().list().getItems().forEach(pc -> priorityClasses.put(pc.getMetadata().getName(), pc.getValue()));
+    List<PodRecord> pods = client.pods().inAnyNamespace().list().getItems().stream().map(PodRecords::pod).toList();
     return ClusterSnapshot.of(
-        client.pods().inAnyNamespace().list().getItems().stream().map(PodRecords::pod).toList(),
+        pods,
         client.namespaces().list().getItems().stream().map(PodRecords::namespace).toList(),
         client.nodes().list().getItems().stream().map(PodRecords::node).toList(),
         pdbs,
         client.persistentVolumeClaims().inAnyNamespace().list().getItems().stream().map(PodRecords::pvc).toList(),
-        priorityClasses);
+        priorityClasses).withNodeUsage(NodeUsageSource.read(client, nodeOf(pods)));
   }
 
   public static ClusterSnapshot parse(String text, String source) {
     List<PodRecord> pods = new ArrayList<>();
     List<NamespaceRecord> namespaces = new ArrayList<>();
     List<NodeRecord> nodes = new ArrayList<>();
-    Other other = new Other(new ArrayList<>(), new ArrayList<>(), new java.util.HashMap<>());
+    Other other = new Other(new ArrayList<>(), new ArrayList<>(), new java.util.HashMap<>(), new ArrayList<>(), new java.util.HashMap<>());
     List<JsonNode> documents = YamlDocuments.read(text, source, MAX_SNAPSHOT_CODE_POINTS);
     if (documents.isEmpty()) {
       throw new PolicyException(source, "the snapshot is empty");
@@ -88,11 +91,13 @@ public final class SnapshotReader {
         add(doc, where, pods, namespaces, nodes, other);
       }
     }
-    return ClusterSnapshot.of(pods, namespaces, nodes, other.pdbs(), other.pvcs(), other.priorityClasses());
+    return ClusterSnapshot.of(pods, namespaces, nodes, other.pdbs(), other.pvcs(), other.priorityClasses())
+        .withNodeUsage(NodeUsages.withPods(other.nodeUsage(), other.podMetrics(), nodeOf(pods)));
   }
 
-  /** The kinds only the evictor reads. */
-  private record Other(List<PdbRecord> pdbs, List<PvcRecord> pvcs, java.util.Map<String, Integer> priorityClasses) {}
+  /** The kinds only the evictor reads, and measured usage (for LowNodeLoad). */
+  private record Other(List<PdbRecord> pdbs, List<PvcRecord> pvcs, java.util.Map<String, Integer> priorityClasses,
+      List<NodeUsage> nodeUsage, java.util.Map<String, java.util.Map<String, Long>> podMetrics) {}
 
   private static void add(
       JsonNode item, String where, List<PodRecord> pods, List<NamespaceRecord> namespaces, List<NodeRecord> nodes, Other other) {
@@ -141,6 +146,19 @@ public final class SnapshotReader {
           PriorityClass pc = Serialization.jsonMapper().convertValue(item, PriorityClass.class);
           other.priorityClasses().put(pc.getMetadata().getName(), pc.getValue());
         }
+        case NodeUsages.NODE_METRIC -> {
+          requireApi(item, NodeUsages.NODE_METRIC_API, where);
+          NodeUsages.fromNodeMetric(item).ifPresent(other.nodeUsage()::add);
+        }
+        case NodeUsages.NODE_METRICS -> {
+          requireApi(item, NodeUsages.METRICS_API, where);
+          NodeUsages.fromNodeMetrics(item).ifPresent(other.nodeUsage()::add);
+        }
+        case NodeUsages.POD_METRICS -> {
+          requireApi(item, NodeUsages.METRICS_API, where);
+          var pod = NodeUsages.fromPodMetrics(item);
+          other.podMetrics().put(pod.getKey(), pod.getValue());
+        }
         case "" -> throw new PolicyException(where, "an item without kind");
         default -> {
           // Other kinds (Services, Deployments, ...) are not read.
@@ -148,6 +166,22 @@ public final class SnapshotReader {
       }
     } catch (IllegalArgumentException e) {
       throw new PolicyException(where, "not a valid " + kind + ": " + firstLine(e.getMessage()));
+    }
+  }
+
+  /** The node a pod ({@code namespace/name}) is bound to, for pod metrics measured apart from their node. */
+  private static java.util.function.Function<String, java.util.Optional<String>> nodeOf(List<PodRecord> pods) {
+    java.util.Map<String, String> nodes = new java.util.HashMap<>();
+    pods.forEach(p -> nodes.put(p.key(), p.nodeName()));
+    return key -> java.util.Optional.ofNullable(nodes.get(key));
+  }
+
+  /** Usage objects are read by their fields: the same kind name in another API would be misread. */
+  private static void requireApi(JsonNode item, String apiVersion, String where) {
+    requireName(item.path("metadata").path("name").asText(null), where);
+    String actual = item.path("apiVersion").asText("");
+    if (!actual.equals(apiVersion)) {
+      throw new PolicyException(where, "a " + item.path("kind").asText() + " must be apiVersion " + apiVersion + ", not \"" + actual + "\"");
     }
   }
 

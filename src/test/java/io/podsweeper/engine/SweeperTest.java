@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import io.podsweeper.cluster.ClusterSnapshot;
 import io.podsweeper.cluster.NamespaceRecord;
 import io.podsweeper.cluster.NodeRecord;
+import io.podsweeper.cluster.NodeUsage;
 import io.podsweeper.cluster.PdbRecord;
 import io.podsweeper.cluster.PodFixtures;
 import io.podsweeper.cluster.PodRecord;
@@ -94,6 +95,11 @@ class SweeperTest {
     @Override
     public OptionalInt priorityClassValue(String name) {
       return OptionalInt.empty();
+    }
+
+    @Override
+    public Optional<NodeUsage> nodeUsage(String node) {
+      return Optional.empty();
     }
   }
 
