@@ -1,0 +1,284 @@
+package io.podsweeper.strategy;
+
+import io.podsweeper.cluster.NodeRecord;
+import io.podsweeper.cluster.NodeUsage;
+import io.podsweeper.cluster.PodRecord;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+
+/**
+ * What LowNodeUtilization and HighNodeUtilization (on requests) and LowNodeLoad (on measured usage) share: usage per
+ * resource in percent of allocatable, low and high thresholds (fixed, or distances from the average usage), sorting
+ * nodes into sources and destinations, the destinations' headroom below their high thresholds, and moving pods off
+ * the sources while a source stays above its high thresholds and the destinations have room. Subclasses say how a
+ * node's usage is known, what a pod takes with it, which pods are candidates in which order, and why.
+ *
+ * <p>Spreading (Low*): nodes at or below every low threshold (and schedulable) are the destinations, nodes above any
+ * high threshold the sources, busiest first. Packing (High*): nodes at or below every low threshold are the sources,
+ * least used first, every other schedulable node a destination; pods leave while the destinations have room.
+ */
+abstract class UtilizationBalance implements NodeStrategy {
+  private static final Map<String, Integer> QOS_ORDER = Map.of("BestEffort", 0, "Burstable", 1, "Guaranteed", 2);
+
+  /** One node of the pass: its pods, what they use (updated as pods move), its thresholds and allowed usage. */
+  static final class Load {
+    final NodeRecord node;
+    final List<PodRecord> pods;
+    final Map<String, Long> used;
+    /** The measurement the usage comes from; empty when it is the pods' requests. */
+    final Optional<NodeUsage> measured;
+    Map<String, Double> low = Map.of();
+    Map<String, Double> high = Map.of();
+    /** Per resource, the usage the high threshold allows (the whole capacity for a resource without one). */
+    final Map<String, Long> room = new HashMap<>();
+
+    Load(NodeRecord node, List<PodRecord> pods, Map<String, Long> used, Optional<NodeUsage> measured) {
+      this.node = node;
+      this.pods = pods;
+      this.used = new HashMap<>(used);
+      this.measured = measured;
+    }
+
+    double percent(String resource) {
+      Long capacity = node.allocatable().get(resource);
+      return capacity == null || capacity <= 0 ? 0 : used.getOrDefault(resource, 0L) * 100.0 / capacity;
+    }
+
+    boolean under() {
+      return low.entrySet().stream().allMatch(e -> percent(e.getKey()) <= e.getValue());
+    }
+
+    boolean over() {
+      return high.entrySet().stream().anyMatch(e -> percent(e.getKey()) > e.getValue());
+    }
+  }
+
+  private final String name;
+  private final boolean packing;
+  private final Map<String, Double> lowThresholds;
+  private final Map<String, Double> highThresholds;
+  private final boolean deviation;
+  private final int numberOfNodes;
+  /** What usage and room are tracked for. */
+  private final Set<String> resources;
+
+  /**
+   * @param highThresholds ignored when packing (every destination may fill up to its capacity)
+   * @param deviation both threshold maps are distances from the average usage of the nodes taking part
+   */
+  UtilizationBalance(String name, boolean packing, Map<String, Double> lowThresholds, Map<String, Double> highThresholds,
+      boolean deviation, int numberOfNodes, Set<String> resources) {
+    this.name = name;
+    this.packing = packing;
+    this.lowThresholds = lowThresholds;
+    this.highThresholds = packing ? lowThresholds.keySet().stream().collect(Collectors.toMap(r -> r, r -> 100.0)) : highThresholds;
+    this.deviation = deviation;
+    this.numberOfNodes = numberOfNodes;
+    this.resources = Set.copyOf(resources);
+  }
+
+  /** The node's usage, or empty when it is not known: the node then takes no part (say why in a note). */
+  abstract Optional<Load> load(NodeRecord node, List<PodRecord> pods, NodePass pass);
+
+  /** How much of {@code resource} the pod takes off its node when it leaves. */
+  abstract long amount(PodRecord pod, Load from, String resource);
+
+  /** Why the pod leaves {@code source}, for the decision. */
+  abstract String reason(Load source, String destinationNames);
+
+  /** The nodes of the pass that take part. */
+  List<NodeRecord> nodes(NodePass pass) {
+    return pass.nodes();
+  }
+
+  /** Of the sources, those to act on in this pass. */
+  List<Load> acting(List<Load> sources, List<Load> all, NodePass pass) {
+    return sources;
+  }
+
+  /** Sources are taken busiest first (spreading) or least used first (packing) by this score. */
+  double score(Load load) {
+    return load.used.values().stream().mapToLong(Long::longValue).sum();
+  }
+
+  /** Whether an evictable pod of {@code source} may move at all. */
+  boolean candidate(PodRecord pod, Load source) {
+    return true;
+  }
+
+  /** The order candidates of {@code source} are taken in. */
+  Comparator<PodRecord> order(Load source) {
+    return candidateOrder();
+  }
+
+  /** The destination the pod of {@code source} would go to; empty if none takes it (upstream: the pod tolerates its taints). */
+  Optional<Load> destination(PodRecord pod, Load source, List<Load> destinations, NodePass pass) {
+    var tolerations = pod.scheduling().tolerations();
+    return destinations.stream().filter(d -> tolerations.size() >= d.node.taints().size()
+        && d.node.taints().stream().allMatch(t -> tolerations.stream().anyMatch(tol -> tol.tolerates(t)))).findFirst();
+  }
+
+  /** At most this many evictions per source node. */
+  OptionalInt nodeEvictionLimit() {
+    return OptionalInt.empty();
+  }
+
+  @Override
+  public void run(NodePass pass) {
+    List<Load> all = new ArrayList<>();
+    for (NodeRecord node : nodes(pass)) {
+      load(node, pass.pods(node), pass).ifPresent(all::add);
+    }
+    Map<String, Double> low = lowThresholds;
+    Map<String, Double> high = highThresholds;
+    if (deviation) {
+      Map<String, Double> average = new HashMap<>();
+      lowThresholds.keySet().forEach(r -> average.put(r, all.stream().mapToDouble(u -> u.percent(r)).average().orElse(0)));
+      low = deviate(average, lowThresholds, -1);
+      high = deviate(average, highThresholds, 1);
+    }
+    List<Load> sources = new ArrayList<>();
+    List<Load> destinations = new ArrayList<>();
+    for (Load u : all) {
+      u.low = low;
+      u.high = high;
+      if (packing) {
+        if (u.under()) {
+          sources.add(u);
+        } else if (!u.node.unschedulable()) {
+          destinations.add(u);
+        }
+      } else if (u.under() && !u.node.unschedulable()) {
+        destinations.add(u);
+      } else if (u.over()) {
+        sources.add(u);
+      }
+      for (String r : resources) {
+        Long capacity = u.node.allocatable().get(r);
+        u.room.put(r, capacity == null ? 0 : high.containsKey(r) ? (long) (high.get(r) * 0.01 * capacity) : capacity);
+      }
+    }
+    List<Load> underutilized = packing ? sources : destinations;
+    if (underutilized.isEmpty()) {
+      pass.note(name, "no node is underutilized (" + describe(low, "<=") + ")");
+      return;
+    }
+    if (underutilized.size() <= numberOfNodes) {
+      pass.note(name, underutilized.size() + " underutilized node(s), not more than numberOfNodes " + numberOfNodes);
+      return;
+    }
+    if (underutilized.size() == all.size()) {
+      pass.note(name, "all nodes are underutilized");
+      return;
+    }
+    if (packing ? destinations.isEmpty() : sources.isEmpty()) {
+      pass.note(name, packing ? "no node is available to take the pods" : "no node is above its target (" + describe(high, ">") + ")");
+      return;
+    }
+    Map<String, Long> available = new LinkedHashMap<>();
+    for (Load d : destinations) {
+      resources.forEach(r -> available.merge(r, d.room.get(r) - d.used.get(r), Long::sum));
+    }
+    String destinationNames = destinations.stream().map(d -> d.node.name()).collect(Collectors.joining(", "));
+    Comparator<Load> byScore = Comparator.comparingDouble(this::score);
+    List<Load> acting = new ArrayList<>(acting(sources, all, pass));
+    acting.sort((packing ? byScore : byScore.reversed()).thenComparing(u -> u.node.name()));
+    for (Load source : acting) {
+      List<PodRecord> candidates = source.pods.stream()
+          .filter(p -> pass.evictor.filter(p, pass.view).isEmpty() && candidate(p, source))
+          .sorted(order(source))
+          .toList();
+      if (candidates.isEmpty() || !keepGoing(source, available)) {
+        continue;
+      }
+      int evicted = 0;
+      for (PodRecord pod : candidates) {
+        if (nodeEvictionLimit().isPresent() && evicted >= nodeEvictionLimit().getAsInt()) {
+          break;
+        }
+        Optional<Load> target = destination(pod, source, destinations, pass);
+        if (target.isEmpty()) {
+          continue;
+        }
+        NodePass.Outcome outcome = pass.evict(pod, name, reason(source, destinationNames));
+        if (outcome == NodePass.Outcome.TOTAL_LIMIT) {
+          return;
+        }
+        if (outcome == NodePass.Outcome.NODE_LIMIT) {
+          break;
+        }
+        if (outcome != NodePass.Outcome.EVICTED) {
+          continue;
+        }
+        evicted++;
+        for (String r : available.keySet()) {
+          long amount = amount(pod, source, r);
+          source.used.merge(r, -amount, Long::sum);
+          // Its likely new home is that much fuller for the pods after it.
+          target.get().used.merge(r, amount, Long::sum);
+          available.merge(r, -amount, Long::sum);
+        }
+        if (!keepGoing(source, available)) {
+          break;
+        }
+      }
+    }
+  }
+
+  /** Spreading: the node is still above its high threshold in some resource; both: the destinations have room in every one. */
+  private boolean keepGoing(Load source, Map<String, Long> available) {
+    boolean aboveTarget = packing || resources.stream().anyMatch(r -> source.used.get(r) > source.room.get(r));
+    return aboveTarget && available.values().stream().allMatch(v -> v > 0);
+  }
+
+  /** Lowest priority first (pods without one before all others), then BestEffort, Burstable, Guaranteed, then by key. */
+  static Comparator<PodRecord> candidateOrder() {
+    return candidateOrder((a, b) -> 0);
+  }
+
+  /**
+   * Lowest priority first (pods without one before all others), then BestEffort, Burstable, Guaranteed, then
+   * {@code within} (e.g. largest measured usage first), then by key.
+   */
+  static Comparator<PodRecord> candidateOrder(Comparator<PodRecord> within) {
+    return Comparator.<PodRecord>comparingInt(p -> p.priority().isPresent() ? 1 : 0)
+        .thenComparingInt(p -> p.priority().orElse(0))
+        .thenComparingInt(p -> QOS_ORDER.getOrDefault(p.scheduling().qosClass(), 1))
+        .thenComparing(within)
+        .thenComparing(PodRecord::key);
+  }
+
+  private static Map<String, Double> deviate(Map<String, Double> average, Map<String, Double> by, int sign) {
+    Map<String, Double> out = new HashMap<>();
+    average.forEach((r, avg) -> out.put(r, Math.max(0, Math.min(100, avg + sign * by.get(r)))));
+    return out;
+  }
+
+  static String describe(Map<String, Double> limits, String op) {
+    return new TreeSet<>(limits.keySet()).stream().map(r -> r + " " + op + " " + pct(limits.get(r))).collect(Collectors.joining(", "));
+  }
+
+  /** Each limited resource's usage against its limit, e.g. {@code cpu 91% > 80%, memory 40% vs 85%}. */
+  static String usage(Load u, Map<String, Double> limits, String op) {
+    return new TreeSet<>(limits.keySet()).stream()
+        .map(r -> r + " " + pct(u.percent(r)) + (compare(u.percent(r), limits.get(r), op) ? " " + op + " " : " vs ") + pct(limits.get(r)))
+        .collect(Collectors.joining(", "));
+  }
+
+  private static boolean compare(double value, double limit, String op) {
+    return op.equals(">") ? value > limit : value <= limit;
+  }
+
+  private static String pct(double v) {
+    return Math.round(v) + "%";
+  }
+}
