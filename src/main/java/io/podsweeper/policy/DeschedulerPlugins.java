@@ -23,7 +23,9 @@ public final class DeschedulerPlugins {
       NodeTaintsArgs.NAME, NodeAffinityArgs.NAME, InterPodAntiAffinityArgs.NAME);
   /** Balance plugins Podsweeper runs. */
   public static final Set<String> BALANCE = Set.of(RemoveDuplicatesArgs.NAME, NodeUtilizationArgs.LOW, NodeUtilizationArgs.HIGH,
-      TopologySpreadArgs.NAME);
+      TopologySpreadArgs.NAME, LowNodeLoadArgs.NAME);
+  /** Koordinator's own plugins: not upstream's, so a descheduler/v1alpha2 DeschedulerPolicy must not name them. */
+  public static final Set<String> KOORDINATOR_ONLY = Set.of(LowNodeLoadArgs.NAME);
   private static final double MIN_PERCENT = 0;
   private static final double MAX_PERCENT = 100;
 
@@ -42,6 +44,7 @@ public final class DeschedulerPlugins {
       case NodeUtilizationArgs.LOW -> lowNodeUtilization(args);
       case NodeUtilizationArgs.HIGH -> highNodeUtilization(args);
       case TopologySpreadArgs.NAME -> topologySpread(args);
+      case LowNodeLoadArgs.NAME -> lowNodeLoad(args);
       default -> throw args.error("unknown plugin \"" + plugin + "\"");
     };
   }
@@ -214,6 +217,79 @@ public final class DeschedulerPlugins {
         args.bool("topologyBalanceNodeFit", true));
   }
 
+  /**
+   * Koordinator's LowNodeLoadArgs, with its defaults. Arguments of machinery Podsweeper does not have are errors
+   * that name them, never ignored: each would change which pods go.
+   */
+  static LowNodeLoadArgs lowNodeLoad(ConfigNode args) {
+    args.requireObjectOrAbsent(Set.of("apiVersion", "kind", "paused", "dryRun", "numberOfNodes", "nodeMetricExpirationSeconds",
+        "evictableNamespaces", "nodeSelector", "podSelectors", "nodeFit", "useDeviationThresholds", "lowThresholds", "highThresholds",
+        "prodLowThresholds", "prodHighThresholds", "resourceWeights", "anomalyCondition", "detectorCacheTimeout", "nodePools"));
+    if (args.has("kind") && !args.child("kind").string().equals("LowNodeLoadArgs")) {
+      throw args.child("kind").error("must be LowNodeLoadArgs, got \"" + args.child("kind").string() + "\"");
+    }
+    for (String prod : List.of("prodLowThresholds", "prodHighThresholds")) {
+      if (args.has(prod)) {
+        throw args.child(prod).error("not supported: Podsweeper does not tell Koordinator's Prod pods apart; leave it out");
+      }
+    }
+    if (args.has("nodePools")) {
+      throw args.child("nodePools").error("not supported: give each node pool a profile of its own, with LowNodeLoad's nodeSelector");
+    }
+    if (args.bool("dryRun", false)) {
+      throw args.child("dryRun").error("not supported per plugin: set dryRun at the top level (it holds for the whole policy)");
+    }
+    boolean deviation = args.bool("useDeviationThresholds", false);
+    Map<String, Double> low = thresholds(args, "lowThresholds");
+    Map<String, Double> high = thresholds(args, "highThresholds");
+    if (!low.keySet().equals(high.keySet())) {
+      throw args.error("lowThresholds and highThresholds configured different resources");
+    }
+    for (String resource : low.keySet()) {
+      if (!LowNodeLoadArgs.MEASURED.contains(resource)) {
+        throw args.child("lowThresholds").child(resource).error("not supported: only cpu and memory are measured");
+      }
+      if (!deviation && low.get(resource) > high.get(resource)) {
+        throw args.child("lowThresholds").error("lowThresholds' " + resource + " percentage is greater than highThresholds'");
+      }
+    }
+    Map<String, Long> weights = new java.util.TreeMap<>(Map.of("cpu", 1L, "memory", 1L));
+    if (args.has("resourceWeights")) {
+      ConfigNode w = args.child("resourceWeights").requireObject(Set.copyOf(LowNodeLoadArgs.MEASURED));
+      w.fieldNames().forEach(r -> weights.put(r, w.optionalLong(r, 1, 1_000_000).getAsLong()));
+    }
+    int consecutive = LowNodeLoadArgs.DEFAULT_CONSECUTIVE_ABNORMALITIES;
+    if (args.has("anomalyCondition")) {
+      ConfigNode anomaly = args.child("anomalyCondition").requireObject(Set.of("consecutiveAbnormalities", "consecutiveNormalities", "timeout"));
+      for (String field : List.of("consecutiveNormalities", "timeout")) {
+        if (anomaly.has(field)) {
+          throw anomaly.child(field).error("not supported: a node is acted on in the pass its count passes consecutiveAbnormalities,"
+              + " and counted from zero again after; leave it out");
+        }
+      }
+      // As Koordinator's defaulting: 0 means the default.
+      int given = anomaly.optionalInt("consecutiveAbnormalities", 0, 1_000_000).orElse(0);
+      consecutive = given == 0 ? consecutive : given;
+    }
+    List<LabelSelector> podSelectors = new ArrayList<>();
+    for (ConfigNode selector : args.list("podSelectors")) {
+      selector.requireObject(Set.of("name", "selector"));
+      // As Koordinator: an entry without a selector selects nothing extra, it is skipped.
+      if (selector.has("selector")) {
+        podSelectors.add(Selectors.read(selector, "selector"));
+      }
+    }
+    if (podSelectors.contains(LabelSelector.EVERYTHING)) {
+      // One selector that matches every pod: the same as none.
+      podSelectors.clear();
+    }
+    return new LowNodeLoadArgs(args.bool("paused", false), numberOfNodes(args),
+        Duration.ofSeconds(args.optionalLong("nodeMetricExpirationSeconds", 1, 100L * 365 * 86_400)
+            .orElse(LowNodeLoadArgs.DEFAULT_EXPIRATION.toSeconds())),
+        namespaces(args, "evictableNamespaces"), Selectors.read(args, "nodeSelector"), podSelectors, args.bool("nodeFit", true), low, high,
+        deviation, weights, consecutive, args.optionalDuration("detectorCacheTimeout").orElse(LowNodeLoadArgs.DEFAULT_DETECTOR_CACHE_TIMEOUT));
+  }
+
   /** A resource -> percent map: not empty, every value in [0, 100]. */
   private static Map<String, Double> thresholds(ConfigNode args, String field) {
     Map<String, Double> out = new java.util.TreeMap<>();
@@ -352,10 +428,15 @@ public final class DeschedulerPlugins {
 
   /** Upstream's {@code namespaces: {include, exclude}}: exact names, only one of the two. */
   static NamespaceFilter namespaces(ConfigNode args) {
-    if (!args.has("namespaces")) {
+    return namespaces(args, "namespaces");
+  }
+
+  /** A {@code {include, exclude}} field of exact names, only one of the two. */
+  private static NamespaceFilter namespaces(ConfigNode args, String field) {
+    if (!args.has(field)) {
       return NamespaceFilter.ALL;
     }
-    ConfigNode ns = args.child("namespaces").requireObject(Set.of("include", "exclude"));
+    ConfigNode ns = args.child(field).requireObject(Set.of("include", "exclude"));
     List<String> include = ns.stringList("include");
     List<String> exclude = ns.stringList("exclude");
     if (!include.isEmpty() && !exclude.isEmpty()) {

@@ -64,6 +64,7 @@ final class DeschedulerPolicyFormat {
           && !plugin.equals(DeschedulerPlugins.DEFAULT_EVICTOR)) {
         throw c.child("name").error(unknownPlugin(plugin));
       }
+      requireUpstream(c.child("name"), plugin, podsweeperExtensions);
       if (configs.put(plugin, c.child("args")) != null) {
         throw c.child("name").error("duplicate pluginConfig for \"" + plugin + "\"");
       }
@@ -81,12 +82,21 @@ final class DeschedulerPolicyFormat {
         ConfigNode set = plugins.child(point).requireObject(Set.of("enabled", "disabled"));
         for (ConfigNode item : set.list("enabled")) {
           String plugin = item.string();
+          requireUpstream(item, plugin, podsweeperExtensions);
           (point.equals("balance") ? balance : deschedule).addAll(enabled(point, plugin, item, configs, name));
         }
         set.stringList("disabled");
       }
     }
     return new Profile(name, evictor, deschedule, balance, true, nodeSelector);
+  }
+
+  /** Koordinator's own plugins are not upstream's: only Podsweeper's own format (or Koordinator's) may name them. */
+  private static void requireUpstream(ConfigNode at, String plugin, boolean podsweeperExtensions) {
+    if (!podsweeperExtensions && DeschedulerPlugins.KOORDINATOR_ONLY.contains(plugin)) {
+      throw at.error(plugin + " is Koordinator's plugin, not the descheduler's: use it in a Koordinator DeschedulerConfiguration"
+          + " or a PodSweeperPolicy");
+    }
   }
 
   /** What enabling {@code plugin} at {@code point} adds: a strategy, or nothing for the evictor's own points. */
@@ -123,9 +133,10 @@ final class DeschedulerPolicyFormat {
     }
   }
 
+  /** Names the descheduler's plugins: the upstream formats take no others (Koordinator's are documented with it). */
   static String unknownPlugin(String plugin) {
     String known = String.join(", ", java.util.stream.Stream.concat(DeschedulerPlugins.DESCHEDULE.stream(),
-        DeschedulerPlugins.BALANCE.stream()).sorted().toList());
+        DeschedulerPlugins.BALANCE.stream()).filter(p -> !DeschedulerPlugins.KOORDINATOR_ONLY.contains(p)).sorted().toList());
     return "unknown plugin \"" + plugin + "\" (known: DefaultEvictor, " + known + ")";
   }
 }

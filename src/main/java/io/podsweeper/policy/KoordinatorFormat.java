@@ -128,6 +128,8 @@ final class KoordinatorFormat {
       own = a.namespaces();
     } else if (strategy instanceof TooManyRestartsArgs a) {
       own = a.namespaces();
+    } else if (strategy instanceof LowNodeLoadArgs a) {
+      own = a.namespaces();
     } else {
       throw migration.child("namespaces").error("cannot be combined with " + strategy.strategyName()
           + "; set the plugin's own namespaces instead");
@@ -144,6 +146,9 @@ final class KoordinatorFormat {
     if (strategy instanceof RemoveFailedPodsArgs a) {
       return new RemoveFailedPodsArgs(evictorNs, a.labelSelector(), a.excludeOwnerKinds(), a.minPodLifetime(), a.reasons(),
           a.exitCodes(), a.includingInitContainers());
+    }
+    if (strategy instanceof LowNodeLoadArgs a) {
+      return a.withNamespaces(evictorNs);
     }
     TooManyRestartsArgs a = (TooManyRestartsArgs) strategy;
     return new TooManyRestartsArgs(evictorNs, a.labelSelector(), a.threshold(), a.includingInitContainers(), a.states());

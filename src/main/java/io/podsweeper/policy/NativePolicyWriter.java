@@ -211,6 +211,8 @@ public final class NativePolicyWriter {
       if (a.onlyThresholdingResources()) {
         o.withArray("evictionModes").add("OnlyThresholdingResources");
       }
+    } else if (s instanceof LowNodeLoadArgs a) {
+      lowNodeLoad(o, a);
     } else {
       TooManyRestartsArgs a = (TooManyRestartsArgs) s;
       putNamespaces(o, a.namespaces());
@@ -220,6 +222,28 @@ public final class NativePolicyWriter {
       putStrings(o, "states", a.states());
     }
     return o;
+  }
+
+  /** Koordinator's names; the defaults are written too, so the file says what runs. */
+  private static void lowNodeLoad(ObjectNode o, LowNodeLoadArgs a) {
+    putFlag(o, "paused", a.paused());
+    if (a.numberOfNodes() != 0) {
+      o.put("numberOfNodes", a.numberOfNodes());
+    }
+    o.put("nodeMetricExpirationSeconds", a.nodeMetricExpiration().toSeconds());
+    if (!a.namespaces().equals(NamespaceFilter.ALL)) {
+      o.set("evictableNamespaces", namespaces(a.namespaces()));
+    }
+    putSelector(o, "nodeSelector", a.nodeSelector());
+    a.podSelectors().forEach(selector -> putSelector(o.withArray("podSelectors").addObject(), "selector", selector));
+    o.put("nodeFit", a.nodeFit());
+    putFlag(o, "useDeviationThresholds", a.useDeviationThresholds());
+    putPercents(o.putObject("lowThresholds"), a.lowThresholds());
+    putPercents(o.putObject("highThresholds"), a.highThresholds());
+    ObjectNode weights = o.putObject("resourceWeights");
+    new TreeSet<>(a.resourceWeights().keySet()).forEach(r -> weights.put(r, a.resourceWeights().get(r)));
+    o.putObject("anomalyCondition").put("consecutiveAbnormalities", a.consecutiveAbnormalities());
+    o.put("detectorCacheTimeout", exact(a.detectorCacheTimeout()));
   }
 
   private static void putPercents(ObjectNode o, java.util.Map<String, Double> percents) {

@@ -3,6 +3,7 @@ package io.podsweeper.strategy;
 import io.podsweeper.cluster.ClusterView;
 import io.podsweeper.cluster.PodRecord;
 import io.podsweeper.policy.InterPodAntiAffinityArgs;
+import io.podsweeper.policy.LowNodeLoadArgs;
 import io.podsweeper.policy.NodeAffinityArgs;
 import io.podsweeper.policy.NodeTaintsArgs;
 import io.podsweeper.policy.NodeUtilizationArgs;
@@ -86,6 +87,9 @@ public final class PolicyEvaluator {
     }
     if (args instanceof TopologySpreadArgs a) {
       return new TopologySpread(a);
+    }
+    if (args instanceof LowNodeLoadArgs a) {
+      return new LowNodeLoad(a);
     }
     throw new IllegalArgumentException("no strategy for " + args.strategyName());
   }

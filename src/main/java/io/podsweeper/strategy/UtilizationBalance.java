@@ -100,8 +100,11 @@ abstract class UtilizationBalance implements NodeStrategy {
     return pass.nodes();
   }
 
+  /** Told every pass, before anything else is decided, which nodes took part and which of them are sources. */
+  void observe(List<Load> all, List<Load> sources, NodePass pass) {}
+
   /** Of the sources, those to act on in this pass. */
-  List<Load> acting(List<Load> sources, List<Load> all, NodePass pass) {
+  List<Load> acting(List<Load> sources, NodePass pass) {
     return sources;
   }
 
@@ -167,6 +170,7 @@ abstract class UtilizationBalance implements NodeStrategy {
         u.room.put(r, capacity == null ? 0 : high.containsKey(r) ? (long) (high.get(r) * 0.01 * capacity) : capacity);
       }
     }
+    observe(all, sources, pass);
     List<Load> underutilized = packing ? sources : destinations;
     if (underutilized.isEmpty()) {
       pass.note(name, "no node is underutilized (" + describe(low, "<=") + ")");
@@ -190,7 +194,7 @@ abstract class UtilizationBalance implements NodeStrategy {
     }
     String destinationNames = destinations.stream().map(d -> d.node.name()).collect(Collectors.joining(", "));
     Comparator<Load> byScore = Comparator.comparingDouble(this::score);
-    List<Load> acting = new ArrayList<>(acting(sources, all, pass));
+    List<Load> acting = new ArrayList<>(acting(sources, pass));
     acting.sort((packing ? byScore : byScore.reversed()).thenComparing(u -> u.node.name()));
     for (Load source : acting) {
       List<PodRecord> candidates = source.pods.stream()

@@ -51,7 +51,12 @@ class BadInputTest {
         Arguments.of("v1alpha1 nothing enabled", "apiVersion: descheduler/v1alpha1\nkind: DeschedulerPolicy\nstrategies: {PodLifeTime: {enabled: false}}\n",
             "no strategy is enabled"),
         Arguments.of("koordinator wrong evictQPS", "apiVersion: descheduler/v1alpha2\nkind: DeschedulerConfiguration\nprofiles: [{name: k,"
-            + " pluginConfig: [{name: MigrationController, args: {evictQPS: fast}}]}]\n", "evictQPS: must be a number"));
+            + " pluginConfig: [{name: MigrationController, args: {evictQPS: fast}}]}]\n", "evictQPS: must be a number"),
+        Arguments.of("koordinator LowNodeLoad nodePools", "apiVersion: descheduler/v1alpha2\nkind: DeschedulerConfiguration\nprofiles: [{name: k,"
+            + " plugins: {balance: {enabled: [{name: LowNodeLoad}]}}, pluginConfig: [{name: LowNodeLoad, args: {lowThresholds: {cpu: 20},"
+            + " highThresholds: {cpu: 70}, nodePools: [{name: gpu}]}}]}]\n", "profiles[0].pluginConfig[0].args.nodePools: not supported"),
+        Arguments.of("upstream LowNodeLoad", upstream + "profiles: [{name: p, pluginConfig: [{name: LowNodeLoad, args: {}}],"
+            + " plugins: {balance: {enabled: [LowNodeLoad]}}}]\n", "LowNodeLoad is Koordinator's plugin, not the descheduler's"));
   }
 
   static Stream<Arguments> snapshots() {
@@ -63,6 +68,10 @@ class BadInputTest {
         Arguments.of("pod without namespace", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n", "a Pod without metadata.namespace"),
         Arguments.of("pod without name", "apiVersion: v1\nkind: Pod\nmetadata: {namespace: n}\n", "an object without metadata.name"),
         Arguments.of("metadata wrong type", "apiVersion: v1\nkind: Pod\nmetadata: 5\n", "not a valid Pod"),
+        Arguments.of("usage of another API", "apiVersion: example.com/v1\nkind: NodeMetric\nmetadata: {name: n}\n",
+            "a NodeMetric must be apiVersion slo.koordinator.sh/v1alpha1"),
+        Arguments.of("usage not a quantity", "apiVersion: metrics.k8s.io/v1beta1\nkind: NodeMetrics\nmetadata: {name: n}\n"
+            + "timestamp: \"2026-01-01T00:00:00Z\"\nusage: {cpu: lots}\n", "not a valid NodeMetrics"),
         Arguments.of("garbage", "{{{", "not valid YAML or JSON"));
   }
 

@@ -2,6 +2,7 @@ package io.podsweeper.strategy;
 
 import io.podsweeper.cluster.ClusterSnapshot;
 import io.podsweeper.cluster.NodeRecord;
+import io.podsweeper.cluster.NodeUsage;
 import io.podsweeper.cluster.PodRecord;
 import io.podsweeper.cluster.Taint;
 import io.podsweeper.policy.PolicyLoader;
@@ -22,16 +23,35 @@ final class Passes {
   }
 
   static PolicyEvaluator policy(String topLevel, String evictorArgs, String point, String plugin, String args) {
-    String yaml = "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\n" + topLevel + "profiles:\n- name: p\n"
+    return new PolicyEvaluator(PolicyLoader.parse("apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\n" + topLevel
+        + profile(evictorArgs, point, plugin, args), "test"));
+  }
+
+  /** The same one-profile policy in Podsweeper's own format, which takes Koordinator's plugins too. */
+  static PolicyEvaluator nativePolicy(String evictorArgs, String point, String plugin, String args) {
+    return new PolicyEvaluator(PolicyLoader.parse("apiVersion: podsweeper.io/v1alpha1\nkind: PodSweeperPolicy\n"
+        + profile(evictorArgs, point, plugin, args), "test"));
+  }
+
+  private static String profile(String evictorArgs, String point, String plugin, String args) {
+    return "profiles:\n- name: p\n"
         + "  pluginConfig:\n  - name: DefaultEvictor\n    args: " + evictorArgs + "\n"
         + "  - name: " + plugin + "\n    args: " + args + "\n"
         + "  plugins:\n    " + point + ":\n      enabled: [" + plugin + "]\n";
-    return new PolicyEvaluator(PolicyLoader.parse(yaml, "test"));
   }
 
   static PassResult run(PolicyEvaluator e, List<NodeRecord> nodes, PodRecord... pods) {
-    ClusterSnapshot snapshot = ClusterSnapshot.of(List.of(pods), List.of(), nodes);
-    return e.pass(snapshot, NOW, new RemovalBudget(e.policy().limits()), true);
+    return run(e, List.of(), nodes, pods);
+  }
+
+  /** A pass over nodes with measured usage (for LowNodeLoad). */
+  static PassResult run(PolicyEvaluator e, List<NodeUsage> usage, List<NodeRecord> nodes, PodRecord... pods) {
+    return runAt(e, NOW, usage, nodes, pods);
+  }
+
+  static PassResult runAt(PolicyEvaluator e, Instant at, List<NodeUsage> usage, List<NodeRecord> nodes, PodRecord... pods) {
+    ClusterSnapshot snapshot = ClusterSnapshot.of(List.of(pods), List.of(), nodes).withNodeUsage(usage);
+    return e.pass(snapshot, at, new RemovalBudget(e.policy().limits()), true);
   }
 
   static List<String> evicted(PassResult r) {
