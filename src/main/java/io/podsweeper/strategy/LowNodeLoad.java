@@ -12,12 +12,14 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * Koordinator's LowNodeLoad: LowNodeUtilization ({@link UtilizationBalance}, spreading) on measured usage. A node's
  * usage is its latest NodeMetric or metrics.k8s.io measurement; a node without one, or with one older than
- * {@code nodeMetricExpirationSeconds} at the pass's time, takes no part (never guessed). A leaving pod takes its own
- * measured usage with it (its requests when it has none). Hot nodes are acted on only once they have been overloaded
+ * {@code nodeMetricExpirationSeconds} at the pass's time, takes no part (never guessed). A pod that has left since
+ * the measurement, or leaves in the pass, takes its own measured usage with it (its requests when it has none). Hot nodes are acted on only once they have been overloaded
  * in more than {@code consecutiveAbnormalities} consecutive passes, so a short spike moves nothing.
  */
 final class LowNodeLoad extends UtilizationBalance {
@@ -65,7 +67,16 @@ final class LowNodeLoad extends UtilizationBalance {
     if (unmeasured.isPresent()) {
       return skip(pass, node, "its " + m.source() + " measurement has no " + unmeasured.get());
     }
-    return Optional.of(new Load(node, pods, m.usage(), measured));
+    // A pod measured then but gone since (evicted, finished, moved) no longer loads the node: without this, every
+    // pass until the next measurement would see the node as hot still and move more pods.
+    Set<String> present = pods.stream().map(PodRecord::key).collect(Collectors.toSet());
+    Map<String, Long> used = new HashMap<>(m.usage());
+    m.pods().forEach((pod, usage) -> {
+      if (!present.contains(pod)) {
+        usage.forEach((r, v) -> used.computeIfPresent(r, (k, total) -> Math.max(0, total - v)));
+      }
+    });
+    return Optional.of(new Load(node, pods, used, measured));
   }
 
   private static Optional<Load> skip(NodePass pass, NodeRecord node, String why) {

@@ -67,6 +67,15 @@ class LowNodeLoadTest {
   }
 
   @Test
+  void podsGoneSinceTheMeasurementNoLongerLoadTheNode() {
+    // big (1200m) was measured on hot but has left since: hot is at 60%, not overloaded; nothing more moves.
+    PodRecord[] withoutBig = {PodBuilder.pod("mid").node("hot").build(), PodBuilder.pod("small").node("hot").build()};
+    PassResult r = run(lowNodeLoad(""), usage(Duration.ZERO, HOT_PODS), NODES, withoutBig);
+    assertThat(r.decisions()).isEmpty();
+    assertThat(r.notes()).anySatisfy(n -> assertThat(n).contains("no node is above its target"));
+  }
+
+  @Test
   void aStaleMeasurementTakesTheNodeOutOfThePass() {
     // 180 s is nodeMetricExpirationSeconds' default: a measurement that old is stale, as Koordinator has it.
     PassResult stale = run(lowNodeLoad(""), usage(Duration.ofSeconds(180), HOT_PODS), NODES, hotPods());
@@ -144,7 +153,8 @@ class LowNodeLoadTest {
     // The protected and the bare pod stay; nodeFit (the default) keeps the pod whose usage is not measured.
     assertThat(evicted(run(lowNodeLoad(""), usage, NODES, protectedPod, bare, unmeasured, mid))).containsExactly("mid");
     // Without nodeFit it moves, counted by its requests: 90% -> 77.5%, done.
-    assertThat(evicted(run(lowNodeLoad(", nodeFit: false"), usage, NODES, protectedPod, bare, unmeasured))).containsExactly("unmeasured");
+    List<NodeUsage> withoutMid = List.of(usage.get(0), measured("hot", 3600, Duration.ZERO, Map.of("big", 1200L, "small", 300L)));
+    assertThat(evicted(run(lowNodeLoad(", nodeFit: false"), withoutMid, NODES, protectedPod, bare, unmeasured))).containsExactly("unmeasured");
     // nodeFit: the only underloaded node has a taint the pods do not tolerate.
     List<NodeRecord> tainted = List.of(node("cold", Map.of(), List.of(new Taint("dedicated", "gpu", "NoSchedule"))), node("hot"), node("warm"));
     assertThat(evicted(run(lowNodeLoad(""), usage, tainted, hotPods()))).isEmpty();
