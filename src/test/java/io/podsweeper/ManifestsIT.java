@@ -127,7 +127,9 @@ class ManifestsIT {
         "get //configmaps podsweeper", "watch //configmaps podsweeper", "patch //configmaps podsweeper",
         "list podsweeper.io//podcleanuppolicies", "watch podsweeper.io//podcleanuppolicies",
         "list podsweeper.io//clusterpodcleanuppolicies", "watch podsweeper.io//clusterpodcleanuppolicies",
-        "patch podsweeper.io//podcleanuppolicies/status other", "patch podsweeper.io//clusterpodcleanuppolicies/status")) {
+        "patch podsweeper.io//podcleanuppolicies/status other", "patch podsweeper.io//clusterpodcleanuppolicies/status",
+        "list slo.koordinator.sh//nodemetrics", "watch slo.koordinator.sh//nodemetrics",
+        "list metrics.k8s.io//nodes", "list metrics.k8s.io//pods")) {
       assertThat(allowed(admin, user, allowed)).as(allowed).isTrue();
     }
     for (String denied : List.of(
@@ -141,7 +143,9 @@ class ManifestsIT {
         "create podsweeper.io//podcleanuppolicies other", "update podsweeper.io//podcleanuppolicies other",
         "patch podsweeper.io//podcleanuppolicies other", "delete podsweeper.io//podcleanuppolicies other",
         "update podsweeper.io//podcleanuppolicies/status other", "create podsweeper.io//clusterpodcleanuppolicies",
-        "patch podsweeper.io//clusterpodcleanuppolicies", "delete podsweeper.io//clusterpodcleanuppolicies")) {
+        "patch podsweeper.io//clusterpodcleanuppolicies", "delete podsweeper.io//clusterpodcleanuppolicies",
+        // Measured usage: read only.
+        "update slo.koordinator.sh//nodemetrics", "patch slo.koordinator.sh//nodemetrics/status")) {
       assertThat(allowed(admin, user, denied)).as(denied).isFalse();
     }
   }

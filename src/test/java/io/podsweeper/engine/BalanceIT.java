@@ -3,6 +3,8 @@ package io.podsweeper.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
@@ -13,14 +15,17 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.podsweeper.testing.ApiServerExtension;
 import io.podsweeper.testing.RunningService;
 import io.podsweeper.testing.TestApiServer;
+import java.io.InputStream;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-/** The node-aware strategies in the live service: a periodic pass over real Node objects. */
+/** The node-aware strategies in the live service: a periodic pass over real Node objects (and NodeMetrics). */
 @ExtendWith(ApiServerExtension.class)
 class BalanceIT {
 
@@ -146,6 +151,72 @@ class BalanceIT {
     } finally {
       client.nodes().withName(crowded).delete();
       client.nodes().withName(emptier).delete();
+    }
+  }
+
+  /** Koordinator's NodeMetric: usage is systemUsage plus the pods' usage, measured at {@code updateTime}. */
+  private static void nodeMetric(KubernetesClient client, String node, Instant at, String systemCpu, Map<String, String> podCpu, String ns) {
+    var api = client.genericKubernetesResources("slo.koordinator.sh/v1alpha1", "NodeMetric");
+    GenericKubernetesResource created = api.resource(new GenericKubernetesResourceBuilder().withApiVersion("slo.koordinator.sh/v1alpha1")
+        .withKind("NodeMetric").withNewMetadata().withName(node).endMetadata().build()).create();
+    created.setAdditionalProperty("status", Map.of(
+        "updateTime", at.toString(),
+        "nodeMetric", Map.of("systemUsage", Map.of("resources", Map.of("cpu", systemCpu, "memory", "1Gi"))),
+        "podsMetric", podCpu.entrySet().stream().map(e -> Map.of("namespace", ns, "name", e.getKey(),
+            "podUsage", Map.of("resources", Map.of("cpu", e.getValue(), "memory", "256Mi")))).toList()));
+    api.resource(created).updateStatus();
+  }
+
+  @Test
+  void lowNodeLoadMovesPodsOffTheNodeItsNodeMetricSaysIsHot(TestApiServer server) throws Exception {
+    KubernetesClient client = server.client();
+    try (InputStream crd = BalanceIT.class.getResourceAsStream("/crds/nodemetrics.slo.koordinator.sh.yaml")) {
+      client.load(crd).items().forEach(o -> client.resource(o).fieldManager("podsweeper-balance-it").forceConflicts().serverSideApply());
+    }
+    await().atMost(Duration.ofSeconds(10)).until(() -> client.getApiResources("slo.koordinator.sh/v1alpha1") != null);
+    String ns = server.newNamespace("load");
+    String hot = readyNode(client, "hot", false);
+    String cold = readyNode(client, "cold", false);
+    String stale = readyNode(client, "stale", false);
+    for (String pod : List.of("hot-1", "hot-2")) {
+      podOn(client, ns, pod, hot);
+    }
+    podOn(client, ns, "cold-1", cold);
+    podOn(client, ns, "stale-1", stale);
+    // 4 cores each. hot: 200m + 2000m + 1200m = 85%; cold: 5%; stale would be 95%, but measured 10 minutes ago.
+    nodeMetric(client, hot, Instant.now(), "200m", Map.of("hot-1", "2", "hot-2", "1200m"), ns);
+    nodeMetric(client, cold, Instant.now(), "200m", Map.of(), ns);
+    nodeMetric(client, stale, Instant.now().minus(Duration.ofMinutes(10)), "3800m", Map.of("stale-1", "3"), ns);
+    String policy = """
+        apiVersion: descheduler/v1alpha2
+        kind: DeschedulerConfiguration
+        deschedulingInterval: 2s
+        profiles:
+          - name: koord-descheduler
+            plugins:
+              balance: {enabled: [{name: LowNodeLoad}]}
+            pluginConfig:
+              - name: LowNodeLoad
+                args:
+                  evictableNamespaces: {include: [%s]}
+                  lowThresholds: {cpu: 30, memory: 60}
+                  highThresholds: {cpu: 70, memory: 80}
+                  anomalyCondition: {consecutiveAbnormalities: 1}
+        """.formatted(ns);
+    try (RunningService service = RunningService.start(server, policy)) {
+      // The largest measured pod takes hot to 35%, below 70%: one pod goes, from hot only.
+      await().atMost(Duration.ofSeconds(20)).until(() -> client.pods().inNamespace(ns).withName("hot-1").get() == null);
+      assertThat(service.get("/api/v1/decisions")).contains("\"strategy\":\"LowNodeLoad\"")
+          .contains("node " + hot + " is overloaded (cpu 85% > 70%, memory");
+      Thread.sleep(3_000);
+      for (String stays : List.of("hot-2", "cold-1", "stale-1")) {
+        assertThat(client.pods().inNamespace(ns).withName(stays).get()).as(stays).isNotNull();
+      }
+    } finally {
+      for (String node : List.of(hot, cold, stale)) {
+        client.genericKubernetesResources("slo.koordinator.sh/v1alpha1", "NodeMetric").withName(node).delete();
+        client.nodes().withName(node).delete();
+      }
     }
   }
 }
