@@ -37,11 +37,8 @@ class SnapshotReaderTest {
             - {namespace: shop, name: web-0, podUsage: {resources: {cpu: 1500m, memory: 2Gi}}}
             - {namespace: shop, name: api-0, podUsage: {resources: {cpu: "1", memory: 512Mi}}}
         """, "test");
-    NodeUsage usage = snapshot.nodeUsage("n1").orElseThrow();
     // Koordinator adds the parts up; nodeUsage is not read.
-    assertThat(usage.usage()).containsExactlyInAnyOrderEntriesOf(Map.of("cpu", 3000L, "memory", (3L << 30) + (512L << 20)));
-    assertThat(usage.measuredAt()).isEqualTo(Instant.parse("2026-01-01T11:59:30Z"));
-    assertThat(usage.source()).isEqualTo("NodeMetric");
+    NodeUsage usage = measured(snapshot, "n1", 3000, (3L << 30) + (512L << 20), "2026-01-01T11:59:30Z", "NodeMetric");
     assertThat(usage.pod("shop/web-0")).contains(Map.of("cpu", 1500L, "memory", 2L << 30));
   }
 
@@ -66,11 +63,16 @@ class SnapshotReaderTest {
           - {name: main, usage: {cpu: 700m, memory: 100Mi}}
           - {name: sidecar, usage: {cpu: 100m, memory: 28Mi}}
         """ + POD, "test");
-    NodeUsage usage = snapshot.nodeUsage("n2").orElseThrow();
-    assertThat(usage.usage()).containsExactlyInAnyOrderEntriesOf(Map.of("cpu", 2500L, "memory", 4L << 30));
-    assertThat(usage.measuredAt()).isEqualTo(Instant.parse("2026-01-01T11:59:45Z"));
-    assertThat(usage.source()).isEqualTo("metrics.k8s.io");
+    NodeUsage usage = measured(snapshot, "n2", 2500, 4L << 30, "2026-01-01T11:59:45Z", "metrics.k8s.io");
     assertThat(usage.pod("shop/web-1")).contains(Map.of("cpu", 800L, "memory", 128L << 20));
+  }
+
+  private static NodeUsage measured(ClusterSnapshot snapshot, String node, long cpu, long memory, String at, String source) {
+    NodeUsage usage = snapshot.nodeUsage(node).orElseThrow();
+    assertThat(usage.usage()).containsExactlyInAnyOrderEntriesOf(Map.of("cpu", cpu, "memory", memory));
+    assertThat(usage.measuredAt()).isEqualTo(Instant.parse(at));
+    assertThat(usage.source()).isEqualTo(source);
+    return usage;
   }
 
   @Test
