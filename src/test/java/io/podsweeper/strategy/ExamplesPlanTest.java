@@ -50,4 +50,23 @@ class ExamplesPlanTest {
     assertThat(converted.profiles()).isEqualTo(policy.profiles());
     assertThat(new PolicyEvaluator(converted).plan(snapshot, NOW)).isEqualTo(decisions);
   }
+
+  /** The LowNodeLoad example: the hot node sheds its lowest-priority pod, then its largest; stale and missing skip. */
+  @org.junit.jupiter.api.Test
+  void balancesMeasuredLoadForTheLowNodeLoadExample() {
+    ClusterSnapshot snapshot = SnapshotReader.read(Path.of("config/examples/lownodeload-snapshot.yaml"));
+    var policy = PolicyLoader.load(Path.of("config/examples/koordinator-lownodeload.yaml"));
+    PassResult result = new PolicyEvaluator(policy).pass(snapshot, NOW, new io.podsweeper.safety.RemovalBudget(policy.limits()), true);
+    assertThat(result.decisions()).extracting(d -> d.podKey() + " " + d.node())
+        .containsExactly("batch/report-74d1-z9 node-1", "shop/api-6f7d-x1 node-1");
+    assertThat(result.decisions().get(0).reason()).startsWith("node node-1 is overloaded (cpu 94% > 75%, memory 45% vs 80%;");
+    assertThat(result.notes()).containsExactly(
+        "koord-descheduler/LowNodeLoad: node node-3 skipped: its NodeMetric measurement of 2026-01-01T11:55:00Z is 300s old,"
+            + " not newer than nodeMetricExpirationSeconds 180",
+        "koord-descheduler/LowNodeLoad: node node-4 skipped: no measured usage (no NodeMetric or metrics.k8s.io measurement)");
+    // Converted to the native format, the policy decides the same.
+    var converted = io.podsweeper.policy.PolicyLoader.parse(io.podsweeper.policy.NativePolicyWriter.write(policy), "converted");
+    assertThat(converted.profiles()).isEqualTo(policy.profiles());
+    assertThat(new PolicyEvaluator(converted).plan(snapshot, NOW)).isEqualTo(result.decisions());
+  }
 }
