@@ -133,10 +133,11 @@ final class DeschedulerPolicyFormat {
     }
   }
 
-  /** Names the descheduler's plugins: the upstream formats take no others (Koordinator's are documented with it). */
+  /** Names the descheduler's plugins, and Koordinator's apart: a typo of either gets the list it meant. */
   static String unknownPlugin(String plugin) {
     String known = String.join(", ", java.util.stream.Stream.concat(DeschedulerPlugins.DESCHEDULE.stream(),
         DeschedulerPlugins.BALANCE.stream()).filter(p -> !DeschedulerPlugins.KOORDINATOR_ONLY.contains(p)).sorted().toList());
-    return "unknown plugin \"" + plugin + "\" (known: DefaultEvictor, " + known + ")";
+    return "unknown plugin \"" + plugin + "\" (known: DefaultEvictor, " + known + "; Koordinator's: "
+        + String.join(", ", new java.util.TreeSet<>(DeschedulerPlugins.KOORDINATOR_ONLY)) + ")";
   }
 }

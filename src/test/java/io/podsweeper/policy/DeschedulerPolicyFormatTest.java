@@ -21,7 +21,8 @@ class DeschedulerPolicyFormatTest {
   private static final String V1ALPHA1 = "apiVersion: descheduler/v1alpha1\nkind: DeschedulerPolicy\n";
   private static final String KNOWN_PLUGINS = "DefaultEvictor, HighNodeUtilization, LowNodeUtilization, PodLifeTime, "
       + "RemoveDuplicates, RemoveFailedPods, RemovePodsHavingTooManyRestarts, RemovePodsViolatingInterPodAntiAffinity, "
-      + "RemovePodsViolatingNodeAffinity, RemovePodsViolatingNodeTaints, RemovePodsViolatingTopologySpreadConstraint";
+      + "RemovePodsViolatingNodeAffinity, RemovePodsViolatingNodeTaints, RemovePodsViolatingTopologySpreadConstraint; "
+      + "Koordinator's: LowNodeLoad";
   private static final String ALLOWED_STATES = "Completed, ContainerCannotRun, ContainerCreating, CrashLoopBackOff, "
       + "CreateContainerConfigError, CreateContainerError, DeadlineExceeded, ErrImagePull, Error, Evicted, Failed, "
       + "ImagePullBackOff, InvalidImageName, NodeAffinity, NodeLost, OOMKilled, Pending, PodInitializing, Running, Shutdown, "
