@@ -19,8 +19,9 @@ import java.util.stream.Collectors;
  * Koordinator's LowNodeLoad: LowNodeUtilization ({@link UtilizationBalance}, spreading) on measured usage. A node's
  * usage is its latest NodeMetric or metrics.k8s.io measurement; a node without one, or with one older than
  * {@code nodeMetricExpirationSeconds} at the pass's time, takes no part (never guessed). A pod that has left since
- * the measurement, or leaves in the pass, takes its own measured usage with it (its requests when it has none). Hot nodes are acted on only once they have been overloaded
- * in more than {@code consecutiveAbnormalities} consecutive passes, so a short spike moves nothing.
+ * the measurement, or leaves in the pass, takes its own measured usage with it (its requests when it has none). Hot
+ * nodes are acted on only once they have been overloaded in more than {@code consecutiveAbnormalities} consecutive
+ * passes, so a short spike moves nothing.
  */
 final class LowNodeLoad extends UtilizationBalance {
   private final LowNodeLoadArgs args;
