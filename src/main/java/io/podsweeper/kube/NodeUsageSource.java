@@ -163,7 +163,7 @@ final class NodeUsageSource implements AutoCloseable {
     informer = i;
   }
 
-  private static List<NodeUsage> metricsApi(KubernetesClient client, Function<String, Optional<String>> nodeOfPod) {
+  static List<NodeUsage> metricsApi(KubernetesClient client, Function<String, Optional<String>> nodeOfPod) {
     List<NodeUsage> nodes = client.genericKubernetesResources(NodeUsages.METRICS_API, NodeUsages.NODE_METRICS).list().getItems().stream()
         .map(r -> NodeUsages.fromNodeMetrics(json(client, r))).flatMap(Optional::stream).toList();
     Map<String, Map<String, Long>> pods = new HashMap<>();
