@@ -34,7 +34,7 @@ final class InterPodAntiAffinity implements NodeStrategy {
     }
     nodes:
     for (NodeRecord node : pass.nodes()) {
-      for (PodRecord pod : counted.get(node.name()).stream().sorted(NodeUtilization.candidateOrder()).toList()) {
+      for (PodRecord pod : counted.get(node.name()).stream().sorted(EvictionOrder.lowestPriorityFirst()).toList()) {
         Optional<String> reason = violation(pod, node, pass, counted);
         if (reason.isEmpty()) {
           continue;

@@ -147,7 +147,7 @@ final class LowNodeLoad extends UtilizationBalance {
   Comparator<PodRecord> order(Load source) {
     Comparator<PodRecord> byShare = Comparator.comparingDouble(p -> args.lowThresholds().keySet().stream()
         .mapToDouble(r -> args.resourceWeights().get(r) * share(amount(p, source, r), source.node, r)).sum());
-    return candidateOrder(byShare.reversed());
+    return EvictionOrder.lowestPriorityFirst(byShare.reversed());
   }
 
   private static double share(long amount, NodeRecord node, String resource) {

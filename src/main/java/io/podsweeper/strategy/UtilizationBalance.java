@@ -27,8 +27,6 @@ import java.util.stream.Collectors;
  * least used first, every other schedulable node a destination; pods leave while the destinations have room.
  */
 abstract class UtilizationBalance implements NodeStrategy {
-  private static final Map<String, Integer> QOS_ORDER = Map.of("BestEffort", 0, "Burstable", 1, "Guaranteed", 2);
-
   /** One node of the pass: its pods, what they use (updated as pods move), its thresholds and allowed usage. */
   static final class Load {
     final NodeRecord node;
@@ -120,7 +118,7 @@ abstract class UtilizationBalance implements NodeStrategy {
 
   /** The order candidates of {@code source} are taken in. */
   Comparator<PodRecord> order(Load source) {
-    return candidateOrder();
+    return EvictionOrder.lowestPriorityFirst();
   }
 
   /** The destination the pod of {@code source} would go to; empty if none takes it (upstream: the pod tolerates its taints). */
@@ -242,23 +240,6 @@ abstract class UtilizationBalance implements NodeStrategy {
   private boolean keepGoing(Load source, Map<String, Long> available) {
     boolean aboveTarget = packing || resources.stream().anyMatch(r -> source.used.get(r) > source.room.get(r));
     return aboveTarget && available.values().stream().allMatch(v -> v > 0);
-  }
-
-  /** Lowest priority first (pods without one before all others), then BestEffort, Burstable, Guaranteed, then by key. */
-  static Comparator<PodRecord> candidateOrder() {
-    return candidateOrder((a, b) -> 0);
-  }
-
-  /**
-   * Lowest priority first (pods without one before all others), then BestEffort, Burstable, Guaranteed, then
-   * {@code within} (e.g. largest measured usage first), then by key.
-   */
-  static Comparator<PodRecord> candidateOrder(Comparator<PodRecord> within) {
-    return Comparator.<PodRecord>comparingInt(p -> p.priority().isPresent() ? 1 : 0)
-        .thenComparingInt(p -> p.priority().orElse(0))
-        .thenComparingInt(p -> QOS_ORDER.getOrDefault(p.scheduling().qosClass(), 1))
-        .thenComparing(within)
-        .thenComparing(PodRecord::key);
   }
 
   private static Map<String, Double> deviate(Map<String, Double> average, Map<String, Double> by, int sign) {
