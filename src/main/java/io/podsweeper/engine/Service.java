@@ -148,7 +148,7 @@ public final class Service implements AutoCloseable {
     this.namespacedPolicies = new NamespacedPolicies(client, policy, sweeper::reload);
     sweeper.addListener(o -> {
       if (o.result() == Result.SUCCESS && !o.dryRun()) {
-        namespacedPolicies.removed(o.decision().namespace(), o.decision().rule(), o.time());
+        namespacedPolicies.removed(o.decision().profile(), o.time());
       }
     });
     this.http = new HttpApi(metrics.registry(), () -> synced && cache.isCurrent(), recent,

@@ -8,8 +8,10 @@ import io.podsweeper.cluster.PodSource;
 import io.podsweeper.kube.PodRemover;
 import io.podsweeper.metrics.Metrics;
 import io.podsweeper.policy.Policy;
+import io.podsweeper.policy.Profile;
 import io.podsweeper.safety.BlastRadiusGuard;
 import io.podsweeper.safety.RemovalBudget;
+import io.podsweeper.safety.HourlyNamespaceCap;
 import io.podsweeper.safety.TokenBucket;
 import io.podsweeper.strategy.Decision;
 import io.podsweeper.strategy.PassResult;
@@ -99,6 +101,10 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
   private volatile boolean stopping;
   private volatile boolean leading = true;
   private volatile BlastRadiusGuard guard;
+  /** Kept across reloads: namespaced policies come and go, their hourly cap must not start over each time. */
+  private final HourlyNamespaceCap namespaceCap = new HourlyNamespaceCap();
+  /** maxRemovalsPerHourPerNamespace by profile name, for the profiles that have one (namespaced policies). */
+  private volatile Map<String, Integer> hourlyCaps = Map.of();
   private final KillSwitch killSwitch;
   private final java.util.function.Consumer<String> guardTrippedNotice;
   private ScheduledFuture<?> fullPasses;
@@ -127,11 +133,20 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
   }
 
   private void apply(Policy newPolicy) {
+    Policy old = this.policy;
     this.policy = newPolicy;
     this.rules = new PolicyEvaluator(newPolicy);
-    this.budget = new RemovalBudget(newPolicy.limits());
-    this.bucket = new TokenBucket(newPolicy.limits().perSecond());
-    this.guard = new BlastRadiusGuard(newPolicy.guard());
+    // A reload (a file edit, any PodCleanupPolicy change) must not open the limits and the guard's window again:
+    // they start over only when they themselves change.
+    if (old == null || !old.limits().equals(newPolicy.limits())) {
+      this.budget = new RemovalBudget(newPolicy.limits());
+      this.bucket = new TokenBucket(newPolicy.limits().perSecond());
+    }
+    if (old == null || !old.guard().equals(newPolicy.guard())) {
+      this.guard = new BlastRadiusGuard(newPolicy.guard());
+    }
+    this.hourlyCaps = newPolicy.profiles().stream().filter(p -> p.maxRemovalsPerHourPerNamespace().isPresent())
+        .collect(java.util.stream.Collectors.toUnmodifiableMap(Profile::name, p -> p.maxRemovalsPerHourPerNamespace().getAsInt()));
     metrics.dryRun.set(newPolicy.dryRun() ? 1 : 0);
   }
 
@@ -379,10 +394,12 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
       dueSince.remove(key);
       return;
     }
-    Optional<String> throttled = ownerThrottle(pod, active);
+    Integer hourlyCap = hourlyCaps.get(decision.profile());
+    Optional<String> throttled = ownerThrottle(pod, active)
+        .or(() -> hourlyCap == null ? Optional.empty() : namespaceCap.check(pod.namespace(), hourlyCap, now));
     if (throttled.isPresent()) {
       dueSince.remove(key);
-      if (reportedThisWindow.add(pod.uid() + "/owner")) {
+      if (reportedThisWindow.add(pod.uid() + "/throttled")) {
         record(decision, Result.LIMITED, throttled.get() + "; retried in the next pass", false);
       }
       return;
@@ -419,6 +436,9 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
     }
     Instant admitted = clock.instant();
     guard.count(decision, admitted);
+    if (hourlyCap != null) {
+      namespaceCap.count(pod.namespace(), admitted);
+    }
     removedLately.put(pod.uid(), true);
     // A few requests in flight at once, still paced by the token bucket: against a busy API server one at a time
     // cannot keep up with the configured rate (docs/benchmarks.md).
@@ -426,7 +446,7 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
     sending.add(key);
     senders.execute(() -> {
       try {
-        send(key, pod, decision, admitted, now);
+        send(key, pod, decision, admitted, now, hourlyCap != null);
       } catch (RuntimeException e) {
         LOG.error("removal of {} failed unexpectedly; it is retried at the next pass", key, e);
       } finally {
@@ -436,13 +456,17 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
     });
   }
 
-  private void send(String key, PodRecord pod, Decision decision, Instant admitted, Instant now) {
+  /** @param capped the removal was counted against its namespace's hourly cap when admitted */
+  private void send(String key, PodRecord pod, Decision decision, Instant admitted, Instant now, boolean capped) {
     long started = System.nanoTime();
     PodRemover.Result result = requests.send(decision);
     metrics.requestDuration.labels(decision.action().wireName()).observe((System.nanoTime() - started) / 1e9);
     if (result.outcome() != PodRemover.Outcome.REMOVED
         && !(result.outcome() == PodRemover.Outcome.REFUSED && acceptedInBackground(pod, result))) {
       guard.uncount(decision, admitted);
+      if (capped) {
+        namespaceCap.uncount(pod.namespace(), admitted);
+      }
       removedLately.invalidate(pod.uid());
     }
     switch (result.outcome()) {
@@ -556,7 +580,7 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
   private void record(Decision d, Result result, String message, boolean dryRun) {
     metrics.removals.labels(result.label(), d.strategy(), d.namespace(), d.action().wireName()).inc();
     if (result != Result.PAUSED) {
-      metrics.deschedulerEvicted.labels(deschedulerResult(result, message), d.strategy(), "podsweeper", d.namespace(), d.node()).inc();
+      metrics.deschedulerEvicted.labels(deschedulerResult(result, message), d.strategy(), d.profile(), d.namespace(), d.node()).inc();
     }
     Instant time = clock.instant();
     recent.add(new RecentDecisions.Entry(time, d, result.label(), message, dryRun));

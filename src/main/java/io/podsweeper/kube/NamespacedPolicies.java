@@ -163,6 +163,8 @@ public final class NamespacedPolicies implements AutoCloseable {
               .withName(p.getMetadata().getName()), p, verdict.outcome());
         }
       }
+      policyByProfile = verdicts.stream().filter(v -> v.profile().isPresent()).collect(java.util.stream.Collectors.toUnmodifiableMap(
+          v -> v.profile().get().name(), v -> v.source().namespace() + "/" + v.source().name()));
       Policy combined = CleanupPolicies.compose(filePolicy, verdicts);
       if (!combined.equals(applied)) {
         applied = combined;
@@ -220,16 +222,19 @@ public final class NamespacedPolicies implements AutoCloseable {
 
   private final java.util.Map<String, Removals> unwritten = new java.util.concurrent.ConcurrentHashMap<>();
 
+  /** The accepted policies, by the name of the profile each runs as: whose status counts a removal. */
+  private volatile java.util.Map<String, String> policyByProfile = java.util.Map.of();
+
   /**
-   * A pod was removed by {@code rule}; rules of a PodCleanupPolicy are named {@code <policy>/<rule>}. The counts go
-   * to the policy's status within a few seconds, added to what it already says, so they survive restarts.
+   * A pod was removed by {@code profile}; if that is a PodCleanupPolicy's, the count goes to the policy's status
+   * within a few seconds, added to what it already says, so it survives restarts.
    */
-  public void removed(String namespace, String rule, Instant at) {
-    int slash = rule.indexOf('/');
-    if (slash <= 0 || namespaced == null) {
+  public void removed(String profile, Instant at) {
+    String policy = policyByProfile.get(profile);
+    if (policy == null) {
       return;
     }
-    unwritten.merge(namespace + "/" + rule.substring(0, slash), new Removals(1, at),
+    unwritten.merge(policy, new Removals(1, at),
         (a, b) -> new Removals(a.count() + b.count(), a.last().isAfter(b.last()) ? a.last() : b.last()));
   }
 

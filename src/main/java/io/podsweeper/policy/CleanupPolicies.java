@@ -28,7 +28,7 @@ public final class CleanupPolicies {
    *
    * @param minMaxAge the shortest maxAge or maxAgeAfterFinish a namespaced rule may set (every rule must set one)
    * @param allowTerminated whether namespaced rules may name terminal states (and so touch finished pods) at all
-   * @param maxRemovalsPerHourPerNamespace documented and shown, not enforced yet
+   * @param maxRemovalsPerHourPerNamespace removals by namespaced policies in one namespace over the last hour
    * @param allowedNamespaces namespaces whose policies are considered; others are rejected
    */
   public record GuardRails(Duration minMaxAge, boolean allowTerminated, OptionalInt maxRemovalsPerHourPerNamespace,
@@ -60,7 +60,8 @@ public final class CleanupPolicies {
       GuardRails rails = guardRails(new ConfigNode(spec.get(), "spec"));
       String message = "guard rails in force: minMaxAge " + Durations.format(rails.minMaxAge()) + ", allowTerminated "
           + rails.allowTerminated()
-          + (rails.maxRemovalsPerHourPerNamespace().isPresent() ? "; maxRemovalsPerHourPerNamespace is not enforced yet" : "");
+          + (rails.maxRemovalsPerHourPerNamespace().isPresent()
+              ? ", maxRemovalsPerHourPerNamespace " + rails.maxRemovalsPerHourPerNamespace().getAsInt() : "");
       return new ClusterRails(Optional.of(rails), new Outcome(true, "Accepted", message));
     } catch (PolicyException e) {
       return new ClusterRails(Optional.empty(), Outcome.rejected("InvalidSpec", e.getMessage()));
@@ -100,7 +101,7 @@ public final class CleanupPolicies {
     } catch (PolicyException e) {
       return rejected(policy, "ExceedsGuardRails", e.getMessage());
     }
-    Profile profile = NativePolicyFormat.rulesProfile(profileName(policy), rules);
+    Profile profile = NativePolicyFormat.rulesProfile(profileName(policy), rules, rails.maxRemovalsPerHourPerNamespace());
     return new Verdict(policy, new Outcome(true, "Accepted", rules.size() + " rule(s) in force in namespace " + policy.namespace()),
         Optional.of(profile));
   }

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.regex.Pattern;
 
@@ -31,7 +32,7 @@ final class NativePolicyFormat {
     List<Rule> rules = rules(ruleNodes, NamespaceFilter.ALL, "");
     List<Profile> profiles = new ArrayList<>();
     if (!rules.isEmpty()) {
-      profiles.add(rulesProfile(Profile.NATIVE_RULES, rules));
+      profiles.add(rulesProfile(Profile.NATIVE_RULES, rules, OptionalInt.empty()));
     }
     // Upstream-style profiles, in descheduler/v1alpha2 syntax: what `podsweeper convert` writes.
     Optional<LabelSelector> nodeSelector = root.has("nodeSelector")
@@ -66,8 +67,9 @@ final class NativePolicyFormat {
   }
 
   /** Native rules form a profile of their own: every pod seen (unscheduled ones too), no upstream evictor. */
-  static Profile rulesProfile(String name, List<Rule> rules) {
-    return new Profile(name, EvictorArgs.NONE, List.of(new PodLifeTimeArgs(rules)), List.of(), false, Optional.empty());
+  static Profile rulesProfile(String name, List<Rule> rules, OptionalInt maxRemovalsPerHourPerNamespace) {
+    return new Profile(name, EvictorArgs.NONE, List.of(new PodLifeTimeArgs(rules)), List.of(), false, Optional.empty(),
+        maxRemovalsPerHourPerNamespace);
   }
 
   private static Guard guard(ConfigNode node) {

@@ -8,6 +8,9 @@ import java.time.Instant;
  * A pod to remove, with the reason a person can check. It carries the UID and resourceVersion seen when it was
  * decided: the removal request uses them as preconditions, so a changed or recreated pod is never removed.
  *
+ * @param profile the profile that decided (a PodCleanupPolicy is one too): per-profile caps and the upstream metric's
+ *     {@code profile} label
+ * @param rule the rule that decided (Podsweeper's rules); for upstream strategies, the profile
  * @param owner the pod's controller as {@code Kind/name}, empty for a bare pod (for the audit trail)
  */
 public record Decision(
@@ -17,15 +20,16 @@ public record Decision(
     String resourceVersion,
     String node,
     String strategy,
+    String profile,
     String rule,
     Action action,
     String reason,
     Instant dueAt,
     String owner) {
 
-  public static Decision of(PodRecord pod, String strategy, String rule, String reason, Instant dueAt) {
+  public static Decision of(PodRecord pod, String strategy, String profile, String rule, String reason, Instant dueAt) {
     return new Decision(
-        pod.namespace(), pod.name(), pod.uid(), pod.resourceVersion(), pod.nodeName(), strategy, rule,
+        pod.namespace(), pod.name(), pod.uid(), pod.resourceVersion(), pod.nodeName(), strategy, profile, rule,
         Action.forPod(pod), reason, dueAt, pod.controller().map(o -> o.kind() + "/" + o.name()).orElse(""));
   }
 
@@ -41,6 +45,7 @@ public record Decision(
         .put("resourceVersion", resourceVersion)
         .put("node", node)
         .put("strategy", strategy)
+        .put("profile", profile)
         .put("rule", rule)
         .put("action", action.wireName())
         .put("reason", reason)

@@ -18,7 +18,7 @@ record LifetimePass(PodStrategy strategy) implements NodeStrategy {
     candidates.sort(strategy.candidateOrder());
     for (PodRecord pod : candidates) {
       Optional<Verdict> verdict = strategy.evaluate(pod, pass.view)
-          .map(v -> v.notBefore(pass.evictor.evictableFrom(pod)))
+          .map(v -> v.notBefore(pass.evictor.evictableFrom(pod)).inProfile(pass.profile.name()))
           .filter(v -> v.isDue(pass.now));
       if (verdict.isEmpty() || pass.evictor.protection(pod, pass.view).isPresent()) {
         continue;

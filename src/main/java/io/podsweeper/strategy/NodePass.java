@@ -73,7 +73,7 @@ final class NodePass {
     if (decided.contains(pod.key()) || evictor.protection(pod, view).isPresent()) {
       return Outcome.NOT_EVICTABLE;
     }
-    return take(Decision.of(pod, strategy, profile.name(), reason, now));
+    return take(Decision.of(pod, strategy, profile.name(), profile.name(), reason, now));
   }
 
   /** Takes a decision already checked against the evictor, within the limits. */

@@ -123,7 +123,7 @@ public final class PolicyEvaluator {
       if (earliest == null || p.evictor().protection(pod, view).isPresent()) {
         continue;
       }
-      earliest = earliest.notBefore(p.evictor().evictableFrom(pod));
+      earliest = earliest.notBefore(p.evictor().evictableFrom(pod)).inProfile(p.profile().name());
       if (best == null || earliest.dueAt().isBefore(best.dueAt())) {
         best = earliest;
       }

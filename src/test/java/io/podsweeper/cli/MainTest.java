@@ -50,7 +50,7 @@ class MainTest {
         "--now", "2026-01-01T12:00:00Z", "--output", "json")).isZero();
     JsonNode root = new ObjectMapper().readTree(out);
     assertThat(root.get("decisions")).hasSize(5);
-    for (String field : new String[] {"namespace", "name", "uid", "strategy", "rule", "action", "reason"}) {
+    for (String field : new String[] {"namespace", "name", "uid", "strategy", "profile", "rule", "action", "reason"}) {
       assertThat(root.get("decisions").get(0).hasNonNull(field)).as(field).isTrue();
     }
     assertThat(root.get("decisions").get(0).get("action").asText()).isIn("delete", "evict");

@@ -93,7 +93,8 @@ class SweeperIT {
       assertThat(service.metric("podsweeper_removals_total", "result=\"success\"", "namespace=\"" + web + "\"", "action=\"evict\"")).isEqualTo(1.0);
       assertThat(service.metric("podsweeper_removals_total", "result=\"pdb-refused\"", "namespace=\"" + web + "\"")).isGreaterThanOrEqualTo(1.0);
       assertThat(service.metric("podsweeper_pdb_refusals_total", "namespace=\"" + web + "\"")).isGreaterThanOrEqualTo(1.0);
-      assertThat(service.metric("descheduler_pods_evicted_total", "result=\"success\"", "namespace=\"" + jobs + "\"", "strategy=\"PodLifeTime\"")).isEqualTo(1.0);
+      assertThat(service.metric("descheduler_pods_evicted_total", "result=\"success\"", "namespace=\"" + jobs + "\"", "strategy=\"PodLifeTime\"",
+          "profile=\"rules\"")).isEqualTo(1.0);
       assertThat(service.metric("podsweeper_terminated_pods", "namespace=\"" + jobs + "\"", "phase=\"Succeeded\"")).isEqualTo(1.0);
       assertThat(service.metric("podsweeper_terminated_pods", "namespace=\"" + web + "\"", "phase=\"Failed\"")).isEqualTo(1.0);
       assertThat(service.metric("podsweeper_pending_deadlines")).isGreaterThanOrEqualTo(1.0);

@@ -15,7 +15,10 @@ import io.podsweeper.cluster.PodSource;
 import io.podsweeper.cluster.PvcRecord;
 import io.podsweeper.kube.PodRemover;
 import io.podsweeper.metrics.Metrics;
+import io.podsweeper.policy.CleanupPolicies;
+import io.podsweeper.policy.Policy;
 import io.podsweeper.policy.PolicyLoader;
+import io.podsweeper.policy.YamlDocuments;
 import io.podsweeper.strategy.Decision;
 import java.time.Clock;
 import java.time.Duration;
@@ -108,11 +111,18 @@ class SweeperTest {
   private final RecentDecisions recent = new RecentDecisions(100);
 
   private Sweeper sweeper(String policyTail, Function<Decision, PodRemover.Outcome> answer) {
-    var policy = PolicyLoader.parse("apiVersion: podsweeper.io/v1alpha1\nkind: PodSweeperPolicy\n" + policyTail, "test");
+    return sweeper(PolicyLoader.parse("apiVersion: podsweeper.io/v1alpha1\nkind: PodSweeperPolicy\n" + policyTail, "test"), answer);
+  }
+
+  private Sweeper sweeper(Policy policy, Function<Decision, PodRemover.Outcome> answer) {
     return new Sweeper(policy, source, d -> {
       sent.add(d);
       return new PodRemover.Result(answer.apply(d), 200, "");
     }, new Metrics(), Clock.systemUTC(), recent);
+  }
+
+  private static com.fasterxml.jackson.databind.JsonNode yaml(String text) {
+    return YamlDocuments.read(text, "test", 1 << 16).get(0);
   }
 
   private static PodRecord failed(String ns, String name, String node) {
@@ -138,6 +148,49 @@ class SweeperTest {
       assertThat(sent).hasSize(3);
       assertThat(sent.stream().filter(d -> d.namespace().equals("a"))).hasSizeLessThanOrEqualTo(2);
       assertThat(results()).filteredOn(r -> r.endsWith("limited")).hasSize(5);
+    }
+  }
+
+  @Test
+  void aReloadDoesNotStartTheLimitsWindowOver() {
+    try (Sweeper s = sweeper("limits: {maxPerNamespace: 1}\nrules: [{name: r, states: [Failed]}]\n", d -> PodRemover.Outcome.REMOVED)) {
+      s.start();
+      PodRecord first = failed("a", "first", "n1");
+      source.put(first);
+      s.podChanged(first);
+      await().atMost(Duration.ofSeconds(5)).until(() -> sent.size() == 1);
+      s.reload(PolicyLoader.parse("apiVersion: podsweeper.io/v1alpha1\nkind: PodSweeperPolicy\nlimits: {maxPerNamespace: 1}\n"
+          + "rules: [{name: r, states: [Failed]}, {name: other, states: [Succeeded]}]\n", "test"));
+      PodRecord second = failed("a", "second", "n1");
+      source.put(second);
+      s.podChanged(second);
+      await().atMost(Duration.ofSeconds(5)).until(() -> results().contains("a/second limited"));
+      assertThat(sent).hasSize(1);
+    }
+  }
+
+  /** A ClusterPodCleanupPolicy's maxRemovalsPerHourPerNamespace holds for namespaced policies, not for the file's rules. */
+  @Test
+  void namespacedPoliciesStayWithinTheirHourlyCap() {
+    var rails = CleanupPolicies.clusterRails(Optional.of(yaml("{allowTerminated: true, maxRemovalsPerHourPerNamespace: 2}")));
+    var namespaced = CleanupPolicies.judge(new CleanupPolicies.Source("a", "cleanup",
+        yaml("rules: [{name: failed, states: [Failed], maxAgeAfterFinish: 1h}]")), rails);
+    var file = PolicyLoader.parse("apiVersion: podsweeper.io/v1alpha1\nkind: PodSweeperPolicy\n"
+        + "rules: [{name: file, namespaces: {include: [b]}, states: [Failed]}]\n", "test");
+    try (Sweeper s = sweeper(CleanupPolicies.compose(file, List.of(namespaced)), d -> PodRemover.Outcome.REMOVED)) {
+      s.start();
+      for (int i = 0; i < 4; i++) {
+        for (PodRecord p : List.of(failed("a", "a" + i, "n1"), failed("b", "b" + i, "n1"))) {
+          source.put(p);
+          s.podChanged(p);
+        }
+      }
+      await().atMost(Duration.ofSeconds(5)).until(() -> recent.list().size() == 8);
+      assertThat(sent.stream().filter(d -> d.namespace().equals("a"))).hasSize(2)
+          .allSatisfy(d -> assertThat(d.profile()).isEqualTo("PodCleanupPolicy a/cleanup"));
+      assertThat(sent.stream().filter(d -> d.namespace().equals("b"))).as("the file's rules are not capped").hasSize(4);
+      assertThat(recent.list()).filteredOn(e -> e.result().equals("limited")).hasSize(2)
+          .allSatisfy(e -> assertThat(e.message()).contains("maxRemovalsPerHourPerNamespace 2"));
     }
   }
 

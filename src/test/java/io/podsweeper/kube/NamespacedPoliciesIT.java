@@ -132,6 +132,22 @@ class NamespacedPoliciesIT {
     }
   }
 
+  @Test
+  void theHourlyCapHoldsNamespacedPoliciesBack(TestApiServer server) throws Exception {
+    String ns = server.newNamespace("team-d");
+    finished(ns, "first");
+    finished(ns, "second");
+    clusterPolicy("minMaxAge: 1h\n  allowTerminated: true\n  maxRemovalsPerHourPerNamespace: 1");
+    try (RunningService service = RunningService.start(server, FILE_POLICY)) {
+      apply(ns, "cleanup", "states: [Failed]\n      maxAgeAfterFinish: 1h");
+      await().atMost(SECONDS).until(() -> !exists(ns, "first") || !exists(ns, "second"));
+      await().atMost(SECONDS).untilAsserted(() -> assertThat(service.get("/api/v1/decisions"))
+          .contains("\"result\":\"limited\"", "(maxRemovalsPerHourPerNamespace 1)"));
+      await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3)).until(() -> exists(ns, "first") != exists(ns, "second"));
+      await().atMost(SECONDS).untilAsserted(() -> assertThat(status(policy(ns, "cleanup"))).containsEntry("removals", 1));
+    }
+  }
+
   /** A Failed pod labelled app=batch whose container finished two hours ago. */
   private void finished(String ns, String name) {
     Pod pod = TestPods.create(client, ns, name, "node-a", Map.of("app", "batch"));

@@ -79,6 +79,6 @@ class PodRemoverIT {
 
   private static Decision decision(Pod pod, Action action) {
     return new Decision(pod.getMetadata().getNamespace(), pod.getMetadata().getName(), pod.getMetadata().getUid(),
-        pod.getMetadata().getResourceVersion(), "node-a", "PodLifeTime", "test", action, "test", Instant.now(), "");
+        pod.getMetadata().getResourceVersion(), "node-a", "PodLifeTime", "test", "test", action, "test", Instant.now(), "");
   }
 }

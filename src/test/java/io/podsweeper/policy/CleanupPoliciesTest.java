@@ -98,13 +98,18 @@ class CleanupPoliciesTest {
   }
 
   @Test
-  void theClusterPolicyHasSafeDefaultsAndSaysWhatIsNotEnforced() {
+  void theClusterPolicyHasSafeDefaultsAndSaysWhatIsInForce() {
     ClusterRails defaults = CleanupPolicies.clusterRails(Optional.of(yaml("{}")));
     assertThat(defaults.rails().orElseThrow().minMaxAge()).isEqualTo(Duration.ofHours(1));
     assertThat(defaults.rails().get().allowTerminated()).isFalse();
     assertThat(defaults.outcome().message()).isEqualTo("guard rails in force: minMaxAge 1h, allowTerminated false");
     ClusterRails capped = rails("{maxRemovalsPerHourPerNamespace: 10}");
-    assertThat(capped.outcome().message()).endsWith("maxRemovalsPerHourPerNamespace is not enforced yet");
+    assertThat(capped.outcome().message()).endsWith("allowTerminated false, maxRemovalsPerHourPerNamespace 10");
+    Verdict underCap = judge("team-a", "rules: [{name: failed, states: [Failed], maxAgeAfterFinish: 2h}]",
+        "{allowTerminated: true, maxRemovalsPerHourPerNamespace: 10}");
+    assertThat(underCap.profile().orElseThrow().maxRemovalsPerHourPerNamespace()).hasValue(10);
+    assertThat(judge("team-a", "rules: [{name: failed, states: [Failed], maxAgeAfterFinish: 2h}]", RAILS).profile().orElseThrow()
+        .maxRemovalsPerHourPerNamespace()).isEmpty();
     assertThat(rails("{minMaxAge: 1h, allowTerminated: \"yes\"}").outcome())
         .isEqualTo(new CleanupPolicies.Outcome(false, "InvalidSpec", "spec.allowTerminated: must be true or false, got \"yes\""));
     assertThat(rails("{minMaxAge: 1h, maxAge: 2h}").outcome().message()).startsWith("spec.maxAge: unknown field");

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 
 class SafetyTest {
   private static Decision d(String ns, String node) {
-    return new Decision(ns, "p", "u", "1", node, "PodLifeTime", "r", Action.EVICT, "x", Instant.EPOCH, "");
+    return new Decision(ns, "p", "u", "1", node, "PodLifeTime", "p", "r", Action.EVICT, "x", Instant.EPOCH, "");
   }
 
   @Test
@@ -52,7 +52,7 @@ class SafetyTest {
     }
     assertThat(fresh.check(d("ns", "n"), 2, 100, refusedAt)).as("refused attempts use up nothing").isEmpty();
     // Deleting finished pods is not an eviction: only the total cap counts it.
-    Decision delete = new Decision("ns", "p", "u", "1", "n", "PodLifeTime", "r", Action.DELETE, "x", Instant.EPOCH, "");
+    Decision delete = new Decision("ns", "p", "u", "1", "n", "PodLifeTime", "p", "r", Action.DELETE, "x", Instant.EPOCH, "");
     assertThat(g.check(delete, 5, 100, t)).isEmpty();
     // The window slides.
     assertThat(g.check(d("ns", "n"), 5, 100, t.plus(Duration.ofMinutes(11)))).isEmpty();
@@ -64,7 +64,7 @@ class SafetyTest {
   void guardCapsAllRemovalsInAWindow() {
     BlastRadiusGuard g = new BlastRadiusGuard(new io.podsweeper.policy.Guard(1.0, 1.0, OptionalInt.of(2), 1, 1, Duration.ofMinutes(1)));
     Instant t = Instant.parse("2026-01-01T00:00:00Z");
-    Decision delete = new Decision("ns", "p", "u", "1", "n", "PodLifeTime", "r", Action.DELETE, "x", Instant.EPOCH, "");
+    Decision delete = new Decision("ns", "p", "u", "1", "n", "PodLifeTime", "p", "r", Action.DELETE, "x", Instant.EPOCH, "");
     for (int i = 0; i < 2; i++) {
       assertThat(g.check(delete, 0, 0, t)).isEmpty();
       g.count(delete, t);
@@ -87,5 +87,23 @@ class SafetyTest {
     assertThat(bucket.tryTake()).isZero();
     assertThat(bucket.tryTake()).isZero();
     assertThat(bucket.tryTake()).isPositive();
+  }
+
+  @Test
+  void hourlyNamespaceCapCountsPerNamespaceForgetsWhatDidNotHappenAndSlides() {
+    HourlyNamespaceCap cap = new HourlyNamespaceCap();
+    Instant t = Instant.parse("2026-01-01T12:00:00Z");
+    cap.count("a", t);
+    cap.count("a", t.plusSeconds(60));
+    assertThat(cap.check("a", 2, t.plusSeconds(120)))
+        .hasValue("namespaced policies removed 2 pods in namespace a within the last hour (maxRemovalsPerHourPerNamespace 2)");
+    assertThat(cap.check("b", 2, t.plusSeconds(120))).as("per namespace").isEmpty();
+    assertThat(cap.check("a", 0, t.plusSeconds(120))).as("0 allows none").isPresent();
+    cap.uncount("a", t.plusSeconds(60));
+    assertThat(cap.check("a", 2, t.plusSeconds(120))).as("a removal that did not happen is forgotten").isEmpty();
+    cap.count("a", t.plusSeconds(120));
+    assertThat(cap.check("a", 2, t.plus(HourlyNamespaceCap.WINDOW))).as("the first is exactly an hour old").isEmpty();
+    assertThat(cap.check("a", 1, t.plus(HourlyNamespaceCap.WINDOW))).isPresent();
+    assertThat(cap.check("a", 1, t.plus(HourlyNamespaceCap.WINDOW).plusSeconds(121))).isEmpty();
   }
 }

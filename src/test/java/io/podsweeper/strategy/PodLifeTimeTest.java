@@ -201,6 +201,6 @@ class PodLifeTimeTest {
     assertThat(d.reason()).isEqualTo("Failed, finished 2h13m ago; rule ci-cleanup allows 1h after finish");
     assertThat(d.action()).isEqualTo(Action.DELETE);
     PodRecord running = pod("r").created(T0).container(PodFixtures.waiting("c", "CrashLoopBackOff", 0)).build();
-    assertThat(Decision.of(running, "PodLifeTime", "r", "x", T0).action()).isEqualTo(Action.EVICT);
+    assertThat(Decision.of(running, "PodLifeTime", "p", "r", "x", T0).action()).isEqualTo(Action.EVICT);
   }
 }

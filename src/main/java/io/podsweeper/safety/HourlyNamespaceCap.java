@@ -1,0 +1,51 @@
+package io.podsweeper.safety;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The cap a ClusterPodCleanupPolicy puts on namespaced policies ({@code maxRemovalsPerHourPerNamespace}): removals
+ * they made in one namespace over the last hour. As in the blast-radius guard, a removal counts when it is sent and
+ * is forgotten again if it did not happen, so requests in flight cannot slip past the cap and refused attempts do
+ * not use it up. Pure: the caller supplies the clock.
+ */
+public final class HourlyNamespaceCap {
+  public static final Duration WINDOW = Duration.ofHours(1);
+  private final Map<String, Deque<Instant>> removals = new HashMap<>();
+
+  /** Why one more removal in {@code namespace} would be over {@code max}, or nothing if it may go. */
+  public synchronized Optional<String> check(String namespace, int max, Instant now) {
+    Deque<Instant> times = removals.get(namespace);
+    if (times != null) {
+      while (!times.isEmpty() && !times.peekFirst().isAfter(now.minus(WINDOW))) {
+        times.removeFirst();
+      }
+      if (times.isEmpty()) {
+        removals.remove(namespace);
+      }
+    }
+    int made = times == null ? 0 : times.size();
+    if (made < max) {
+      return Optional.empty();
+    }
+    return Optional.of("namespaced policies removed " + made + " pods in namespace " + namespace
+        + " within the last hour (maxRemovalsPerHourPerNamespace " + max + ")");
+  }
+
+  public synchronized void count(String namespace, Instant at) {
+    removals.computeIfAbsent(namespace, k -> new ArrayDeque<>()).addLast(at);
+  }
+
+  /** Forgets a removal counted at {@code at} that did not happen after all (refused, failed, or gone already). */
+  public synchronized void uncount(String namespace, Instant at) {
+    Deque<Instant> times = removals.get(namespace);
+    if (times != null) {
+      times.removeLastOccurrence(at);
+    }
+  }
+}
