@@ -10,9 +10,16 @@ import java.util.Optional;
 import java.util.OptionalInt;
 
 /**
- * Compact fluent builders for {@link PodRecord} and {@link NodeRecord} in unit tests. Defaults: a Running pod in
- * namespace {@code default} on node {@code node-a}, owned by a ReplicaSet, created at {@link #NOW} (age 0), with one
- * running main container and no volumes, priority, conditions or scheduling constraints.
+ * The one fluent builder of {@link PodRecord}s and {@link NodeRecord}s for unit tests, with container-status helpers.
+ *
+ * <p>A {@link #pod pod} defaults to: namespace {@code default}, uid {@code uid-<namespace>-<name>}, resourceVersion
+ * {@code 1}, phase Running on node {@code node-a}, one controlling owner ReplicaSet {@code rs-<name>} (uid
+ * {@code uid-rs-<name>}), created at {@link #NOW} (age 0) with no start time, one running main container, image
+ * {@code busybox:1.36}; no labels, annotations, priority, conditions, volumes or scheduling constraints (QoS
+ * BestEffort, Burstable once it requests anything).
+ *
+ * <p>A {@link #node node} defaults to: Ready, schedulable, no labels or taints, allocatable 4 cpu, 8 GiB memory and
+ * 110 pods.
  */
 public final class PodFixtures {
   /** The fixed "now" every test plans at. */
@@ -86,8 +93,13 @@ public final class PodFixtures {
     private boolean localStorage;
     private final List<String> pvcs = new ArrayList<>();
     private Map<String, String> nodeSelector = Map.of();
+    private List<NodeSelectorTerm> requiredNodeAffinity = List.of();
+    private List<Scheduling.PreferredTerm> preferredNodeAffinity = List.of();
     private final List<Toleration> tolerations = new ArrayList<>();
+    private List<Scheduling.PodAffinityTerm> antiAffinity = List.of();
     private final Map<String, Long> requests = new LinkedHashMap<>();
+    private final List<Scheduling.SpreadConstraint> spreadConstraints = new ArrayList<>();
+    private List<String> images = List.of("busybox:1.36");
 
     private PodBuilder(String name) {
       this.name = name;
@@ -219,8 +231,39 @@ public final class PodFixtures {
       return this;
     }
 
+    /** Required node affinity terms (any one satisfies), replacing any. */
+    public PodBuilder requiredNodeAffinity(NodeSelectorTerm... terms) {
+      requiredNodeAffinity = List.of(terms);
+      return this;
+    }
+
+    /** Preferred node affinity terms, replacing any. */
+    public PodBuilder preferredNodeAffinity(Scheduling.PreferredTerm... terms) {
+      preferredNodeAffinity = List.of(terms);
+      return this;
+    }
+
+    /** Required pod anti-affinity terms, replacing any. */
+    public PodBuilder antiAffinity(Scheduling.PodAffinityTerm... terms) {
+      antiAffinity = List.of(terms);
+      return this;
+    }
+
+    /** Adds a topology spread constraint to what the pod already has. */
+    public PodBuilder spread(Scheduling.SpreadConstraint constraint) {
+      spreadConstraints.add(constraint);
+      return this;
+    }
+
+    /** A resource request: cpu in millicores, memory in bytes; any request makes the pod Burstable. */
     public PodBuilder requests(String resource, long amount) {
       requests.put(resource, amount);
+      return this;
+    }
+
+    /** The images of the pod's containers, replacing the default. */
+    public PodBuilder images(String... values) {
+      images = List.of(values);
       return this;
     }
 
@@ -228,8 +271,9 @@ public final class PodFixtures {
       List<ContainerStatus> cs = containers != null ? containers : List.of(running("main"));
       return new PodRecord(namespace, name, uid != null ? uid : "uid-" + namespace + "-" + name, resourceVersion, created, deletion, nodeName, phase, reason,
           labels, annotations, owners, cs, priority, startTime, conditions, new Volumes(localStorage, pvcs, false),
-          new Scheduling(nodeSelector, List.of(), List.of(), tolerations, List.of(), requests, requests.isEmpty() ? "BestEffort" : "Burstable"),
-          List.of("busybox:1.36"));
+          new Scheduling(nodeSelector, requiredNodeAffinity, preferredNodeAffinity, tolerations, antiAffinity, requests,
+              requests.isEmpty() ? "BestEffort" : "Burstable", spreadConstraints),
+          images);
     }
   }
 

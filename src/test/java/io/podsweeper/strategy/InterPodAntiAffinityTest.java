@@ -1,5 +1,6 @@
 package io.podsweeper.strategy;
 
+import static io.podsweeper.cluster.PodFixtures.pod;
 import static io.podsweeper.strategy.Passes.evicted;
 import static io.podsweeper.strategy.Passes.node;
 import static io.podsweeper.strategy.Passes.policy;
@@ -8,7 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.podsweeper.cluster.NodeRecord;
-import io.podsweeper.cluster.PodBuilder;
+import io.podsweeper.cluster.PodFixtures.PodBuilder;
 import io.podsweeper.cluster.Scheduling.PodAffinityTerm;
 import io.podsweeper.cluster.Taint;
 import io.podsweeper.kube.SnapshotReader;
@@ -34,7 +35,7 @@ class InterPodAntiAffinityTest {
   }
 
   private static PodBuilder app(String name, String app, String node) {
-    return PodBuilder.pod(name).label("app", app).node(node);
+    return pod(name).label("app", app).on(node);
   }
 
   private static NodeRecord zoned(String name, String zone) {
@@ -99,7 +100,7 @@ class InterPodAntiAffinityTest {
   @Test
   void termNamespacesDefaultToTheHoldersOwn() {
     NodeRecord n1 = node("n1");
-    PodBuilder other = app("a", "a", "n1").in("other");
+    PodBuilder other = app("a", "a", "n1").ns("other");
     assertThat(evicted(run(PLAIN, List.of(n1, node("n2")), other.build(),
         app("b", "b", "n1").antiAffinity(excluding("a", HOSTNAME)).build()))).isEmpty();
     PodAffinityTerm listed = new PodAffinityTerm(new LabelSelector(Map.of("app", "a"), List.of()), Set.of("other"), Optional.empty(), HOSTNAME);
@@ -164,12 +165,12 @@ class InterPodAntiAffinityTest {
   void protectedPodsStayAndStillCount() {
     List<NodeRecord> nodes = List.of(node("n1"), node("n2"));
     assertThat(evicted(run(PLAIN, nodes, app("a", "a", "n1").build(),
-        app("b", "b", "n1").owner("DaemonSet", "agent").antiAffinity(excluding("a", HOSTNAME)).build()))).isEmpty();
+        app("b", "b", "n1").ownedBy("DaemonSet", "agent").antiAffinity(excluding("a", HOSTNAME)).build()))).isEmpty();
     assertThat(evicted(run(PLAIN, nodes, app("a", "a", "n1").build(),
         app("b", "b", "n1").priority(2_000_000_000).antiAffinity(excluding("a", HOSTNAME)).build()))).isEmpty();
     // The protected lower-priority replica is skipped, not removed from the count: the other one goes.
     assertThat(evicted(run(PLAIN, nodes,
-        app("ds", "web", "n1").priority(0).owner("DaemonSet", "agent").antiAffinity(excluding("web", HOSTNAME)).build(),
+        app("ds", "web", "n1").priority(0).ownedBy("DaemonSet", "agent").antiAffinity(excluding("web", HOSTNAME)).build(),
         app("rs", "web", "n1").priority(10).antiAffinity(excluding("web", HOSTNAME)).build()))).containsExactly("rs");
   }
 

@@ -1,5 +1,6 @@
 package io.podsweeper.strategy;
 
+import static io.podsweeper.cluster.PodFixtures.pod;
 import static io.podsweeper.strategy.Passes.NOW;
 import static io.podsweeper.strategy.Passes.evicted;
 import static io.podsweeper.strategy.Passes.nativePolicy;
@@ -10,7 +11,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.podsweeper.cluster.NodeRecord;
 import io.podsweeper.cluster.NodeUsage;
-import io.podsweeper.cluster.PodBuilder;
 import io.podsweeper.cluster.PodRecord;
 import io.podsweeper.cluster.Taint;
 import io.podsweeper.policy.PolicyException;
@@ -50,10 +50,10 @@ class LowNodeLoadTest {
 
   private static PodRecord[] hotPods() {
     return new PodRecord[] {
-      PodBuilder.pod("big").node("hot").priority(100).build(),
-      PodBuilder.pod("mid").node("hot").priority(100).build(),
-      PodBuilder.pod("small").node("hot").priority(0).build(),
-      PodBuilder.pod("elsewhere").node("warm").priority(0).build()};
+      pod("big").on("hot").priority(100).build(),
+      pod("mid").on("hot").priority(100).build(),
+      pod("small").on("hot").priority(0).build(),
+      pod("elsewhere").on("warm").priority(0).build()};
   }
 
   @Test
@@ -69,7 +69,7 @@ class LowNodeLoadTest {
   @Test
   void podsGoneSinceTheMeasurementNoLongerLoadTheNode() {
     // big (1200m) was measured on hot but has left since: hot is at 60%, not overloaded; nothing more moves.
-    PodRecord[] withoutBig = {PodBuilder.pod("mid").node("hot").build(), PodBuilder.pod("small").node("hot").build()};
+    PodRecord[] withoutBig = {pod("mid").on("hot").build(), pod("small").on("hot").build()};
     PassResult r = run(lowNodeLoad(""), usage(Duration.ZERO, HOT_PODS), NODES, withoutBig);
     assertThat(r.decisions()).isEmpty();
     assertThat(r.notes()).anySatisfy(n -> assertThat(n).contains("no node is above its target"));
@@ -119,9 +119,9 @@ class LowNodeLoadTest {
   @Test
   void onlyEvictableNamespacesAndSelectedPodsMove() {
     PodRecord[] pods = {
-      PodBuilder.pod("big").node("hot").in("shop").label("tier", "batch").build(),
-      PodBuilder.pod("mid").node("hot").in("kube-system").label("tier", "batch").build(),
-      PodBuilder.pod("small").node("hot").in("shop").label("tier", "web").build()};
+      pod("big").on("hot").ns("shop").label("tier", "batch").build(),
+      pod("mid").on("hot").ns("kube-system").label("tier", "batch").build(),
+      pod("small").on("hot").ns("shop").label("tier", "web").build()};
     Map<String, Map<String, Long>> podUsage = Map.of("shop/big", Map.of("cpu", 1200L, "memory", 1L << 30),
         "kube-system/mid", Map.of("cpu", 2000L, "memory", 1L << 30), "shop/small", Map.of("cpu", 300L, "memory", 1L << 30));
     List<NodeUsage> usage = List.of(measured("cold", 400, Duration.ZERO, Map.of()),
@@ -145,10 +145,10 @@ class LowNodeLoadTest {
 
   @Test
   void theEvictorAndNodeFitKeepPodsInPlace() {
-    PodRecord protectedPod = PodBuilder.pod("small").node("hot").priority(0).annotation("podsweeper.io/protect", "true").build();
-    PodRecord bare = PodBuilder.pod("big").node("hot").priority(100).bare().build();
-    PodRecord unmeasured = PodBuilder.pod("unmeasured").node("hot").priority(100).requests(500, 0).build();
-    PodRecord mid = PodBuilder.pod("mid").node("hot").priority(100).build();
+    PodRecord protectedPod = pod("small").on("hot").priority(0).annotation("podsweeper.io/protect", "true").build();
+    PodRecord bare = pod("big").on("hot").priority(100).bare().build();
+    PodRecord unmeasured = pod("unmeasured").on("hot").priority(100).requests("cpu", 500).build();
+    PodRecord mid = pod("mid").on("hot").priority(100).build();
     List<NodeUsage> usage = usage(Duration.ZERO, HOT_PODS);
     // The protected and the bare pod stay; nodeFit (the default) keeps the pod whose usage is not measured.
     assertThat(evicted(run(lowNodeLoad(""), usage, NODES, protectedPod, bare, unmeasured, mid))).containsExactly("mid");
@@ -159,7 +159,7 @@ class LowNodeLoadTest {
     List<NodeRecord> tainted = List.of(node("cold", Map.of(), List.of(new Taint("dedicated", "gpu", "NoSchedule"))), node("hot"), node("warm"));
     assertThat(evicted(run(lowNodeLoad(""), usage, tainted, hotPods()))).isEmpty();
     // nodeFit: a pod that would push the destination over its high threshold (10% + 75% > 80%) stays.
-    PodRecord huge = PodBuilder.pod("huge").node("hot").build();
+    PodRecord huge = pod("huge").on("hot").build();
     NodeUsage hot = new NodeUsage("hot", Map.of("cpu", 3600L, "memory", 4L << 30), NOW, "NodeMetric",
         Map.of("default/huge", Map.of("cpu", 3000L, "memory", 0L)));
     assertThat(evicted(run(lowNodeLoad(""), List.of(usage.get(0), hot), NODES, huge))).isEmpty();

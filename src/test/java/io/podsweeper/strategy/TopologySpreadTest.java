@@ -1,5 +1,6 @@
 package io.podsweeper.strategy;
 
+import static io.podsweeper.cluster.PodFixtures.pod;
 import static io.podsweeper.strategy.Passes.evicted;
 import static io.podsweeper.strategy.Passes.node;
 import static io.podsweeper.strategy.Passes.policy;
@@ -8,9 +9,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.podsweeper.cluster.NodeRecord;
-import io.podsweeper.cluster.PodBuilder;
+import io.podsweeper.cluster.PodFixtures.PodBuilder;
 import io.podsweeper.cluster.PodRecord;
-import io.podsweeper.cluster.Scheduling;
 import io.podsweeper.cluster.Scheduling.SpreadConstraint;
 import io.podsweeper.cluster.Taint;
 import io.podsweeper.kube.SnapshotReader;
@@ -50,7 +50,7 @@ class TopologySpreadTest {
   private static final List<NodeRecord> THREE_ZONES = List.of(zone("a1", "a"), zone("b1", "b"), zone("c1", "c"));
 
   private static PodBuilder web(String name, String node) {
-    return PodBuilder.pod(name).node(node).label("app", "web").spread(ZONES);
+    return pod(name).on(node).label("app", "web").spread(ZONES);
   }
 
   private static PassResult balance(String args, List<NodeRecord> nodes, PodBuilder... pods) {
@@ -90,16 +90,16 @@ class TopologySpreadTest {
         "topology zone=a has 5 pods of app=web, zone=b has 1; maxSkew 1 (DoNotSchedule)");
     // A larger maxSkew tolerates the same spread.
     SpreadConstraint loose = new SpreadConstraint(5, "zone", "DoNotSchedule", WEB, List.of(), true, false);
-    assertThat(balance("{}", THREE_ZONES, PodBuilder.pod("x1").node("a1").label("app", "web").spread(loose),
-        PodBuilder.pod("x2").node("a1").label("app", "web").spread(loose)).decisions()).isEmpty();
+    assertThat(balance("{}", THREE_ZONES, pod("x1").on("a1").label("app", "web").spread(loose),
+        pod("x2").on("a1").label("app", "web").spread(loose)).decisions()).isEmpty();
   }
 
   @Test
   void softConstraintsOnlyWhenListed() {
     PodBuilder[] pods = {
-      PodBuilder.pod("s1").node("a1").label("app", "web").spread(SOFT_ZONES),
-      PodBuilder.pod("s2").node("a1").label("app", "web").spread(SOFT_ZONES),
-      PodBuilder.pod("s3").node("a1").label("app", "web").spread(SOFT_ZONES)};
+      pod("s1").on("a1").label("app", "web").spread(SOFT_ZONES),
+      pod("s2").on("a1").label("app", "web").spread(SOFT_ZONES),
+      pod("s3").on("a1").label("app", "web").spread(SOFT_ZONES)};
     assertThat(evicted(balance("{}", TWO_ZONES, pods))).isEmpty();
     assertThat(evicted(balance("{constraints: [ScheduleAnyway]}", TWO_ZONES, pods))).containsExactly("s1");
     assertThat(evicted(balance("{constraints: [DoNotSchedule, ScheduleAnyway]}", TWO_ZONES, pods))).containsExactly("s1");
@@ -134,21 +134,21 @@ class TopologySpreadTest {
     NodeRecord other = node("c1", Map.of("zone", "c", "pool", "other"), List.of());
     List<NodeRecord> nodes = List.of(node("a1", Map.of("zone", "a", "pool", "web"), List.of()),
         node("b1", Map.of("zone", "b", "pool", "web"), List.of()), other);
-    Scheduling pinned = new Scheduling(Map.of("pool", "web"), List.of(), List.of(), List.of(), List.of(), Map.of(), "BestEffort");
+    Map<String, String> pinned = Map.of("pool", "web");
     // Honor (the default): zone c is not the pods' to use; a=2, b=2 is balanced.
     PodBuilder[] honoured = {
-      PodBuilder.pod("w1").node("a1").label("app", "web").scheduling(pinned).spread(ZONES),
-      PodBuilder.pod("w2").node("a1").label("app", "web").scheduling(pinned).spread(ZONES),
-      PodBuilder.pod("w3").node("b1").label("app", "web").scheduling(pinned).spread(ZONES),
-      PodBuilder.pod("w4").node("b1").label("app", "web").scheduling(pinned).spread(ZONES)};
+      pod("w1").on("a1").label("app", "web").nodeSelector(pinned).spread(ZONES),
+      pod("w2").on("a1").label("app", "web").nodeSelector(pinned).spread(ZONES),
+      pod("w3").on("b1").label("app", "web").nodeSelector(pinned).spread(ZONES),
+      pod("w4").on("b1").label("app", "web").nodeSelector(pinned).spread(ZONES)};
     assertThat(balance("{topologyBalanceNodeFit: false}", nodes, honoured).decisions()).isEmpty();
     // Ignore: zone c counts (with 0 pods): a=2, b=2, c=0.
     SpreadConstraint ignoring = new SpreadConstraint(1, "zone", "DoNotSchedule", WEB, List.of(), false, false);
     PodBuilder[] ignored = {
-      PodBuilder.pod("w1").node("a1").label("app", "web").scheduling(pinned).spread(ignoring),
-      PodBuilder.pod("w2").node("a1").label("app", "web").scheduling(pinned).spread(ignoring),
-      PodBuilder.pod("w3").node("b1").label("app", "web").scheduling(pinned).spread(ignoring),
-      PodBuilder.pod("w4").node("b1").label("app", "web").scheduling(pinned).spread(ignoring)};
+      pod("w1").on("a1").label("app", "web").nodeSelector(pinned).spread(ignoring),
+      pod("w2").on("a1").label("app", "web").nodeSelector(pinned).spread(ignoring),
+      pod("w3").on("b1").label("app", "web").nodeSelector(pinned).spread(ignoring),
+      pod("w4").on("b1").label("app", "web").nodeSelector(pinned).spread(ignoring)};
     assertThat(evicted(balance("{topologyBalanceNodeFit: false}", nodes, ignored))).hasSize(1);
   }
 
@@ -158,10 +158,10 @@ class TopologySpreadTest {
         node("c1", Map.of("zone", "c"), List.of(new Taint("dedicated", "gpu", "NoSchedule"))));
     SpreadConstraint honouring = new SpreadConstraint(1, "zone", "DoNotSchedule", WEB, List.of(), true, true);
     assertThat(balance("{topologyBalanceNodeFit: false}", nodes,
-        PodBuilder.pod("w1").node("a1").label("app", "web").spread(honouring),
-        PodBuilder.pod("w2").node("a1").label("app", "web").spread(honouring),
-        PodBuilder.pod("w3").node("b1").label("app", "web").spread(honouring),
-        PodBuilder.pod("w4").node("b1").label("app", "web").spread(honouring)).decisions()).isEmpty();
+        pod("w1").on("a1").label("app", "web").spread(honouring),
+        pod("w2").on("a1").label("app", "web").spread(honouring),
+        pod("w3").on("b1").label("app", "web").spread(honouring),
+        pod("w4").on("b1").label("app", "web").spread(honouring)).decisions()).isEmpty();
     // Ignore (the default): the tainted zone c counts, with no pods.
     assertThat(evicted(balance("{topologyBalanceNodeFit: false}", nodes, web("w1", "a1"), web("w2", "a1"), web("w3", "b1"),
         web("w4", "b1")))).hasSize(1);
@@ -171,10 +171,10 @@ class TopologySpreadTest {
   void matchLabelKeysSpreadEachRevisionOnItsOwn() {
     SpreadConstraint perRevision = new SpreadConstraint(1, "zone", "DoNotSchedule", WEB, List.of("rev"), true, false);
     PodBuilder[] pods = {
-      PodBuilder.pod("old1").node("a1").label("app", "web").label("rev", "1").spread(perRevision),
-      PodBuilder.pod("old2").node("a1").label("app", "web").label("rev", "1").spread(perRevision),
-      PodBuilder.pod("new1").node("b1").label("app", "web").label("rev", "2").spread(perRevision),
-      PodBuilder.pod("new2").node("b1").label("app", "web").label("rev", "2").spread(perRevision)};
+      pod("old1").on("a1").label("app", "web").label("rev", "1").spread(perRevision),
+      pod("old2").on("a1").label("app", "web").label("rev", "1").spread(perRevision),
+      pod("new1").on("b1").label("app", "web").label("rev", "2").spread(perRevision),
+      pod("new2").on("b1").label("app", "web").label("rev", "2").spread(perRevision)};
     // All of app=web is balanced (2 and 2); each revision on its own is not (2 and 0).
     PassResult r = balance("{}", TWO_ZONES, pods);
     assertThat(evicted(r)).containsExactly("old1", "new1");
@@ -186,8 +186,8 @@ class TopologySpreadTest {
   void topologyBalanceNodeFitKeepsPodsThatFitNoNodeOfASmallerDomain() {
     // b1 has 1000m of its 4000m left; each web pod asks 3000m.
     PodBuilder[] pods = {
-      web("w1", "a1").requests(3000, 0), web("w2", "a1").requests(3000, 0), web("w3", "a1").requests(3000, 0),
-      PodBuilder.pod("hog").node("b1").requests(3000, 0)};
+      web("w1", "a1").requests("cpu", 3000), web("w2", "a1").requests("cpu", 3000), web("w3", "a1").requests("cpu", 3000),
+      pod("hog").on("b1").requests("cpu", 3000)};
     PassResult kept = balance("{}", TWO_ZONES, pods);
     assertThat(kept.decisions()).isEmpty();
     assertThat(kept.notes()).containsExactly("p/" + PLUGIN + ": default/w1 stays: it fits no node of a domain below the "
@@ -198,8 +198,8 @@ class TopologySpreadTest {
   @Test
   void podsThatFitASmallerDomainMoveFirst() {
     // "big" would go first (no priority), but only "small" fits b1.
-    PassResult r = balance("{}", TWO_ZONES, web("big", "a1").requests(3000, 0), web("small", "a1").priority(100).requests(500, 0),
-        web("w3", "a1").priority(100).requests(3000, 0), PodBuilder.pod("hog").node("b1").requests(3000, 0));
+    PassResult r = balance("{}", TWO_ZONES, web("big", "a1").requests("cpu", 3000), web("small", "a1").priority(100).requests("cpu", 500),
+        web("w3", "a1").priority(100).requests("cpu", 3000), pod("hog").on("b1").requests("cpu", 3000));
     assertThat(evicted(r)).containsExactly("small");
   }
 
@@ -213,8 +213,7 @@ class TopologySpreadTest {
 
   @Test
   void podsWithNodeSelectorOrAffinityMoveAfterTheOthers() {
-    Scheduling anyZone = new Scheduling(Map.of("zone", "a"), List.of(), List.of(), List.of(), List.of(), Map.of(), "BestEffort");
-    assertThat(evicted(balance("{topologyBalanceNodeFit: false}", TWO_ZONES, web("pinned", "a1").scheduling(anyZone).spread(ZONES),
+    assertThat(evicted(balance("{topologyBalanceNodeFit: false}", TWO_ZONES, web("pinned", "a1").nodeSelector(Map.of("zone", "a")),
         web("free", "a1").priority(1000), web("w3", "a1").priority(1000)))).containsExactly("free");
   }
 
@@ -228,23 +227,23 @@ class TopologySpreadTest {
     assertThat(balance("{}", TWO_ZONES, web("bare1", "a1").bare(), web("bare2", "a1").bare(), web("bare3", "a1").bare()).decisions())
         .isEmpty();
     // The evictor's own nodeFit applies on top: no other node can take the pod.
-    assertThat(balance("{nodeFit: true}", "{topologyBalanceNodeFit: false}", TWO_ZONES, web("w1", "a1").requests(3000, 0),
-        web("w2", "a1").requests(3000, 0), web("w3", "a1").requests(3000, 0), PodBuilder.pod("hog").node("b1").requests(3000, 0))
+    assertThat(balance("{nodeFit: true}", "{topologyBalanceNodeFit: false}", TWO_ZONES, web("w1", "a1").requests("cpu", 3000),
+        web("w2", "a1").requests("cpu", 3000), web("w3", "a1").requests("cpu", 3000), pod("hog").on("b1").requests("cpu", 3000))
         .decisions()).isEmpty();
   }
 
   @Test
   void namespacesChooseWhichConstraintsAreBalanced() {
-    PodBuilder[] pods = {web("w1", "a1"), web("w2", "a1"), web("w3", "a1"), web("o1", "a1").in("other"),
-        web("o2", "a1").in("other"), web("o3", "a1").in("other")};
+    PodBuilder[] pods = {web("w1", "a1"), web("w2", "a1"), web("w3", "a1"), web("o1", "a1").ns("other"),
+        web("o2", "a1").ns("other"), web("o3", "a1").ns("other")};
     assertThat(balance("{namespaces: {include: [other]}}", TWO_ZONES, pods).decisions()).extracting(Decision::podKey)
         .containsExactly("other/o1");
     assertThat(balance("{namespaces: {exclude: [other]}}", TWO_ZONES, pods).decisions()).extracting(Decision::podKey)
         .containsExactly("default/w1");
     // A constraint selects pods of its own namespace only: together a=2, b=2 would be balanced, but each namespace
     // on its own has 2 and 0.
-    assertThat(evicted(balance("{}", TWO_ZONES, web("w1", "a1"), web("w2", "a1"), web("o1", "b1").in("other"),
-        web("o2", "b1").in("other")))).containsExactly("w1", "o1");
+    assertThat(evicted(balance("{}", TWO_ZONES, web("w1", "a1"), web("w2", "a1"), web("o1", "b1").ns("other"),
+        web("o2", "b1").ns("other")))).containsExactly("w1", "o1");
   }
 
   @Test
