@@ -53,8 +53,8 @@ class BalanceStrategiesTest {
   void duplicatesSpreadToCeilOfOwnerCountOverFeasibleNodes() {
     var e = policy("{}", "balance", "RemoveDuplicates", "{}");
     var pods = new PodBuilder[] {
-      pod("r1").on("n1").ownedBy("ReplicaSet", "web"), pod("r2").on("n1").ownedBy("ReplicaSet", "web"),
-      pod("r3").on("n1").ownedBy("ReplicaSet", "web"), pod("r4").on("n1").ownedBy("ReplicaSet", "web"),
+      pod("r1").on("n1").ownedBy("ReplicaSet", "web").images("app:1"), pod("r2").on("n1").ownedBy("ReplicaSet", "web").images("app:1"),
+      pod("r3").on("n1").ownedBy("ReplicaSet", "web").images("app:1"), pod("r4").on("n1").ownedBy("ReplicaSet", "web").images("app:1"),
       pod("other-image").on("n1").ownedBy("ReplicaSet", "web").images("sidecar:2"),
       pod("bare").on("n1").bare(), pod("bare2").on("n1").bare()};
     // 4 identical pods, 2 feasible nodes: at most 2 per node, so 2 go; a different image set is another workload.
