@@ -12,6 +12,8 @@ import java.util.stream.Collectors;
 public final class ClusterSnapshot implements ClusterView {
   private final List<PodRecord> pods;
   private final Map<String, List<PodRecord>> podsByNamespace;
+  private final Map<String, List<PodRecord>> podsByNode;
+  private final List<PodRecord> withAntiAffinity;
   private final Map<String, NamespaceRecord> namespaces;
   private final Map<String, NodeRecord> nodes;
   private final Map<String, List<PdbRecord>> pdbsByNamespace;
@@ -29,6 +31,8 @@ public final class ClusterSnapshot implements ClusterView {
       Collection<NodeUsage> nodeUsage) {
     this.pods = List.copyOf(pods);
     this.podsByNamespace = this.pods.stream().collect(Collectors.groupingBy(PodRecord::namespace));
+    this.podsByNode = this.pods.stream().filter(PodRecord::scheduled).collect(Collectors.groupingBy(PodRecord::nodeName));
+    this.withAntiAffinity = this.pods.stream().filter(p -> !p.scheduling().requiredPodAntiAffinity().isEmpty()).toList();
     this.namespaces = namespaces.stream().collect(Collectors.toUnmodifiableMap(NamespaceRecord::name, Function.identity(), (a, b) -> b));
     this.nodes = nodes.stream().collect(Collectors.toUnmodifiableMap(NodeRecord::name, Function.identity(), (a, b) -> b));
     this.pdbsByNamespace = pdbs.stream().collect(Collectors.groupingBy(PdbRecord::namespace));
@@ -65,6 +69,16 @@ public final class ClusterSnapshot implements ClusterView {
   @Override
   public List<PodRecord> podsInNamespace(String namespace) {
     return podsByNamespace.getOrDefault(namespace, List.of());
+  }
+
+  @Override
+  public List<PodRecord> podsOnNode(String node) {
+    return podsByNode.getOrDefault(node, List.of());
+  }
+
+  @Override
+  public List<PodRecord> podsWithAntiAffinity() {
+    return withAntiAffinity;
   }
 
   @Override

@@ -23,6 +23,12 @@ public interface ClusterView {
   /** The pods of one namespace (indexed: decisions about one pod must not scan the cluster). */
   Collection<PodRecord> podsInNamespace(String namespace);
 
+  /** The pods bound to one node, finished ones included (indexed: nodeFit and the node strategies ask per node). */
+  Collection<PodRecord> podsOnNode(String node);
+
+  /** The pods with required pod anti-affinity (indexed: nodeFit asks whether one of them keeps a pod off a node). */
+  Collection<PodRecord> podsWithAntiAffinity();
+
   List<PdbRecord> pdbs(String namespace);
 
   Optional<PvcRecord> pvc(String namespace, String name);

@@ -53,6 +53,8 @@ public final class ClusterCache implements PodSource, AutoCloseable {
 
   private final Map<String, PodRecord> pods = new ConcurrentHashMap<>();
   private final Map<String, Map<String, PodRecord>> podsByNamespace = new ConcurrentHashMap<>();
+  private final Map<String, Map<String, PodRecord>> podsByNode = new ConcurrentHashMap<>();
+  private final Map<String, PodRecord> withAntiAffinity = new ConcurrentHashMap<>();
   private final Map<String, NamespaceRecord> namespaces = new ConcurrentHashMap<>();
   private final Map<String, NodeRecord> nodes = new ConcurrentHashMap<>();
   private final Map<String, PdbRecord> pdbs = new ConcurrentHashMap<>();
@@ -143,6 +145,24 @@ public final class ClusterCache implements PodSource, AutoCloseable {
   }
 
   @Override
+  public Collection<PodRecord> podsOnNode(String node) {
+    Map<String, PodRecord> onNode = podsByNode.get(node);
+    return onNode == null ? List.of() : onNode.values();
+  }
+
+  @Override
+  public Collection<PodRecord> podsWithAntiAffinity() {
+    return withAntiAffinity.values();
+  }
+
+  private static void unindex(Map<String, Map<String, PodRecord>> index, String group, String key) {
+    index.computeIfPresent(group, (g, m) -> {
+      m.remove(key);
+      return m.isEmpty() ? null : m;
+    });
+  }
+
+  @Override
   public Optional<NodeRecord> node(String name) {
     return Optional.ofNullable(nodes.get(name));
   }
@@ -216,10 +236,9 @@ public final class ClusterCache implements PodSource, AutoCloseable {
     public void onDelete(Pod pod, boolean finalStateUnknown) {
       PodRecord removed = pods.remove(key(pod));
       if (removed != null) {
-        podsByNamespace.computeIfPresent(removed.namespace(), (ns, m) -> {
-          m.remove(removed.key());
-          return m.isEmpty() ? null : m;
-        });
+        unindex(podsByNamespace, removed.namespace(), removed.key());
+        unindex(podsByNode, removed.nodeName(), removed.key());
+        withAntiAffinity.remove(removed.key());
       }
       if (removed != null && listener != null) {
         listener.podDeleted(removed);
@@ -234,8 +253,20 @@ public final class ClusterCache implements PodSource, AutoCloseable {
         LOG.warn("ignoring pod {} that cannot be read: {}", key(pod), e.toString());
         return;
       }
-      pods.put(record.key(), record);
+      PodRecord previous = pods.put(record.key(), record);
       podsByNamespace.computeIfAbsent(record.namespace(), ns -> new ConcurrentHashMap<>()).put(record.key(), record);
+      if (previous != null && !previous.nodeName().equals(record.nodeName())) {
+        // Bound since (or, for a pod recreated under the same name, elsewhere): it has left its old node's index.
+        unindex(podsByNode, previous.nodeName(), previous.key());
+      }
+      if (record.scheduled()) {
+        podsByNode.computeIfAbsent(record.nodeName(), n -> new ConcurrentHashMap<>()).put(record.key(), record);
+      }
+      if (record.scheduling().requiredPodAntiAffinity().isEmpty()) {
+        withAntiAffinity.remove(record.key());
+      } else {
+        withAntiAffinity.put(record.key(), record);
+      }
       if (listener != null) {
         listener.podChanged(record);
       }

@@ -4,6 +4,7 @@ import io.podsweeper.cluster.ClusterView;
 import io.podsweeper.cluster.NodeRecord;
 import io.podsweeper.cluster.OwnerRef;
 import io.podsweeper.cluster.PodRecord;
+import io.podsweeper.cluster.Scheduling.PodAffinityTerm;
 import io.podsweeper.cluster.PvcRecord;
 import io.podsweeper.cluster.Taint;
 import io.podsweeper.policy.EvictorArgs;
@@ -193,11 +194,13 @@ public final class Evictor {
       }
     }
     Map<String, Long> used = new HashMap<>();
-    for (PodRecord other : view.pods()) {
-      if (other.nodeName().equals(node.name()) && !other.terminated()) {
+    for (PodRecord other : view.podsOnNode(node.name())) {
+      if (!other.terminated()) {
         other.scheduling().requests().forEach((k, v) -> used.merge(k, v, Long::sum));
+        used.merge("pods", 1L, Long::sum);
       }
     }
+    // The pod itself takes a slot too.
     used.merge("pods", 1L, Long::sum);
     for (Map.Entry<String, Long> request : scheduling.requests().entrySet()) {
       Long allocatable = node.allocatable().get(request.getKey());
@@ -215,18 +218,26 @@ public final class Evictor {
    * upstream checks only the first, and only against the pods on the node itself.
    */
   private static boolean antiAffinityConflict(PodRecord pod, NodeRecord node, ClusterView view) {
-    boolean podHasTerms = !pod.scheduling().requiredPodAntiAffinity().isEmpty();
-    for (PodRecord other : view.pods()) {
-      if ((!podHasTerms && other.scheduling().requiredPodAntiAffinity().isEmpty()) || !other.scheduled() || other.terminated()
-          || other.key().equals(pod.key())) {
-        continue;
+    for (PodAffinityTerm term : pod.scheduling().requiredPodAntiAffinity()) {
+      for (NodeRecord other : view.nodes()) {
+        if (term.sameDomain(node, other)
+            && view.podsOnNode(other.name()).stream().anyMatch(p -> placed(p, pod) && term.selects(pod.namespace(), p, view))) {
+          return true;
+        }
       }
-      Optional<NodeRecord> at = view.node(other.nodeName());
-      if (at.isPresent() && (InterPodAntiAffinity.excludes(pod, node, other, at.get(), view).isPresent()
-          || InterPodAntiAffinity.excludes(other, at.get(), pod, node, view).isPresent())) {
+    }
+    for (PodRecord holder : view.podsWithAntiAffinity()) {
+      Optional<NodeRecord> at = view.node(holder.nodeName());
+      if (placed(holder, pod) && at.isPresent() && InterPodAntiAffinity.excludes(holder, at.get(), pod, node, view).isPresent()) {
         return true;
       }
     }
     return false;
   }
+
+  /** Another pod that holds its place on its node: scheduled and not finished. */
+  private static boolean placed(PodRecord other, PodRecord pod) {
+    return other.scheduled() && !other.terminated() && !other.key().equals(pod.key());
+  }
+
 }

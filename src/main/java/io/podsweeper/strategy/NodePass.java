@@ -58,8 +58,8 @@ final class NodePass {
 
   /** The pods bound to {@code node} that are not finished and not decided yet, by key (upstream's ListPodsOnANode). */
   List<PodRecord> pods(NodeRecord node) {
-    return view.pods().stream()
-        .filter(p -> p.nodeName().equals(node.name()) && !p.terminated() && !decided.contains(p.key()))
+    return view.podsOnNode(node.name()).stream()
+        .filter(p -> !p.terminated() && !decided.contains(p.key()))
         .sorted(Comparator.comparing(PodRecord::key))
         .toList();
   }

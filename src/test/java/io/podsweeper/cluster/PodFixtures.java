@@ -315,6 +315,11 @@ public final class PodFixtures {
       return this;
     }
 
+    public NodeBuilder podSlots(long count) {
+      allocatable.put("pods", count);
+      return this;
+    }
+
     public NodeRecord build() {
       return new NodeRecord(name, labels, ready, unschedulable, taints, allocatable);
     }

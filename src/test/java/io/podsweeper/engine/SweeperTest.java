@@ -86,6 +86,16 @@ class SweeperTest {
     }
 
     @Override
+    public Collection<PodRecord> podsOnNode(String node) {
+      return pods.values().stream().filter(p -> p.nodeName().equals(node)).toList();
+    }
+
+    @Override
+    public Collection<PodRecord> podsWithAntiAffinity() {
+      return pods.values().stream().filter(p -> !p.scheduling().requiredPodAntiAffinity().isEmpty()).toList();
+    }
+
+    @Override
     public List<PdbRecord> pdbs(String namespace) {
       return view().pdbs(namespace);
     }

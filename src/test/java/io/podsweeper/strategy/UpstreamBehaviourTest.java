@@ -819,6 +819,19 @@ class UpstreamBehaviourTest {
     }
 
     @Test
+    void nodeFitCountsPodSlots() {
+      List<NodeRecord> nodes = List.of(node("node-a").build(), node("node-b").podSlots(2).build());
+      PodRecord p = pod("p").on("node-a").ageSeconds(120).build();
+      PodRecord resident = pod("resident").on("node-b").ageSeconds(1).build();
+      assertThat(decided(evicting("nodeFit: true", PLT, AGE), nodes, p, resident)).containsExactly(d("p", PLT));
+      PodRecord second = pod("second").on("node-b").ageSeconds(1).build();
+      assertThat(decided(evicting("nodeFit: true", PLT, AGE), nodes, p, resident, second)).as("node-b is full").isEmpty();
+      PodRecord finished = pod("finished").on("node-b").ageSeconds(1).phase("Succeeded").build();
+      assertThat(decided(evicting("nodeFit: true", PLT, AGE), nodes, p, resident, finished)).as("a finished pod holds no slot")
+          .containsExactly(d("p", PLT));
+    }
+
+    @Test
     void nodeFitOnlyConsidersNodesMatchingTheEvictorNodeSelector() {
       List<NodeRecord> nodes = List.of(node("node-a").build(), node("node-b").label("pool", "reserved").build());
       PodRecord p = pod("p").on("node-a").ageSeconds(120).build();
