@@ -220,20 +220,32 @@ public final class Evictor {
   private static boolean antiAffinityConflict(PodRecord pod, NodeRecord node, ClusterView view) {
     for (PodAffinityTerm term : pod.scheduling().requiredPodAntiAffinity()) {
       for (NodeRecord other : view.nodes()) {
-        if (term.sameDomain(node, other)
-            && view.podsOnNode(other.name()).stream().anyMatch(p -> placed(p, pod) && term.selects(pod.namespace(), p, view))) {
-          return true;
+        if (term.sameDomain(node, other)) {
+          for (PodRecord there : view.podsOnNode(other.name())) {
+            if (placed(there, pod) && term.selects(pod.namespace(), there, view)) {
+              return true;
+            }
+          }
         }
       }
     }
     for (PodRecord holder : view.podsWithAntiAffinity()) {
-      Optional<NodeRecord> at = view.node(holder.nodeName());
-      if (placed(holder, pod) && at.isPresent() && InterPodAntiAffinity.excludes(holder, at.get(), pod, node, view).isPresent()) {
-        return true;
+      if (!placed(holder, pod)) {
+        continue;
+      }
+      for (PodAffinityTerm term : holder.scheduling().requiredPodAntiAffinity()) {
+        // Whether a term is about the pod does not depend on the node: asked first, it rules out most holders at once.
+        if (term.selects(holder.namespace(), pod, view)) {
+          Optional<NodeRecord> at = view.node(holder.nodeName());
+          if (at.isPresent() && term.sameDomain(at.get(), node)) {
+            return true;
+          }
+        }
       }
     }
     return false;
   }
+
 
   /** Another pod that holds its place on its node: scheduled and not finished. */
   private static boolean placed(PodRecord other, PodRecord pod) {

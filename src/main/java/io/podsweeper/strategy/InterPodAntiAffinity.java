@@ -1,6 +1,5 @@
 package io.podsweeper.strategy;
 
-import io.podsweeper.cluster.ClusterView;
 import io.podsweeper.cluster.NodeRecord;
 import io.podsweeper.cluster.PodRecord;
 import io.podsweeper.cluster.Scheduling.PodAffinityTerm;
@@ -68,13 +67,6 @@ final class InterPodAntiAffinity implements NodeStrategy {
       }
     }
     return Optional.empty();
-  }
-
-  /** Whether one of {@code holder}'s terms excludes {@code other} from the domain of {@code at} (nodeFit's check). */
-  static Optional<PodAffinityTerm> excludes(PodRecord holder, NodeRecord at, PodRecord other, NodeRecord otherAt, ClusterView view) {
-    return holder.scheduling().requiredPodAntiAffinity().stream()
-        .filter(t -> t.sameDomain(at, otherAt) && t.selects(holder.namespace(), other, view))
-        .findFirst();
   }
 
   private static String describe(PodAffinityTerm term, NodeRecord node) {
