@@ -36,6 +36,7 @@ import org.junit.jupiter.api.Test;
 /** The live loop without an API server: an in-memory pod source and a recorder of removal requests. */
 class SweeperTest {
   private static final Instant OLD = Instant.now().minus(Duration.ofHours(5));
+  private static final String HEAD = "apiVersion: podsweeper.io/v1alpha1\nkind: PodSweeperPolicy\n";
 
   /** Pods in a map; {@code current} plays the informers' watch state. */
   static final class FakeSource implements PodSource {
@@ -121,7 +122,7 @@ class SweeperTest {
   private final RecentDecisions recent = new RecentDecisions(100);
 
   private Sweeper sweeper(String policyTail, Function<Decision, PodRemover.Outcome> answer) {
-    return sweeper(PolicyLoader.parse("apiVersion: podsweeper.io/v1alpha1\nkind: PodSweeperPolicy\n" + policyTail, "test"), answer);
+    return sweeper(PolicyLoader.parse(HEAD + policyTail, "test"), answer);
   }
 
   private Sweeper sweeper(Policy policy, Function<Decision, PodRemover.Outcome> answer) {
@@ -139,6 +140,24 @@ class SweeperTest {
     return pod(name).ns(ns).on(node).created(OLD).phase("Failed").container(PodFixtures.terminatedAt("c", "Error", 1, OLD.plusSeconds(1))).build();
   }
 
+  /** Pods appearing in the cache, each announced as an informer event would. */
+  private void arrive(Sweeper s, PodRecord... pods) {
+    for (PodRecord p : pods) {
+      source.put(p);
+      s.podChanged(p);
+    }
+  }
+
+  /** Failed pods a0, b0, a1, b1, ... in namespaces a and b, all on node n1. */
+  private static PodRecord[] failedInAAndB(int each) {
+    List<PodRecord> pods = new java.util.ArrayList<>();
+    for (int i = 0; i < each; i++) {
+      pods.add(failed("a", "a" + i, "n1"));
+      pods.add(failed("b", "b" + i, "n1"));
+    }
+    return pods.toArray(PodRecord[]::new);
+  }
+
   private List<String> results() {
     return recent.list().stream().map(e -> e.decision().podKey() + " " + e.result()).toList();
   }
@@ -148,12 +167,7 @@ class SweeperTest {
     try (Sweeper s = sweeper("limits: {maxPerNamespace: 2, maxPerNode: 3}\nrules: [{name: r, states: [Failed]}]\n",
         d -> PodRemover.Outcome.REMOVED)) {
       s.start();
-      for (int i = 0; i < 4; i++) {
-        for (PodRecord p : List.of(failed("a", "a" + i, "n1"), failed("b", "b" + i, "n1"))) {
-          source.put(p);
-          s.podChanged(p);
-        }
-      }
+      arrive(s, failedInAAndB(4));
       await().atMost(Duration.ofSeconds(5)).until(() -> recent.list().size() == 8);
       assertThat(sent).hasSize(3);
       assertThat(sent.stream().filter(d -> d.namespace().equals("a"))).hasSizeLessThanOrEqualTo(2);
@@ -165,15 +179,11 @@ class SweeperTest {
   void aReloadDoesNotStartTheLimitsWindowOver() {
     try (Sweeper s = sweeper("limits: {maxPerNamespace: 1}\nrules: [{name: r, states: [Failed]}]\n", d -> PodRemover.Outcome.REMOVED)) {
       s.start();
-      PodRecord first = failed("a", "first", "n1");
-      source.put(first);
-      s.podChanged(first);
+      arrive(s, failed("a", "first", "n1"));
       await().atMost(Duration.ofSeconds(5)).until(() -> sent.size() == 1);
-      s.reload(PolicyLoader.parse("apiVersion: podsweeper.io/v1alpha1\nkind: PodSweeperPolicy\nlimits: {maxPerNamespace: 1}\n"
+      s.reload(PolicyLoader.parse(HEAD + "limits: {maxPerNamespace: 1}\n"
           + "rules: [{name: r, states: [Failed]}, {name: other, states: [Succeeded]}]\n", "test"));
-      PodRecord second = failed("a", "second", "n1");
-      source.put(second);
-      s.podChanged(second);
+      arrive(s, failed("a", "second", "n1"));
       await().atMost(Duration.ofSeconds(5)).until(() -> results().contains("a/second limited"));
       assertThat(sent).hasSize(1);
     }
@@ -185,16 +195,11 @@ class SweeperTest {
     var rails = CleanupPolicies.clusterRails(Optional.of(yaml("{allowTerminated: true, maxRemovalsPerHourPerNamespace: 2}")));
     var namespaced = CleanupPolicies.judge(new CleanupPolicies.Source("a", "cleanup",
         yaml("rules: [{name: failed, states: [Failed], maxAgeAfterFinish: 1h}]")), rails);
-    var file = PolicyLoader.parse("apiVersion: podsweeper.io/v1alpha1\nkind: PodSweeperPolicy\n"
+    var file = PolicyLoader.parse(HEAD
         + "rules: [{name: file, namespaces: {include: [b]}, states: [Failed]}]\n", "test");
     try (Sweeper s = sweeper(CleanupPolicies.compose(file, List.of(namespaced)), d -> PodRemover.Outcome.REMOVED)) {
       s.start();
-      for (int i = 0; i < 4; i++) {
-        for (PodRecord p : List.of(failed("a", "a" + i, "n1"), failed("b", "b" + i, "n1"))) {
-          source.put(p);
-          s.podChanged(p);
-        }
-      }
+      arrive(s, failedInAAndB(4));
       await().atMost(Duration.ofSeconds(5)).until(() -> recent.list().size() == 8);
       assertThat(sent.stream().filter(d -> d.namespace().equals("a"))).hasSize(2)
           .allSatisfy(d -> assertThat(d.profile()).isEqualTo("PodCleanupPolicy a/cleanup"));
@@ -209,8 +214,7 @@ class SweeperTest {
     try (Sweeper s = sweeper("dryRun: true\nrules: [{name: r, states: [Failed]}]\n", d -> PodRemover.Outcome.REMOVED)) {
       s.start();
       PodRecord p = failed("a", "p", "n1");
-      source.put(p);
-      s.podChanged(p);
+      arrive(s, p);
       s.podChanged(p);
       await().atMost(Duration.ofSeconds(5)).until(() -> !recent.list().isEmpty());
       await().during(Duration.ofMillis(300)).until(() -> recent.list().size() == 1);
@@ -225,8 +229,7 @@ class SweeperTest {
     try (Sweeper s = sweeper("rules: [{name: r, states: [Failed]}]\n", d -> PodRemover.Outcome.REMOVED)) {
       s.start();
       PodRecord p = failed("a", "p", "n1");
-      source.put(p);
-      s.podChanged(p);
+      arrive(s, p);
       await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(3)).until(sent::isEmpty);
       source.current = true;
       await().atMost(Duration.ofSeconds(5)).until(() -> sent.size() == 1);
@@ -246,8 +249,7 @@ class SweeperTest {
       assertThat(s.pendingDeadlines()).isEqualTo(1);
 
       PodRecord guarded = pod("guarded").ns("a").created(OLD).build();
-      source.put(guarded);
-      s.podChanged(guarded);
+      arrive(s, guarded);
       await().atMost(Duration.ofSeconds(3)).until(() -> sent.size() == 1);
       // Events keep coming, but the refused pod waits out its backoff (5 s) instead of being hammered.
       for (int i = 0; i < 5; i++) {
@@ -261,7 +263,7 @@ class SweeperTest {
   @Test
   void anEvictionInBackgroundIsTrackedNotRepeatedAndEndsWithThePod() {
     List<Decision> seen = new CopyOnWriteArrayList<>();
-    var policy = PolicyLoader.parse("apiVersion: podsweeper.io/v1alpha1\nkind: PodSweeperPolicy\n"
+    var policy = PolicyLoader.parse(HEAD
         + "limits: {maxInFlightPerOwner: 1}\nrules: [{name: r, states: [Running]}]\n", "test");
     Metrics metrics = new Metrics();
     try (Sweeper s = new Sweeper(policy, source, d -> {
@@ -297,8 +299,7 @@ class SweeperTest {
       s.start();
       Instant created = Instant.now().minusMillis(500);
       PodRecord p = pod("p").ns("a").created(created).build();
-      source.put(p);
-      s.podChanged(p);
+      arrive(s, p);
       assertThat(s.pendingDeadlines()).isEqualTo(1);
       await().atMost(Duration.ofSeconds(4)).until(() -> sent.size() == 1);
       assertThat(Duration.between(created.plusSeconds(2), recent.list().get(0).time())).isLessThan(Duration.ofMillis(500));
