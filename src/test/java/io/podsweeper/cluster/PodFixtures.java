@@ -91,6 +91,7 @@ public final class PodFixtures {
     private Optional<Instant> startTime = Optional.empty();
     private final List<PodCondition> conditions = new ArrayList<>();
     private boolean localStorage;
+    private boolean resourceClaims;
     private final List<String> pvcs = new ArrayList<>();
     private Map<String, String> nodeSelector = Map.of();
     private List<NodeSelectorTerm> requiredNodeAffinity = List.of();
@@ -221,6 +222,12 @@ public final class PodFixtures {
       return this;
     }
 
+    /** The pod claims a dynamically allocated resource ({@code spec.resourceClaims}, e.g. a GPU by DRA). */
+    public PodBuilder resourceClaim() {
+      resourceClaims = true;
+      return this;
+    }
+
     public PodBuilder nodeSelector(Map<String, String> value) {
       nodeSelector = value;
       return this;
@@ -270,7 +277,7 @@ public final class PodFixtures {
     public PodRecord build() {
       List<ContainerStatus> cs = containers != null ? containers : List.of(running("main"));
       return new PodRecord(namespace, name, uid != null ? uid : "uid-" + namespace + "-" + name, resourceVersion, created, deletion, nodeName, phase, reason,
-          labels, annotations, owners, cs, priority, startTime, conditions, new Volumes(localStorage, pvcs, false),
+          labels, annotations, owners, cs, priority, startTime, conditions, new Volumes(localStorage, pvcs, resourceClaims),
           new Scheduling(nodeSelector, requiredNodeAffinity, preferredNodeAffinity, tolerations, antiAffinity, requests,
               requests.isEmpty() ? "BestEffort" : "Burstable", spreadConstraints),
           images);

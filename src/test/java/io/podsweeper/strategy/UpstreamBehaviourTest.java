@@ -689,6 +689,16 @@ class UpstreamBehaviourTest {
     }
 
     @Test
+    void podsWithResourceClaimsAreProtectedWhenExtraEnabled() {
+      PodRecord claiming = pod("claiming").ageSeconds(120).resourceClaim().build();
+      PodRecord without = pod("without").ageSeconds(120).build();
+      assertThat(decided(evicting("", PLT, AGE), claiming, without))
+          .containsExactlyInAnyOrder(d("claiming", PLT), d("without", PLT));
+      assertThat(decided(evicting("podProtections: {extraEnabled: [PodsWithResourceClaims]}", PLT, AGE), claiming, without))
+          .containsExactly(d("without", PLT));
+    }
+
+    @Test
     void podsWithPvcAreProtectedWhenExtraEnabled() {
       PodRecord withPvc = pod("with-pvc").ageSeconds(120).pvc("data").build();
       PodRecord without = pod("without").ageSeconds(120).build();
