@@ -43,7 +43,7 @@ final class RunCommand implements Callable<Integer> {
   @Option(names = "--sync-timeout", defaultValue = "300", description = "Seconds to wait for the informers' first sync (default: ${DEFAULT-VALUE}).")
   long syncTimeoutSeconds;
 
-  @Option(names = "--policy-reload-interval", defaultValue = "10", description = "Seconds between checks of the policy file for changes (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--policy-reload-interval", defaultValue = "10", description = "Seconds between checks of the policy file for changes, and for PodCleanupPolicy CRDs installed after start (default: ${DEFAULT-VALUE}).")
   long reloadSeconds;
 
   @Option(names = "--namespace", description = "The service's own namespace, for the control ConfigMap, the leader Lease and Events; default: $POD_NAMESPACE.")

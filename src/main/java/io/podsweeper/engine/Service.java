@@ -179,7 +179,7 @@ public final class Service implements AutoCloseable {
       sweeper.setLeading(true);
     }
     sweeper.start();
-    namespacedPolicies.start(options.syncTimeoutSeconds());
+    namespacedPolicies.start(options.syncTimeoutSeconds(), options.reloadInterval());
     options.policyFile().ifPresent(file -> {
       PolicyWatcher watcher = new PolicyWatcher(file, options.adjust(), namespacedPolicies::filePolicyChanged, this::policyRejected, metrics);
       long every = options.reloadInterval().toMillis();

@@ -18,6 +18,7 @@ import io.podsweeper.policy.CleanupPolicies.ClusterRails;
 import io.podsweeper.policy.CleanupPolicies.Outcome;
 import io.podsweeper.policy.CleanupPolicies.Verdict;
 import io.podsweeper.policy.Policy;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,9 +28,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -75,12 +78,31 @@ public final class NamespacedPolicies implements AutoCloseable {
         .withPlural(plural).withNamespaced(namespaced).build();
   }
 
-  /** Starts both informers and waits for their first list; without the CRDs installed, logs it and does nothing. */
-  public void start(long syncTimeoutSeconds) throws InterruptedException {
-    if (!served()) {
-      LOG.warn("the API server does not serve {} PodCleanupPolicy/ClusterPodCleanupPolicy (CRDs in manifests/crds/ not installed);"
-          + " only the file policy applies", GROUP_VERSION);
+  /**
+   * Starts both informers and waits for their first list. Without the CRDs installed (or readable), logs it once and
+   * looks again every {@code lookAgain}: CRDs installed later take effect then, without a restart.
+   */
+  public void start(long syncTimeoutSeconds, Duration lookAgain) {
+    if (startInformers(syncTimeoutSeconds, true)) {
       return;
+    }
+    AtomicReference<ScheduledFuture<?>> looking = new AtomicReference<>();
+    looking.set(executor.scheduleWithFixedDelay(() -> {
+      if (startInformers(syncTimeoutSeconds, false)) {
+        LOG.info("{} PodCleanupPolicy/ClusterPodCleanupPolicy are served now: namespaced policies apply", GROUP_VERSION);
+        looking.get().cancel(false);
+      }
+    }, lookAgain.toMillis(), lookAgain.toMillis(), TimeUnit.MILLISECONDS));
+  }
+
+  /** True once both informers have listed; {@code tellWhyNot} logs why not (only the first attempt, not every retry). */
+  private boolean startInformers(long syncTimeoutSeconds, boolean tellWhyNot) {
+    if (!served()) {
+      if (tellWhyNot) {
+        LOG.warn("the API server does not serve {} PodCleanupPolicy/ClusterPodCleanupPolicy (CRDs in manifests/crds/ not installed);"
+            + " only the file policy applies until they are", GROUP_VERSION);
+      }
+      return false;
     }
     ResourceEventHandler<GenericKubernetesResource> changed = new ResourceEventHandler<>() {
       @Override
@@ -98,24 +120,34 @@ public final class NamespacedPolicies implements AutoCloseable {
         schedule();
       }
     };
-    namespaced = client.genericKubernetesResources(NAMESPACED).inAnyNamespace().runnableInformer(0);
-    cluster = client.genericKubernetesResources(CLUSTER).runnableInformer(0);
-    namespaced.addEventHandler(changed);
-    cluster.addEventHandler(changed);
+    SharedIndexInformer<GenericKubernetesResource> namespacedInformer =
+        client.genericKubernetesResources(NAMESPACED).inAnyNamespace().runnableInformer(0);
+    SharedIndexInformer<GenericKubernetesResource> clusterInformer = client.genericKubernetesResources(CLUSTER).runnableInformer(0);
+    namespacedInformer.addEventHandler(changed);
+    clusterInformer.addEventHandler(changed);
     try {
-      CompletableFuture.allOf(namespaced.start().toCompletableFuture(), cluster.start().toCompletableFuture())
+      CompletableFuture.allOf(namespacedInformer.start().toCompletableFuture(), clusterInformer.start().toCompletableFuture())
           .get(syncTimeoutSeconds, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      namespacedInformer.stop();
+      clusterInformer.stop();
+      Thread.currentThread().interrupt();
+      return false;
     } catch (ExecutionException | TimeoutException e) {
-      // e.g. RBAC without the CRD rules: the file policy keeps running; namespaced policies stay off until a restart.
-      LOG.error("cannot list {} PodCleanupPolicy/ClusterPodCleanupPolicy; only the file policy applies: {}", GROUP_VERSION,
-          e.getCause() != null ? e.getCause().getMessage() : e.getMessage());
-      namespaced.stop();
-      cluster.stop();
-      namespaced = null;
-      return;
+      // e.g. RBAC without the CRD rules: the file policy keeps running.
+      if (tellWhyNot) {
+        LOG.error("cannot list {} PodCleanupPolicy/ClusterPodCleanupPolicy; only the file policy applies until it can: {}", GROUP_VERSION,
+            e.getCause() != null ? e.getCause().getMessage() : e.getMessage());
+      }
+      namespacedInformer.stop();
+      clusterInformer.stop();
+      return false;
     }
+    cluster = clusterInformer;
+    namespaced = namespacedInformer;
     schedule();
     executor.scheduleWithFixedDelay(this::writeRemovals, REMOVALS_EVERY_SECONDS, REMOVALS_EVERY_SECONDS, TimeUnit.SECONDS);
+    return true;
   }
 
   /** How often removal counts are written to the policies' status (one patch per policy that removed anything). */

@@ -53,17 +53,26 @@ class NamespacedPoliciesIT {
 
   @BeforeAll
   static void installTheCrds(KubernetesClient client) throws IOException {
+    crds(client).forEach(crd -> client.resource(crd).fieldManager("podsweeper-crd-it").forceConflicts().serverSideApply());
+    await().atMost(SECONDS).until(() -> servedKinds(client) >= 4);
+  }
+
+  private static List<HasMetadata> crds(KubernetesClient client) throws IOException {
+    List<HasMetadata> crds = new java.util.ArrayList<>();
     try (var files = Files.list(CRDS)) {
       for (Path file : files.sorted().toList()) {
         try (InputStream in = Files.newInputStream(file)) {
-          for (HasMetadata crd : client.load(in).items()) {
-            client.resource(crd).fieldManager("podsweeper-crd-it").forceConflicts().serverSideApply();
-          }
+          crds.addAll(client.load(in).items());
         }
       }
     }
-    await().atMost(SECONDS).until(() -> client.getApiResources("podsweeper.io/v1alpha1") != null
-        && client.getApiResources("podsweeper.io/v1alpha1").getResources().size() >= 4);
+    return crds;
+  }
+
+  /** Resources (kinds and their status subresources) the API server serves in podsweeper.io/v1alpha1. */
+  private static int servedKinds(KubernetesClient client) {
+    var served = client.getApiResources(NamespacedPolicies.GROUP_VERSION);
+    return served == null ? 0 : served.getResources().size();
   }
 
   @AfterEach
@@ -145,6 +154,24 @@ class NamespacedPoliciesIT {
           .contains("\"result\":\"limited\"", "(maxRemovalsPerHourPerNamespace 1)"));
       await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3)).until(() -> exists(ns, "first") != exists(ns, "second"));
       await().atMost(SECONDS).untilAsserted(() -> assertThat(status(policy(ns, "cleanup"))).containsEntry("removals", 1));
+    }
+  }
+
+  @Test
+  void crdsInstalledAfterStartTakeEffectWithoutARestart(TestApiServer server) throws Exception {
+    String ns = server.newNamespace("team-late");
+    finished(ns, "done");
+    crds(client).forEach(crd -> client.resource(crd).delete());
+    await().atMost(Duration.ofSeconds(60)).until(() -> servedKinds(client) == 0);
+    try (RunningService service = RunningService.start(server, FILE_POLICY)) {
+      installTheCrds(client);
+      clusterPolicy("minMaxAge: 1h\n  allowTerminated: true");
+      apply(ns, "cleanup", "states: [Failed]\n      maxAgeAfterFinish: 1h");
+      // The service looks for the CRDs again every reload interval (2 s here).
+      await().atMost(SECONDS).until(() -> !exists(ns, "done"));
+      assertThat(status(policy(ns, "cleanup"))).containsEntry("phase", "Accepted");
+    } finally {
+      installTheCrds(client);
     }
   }
 
