@@ -59,8 +59,18 @@ public record LabelSelector(Map<String, String> matchLabels, List<Requirement> m
     return matchLabels.isEmpty() && matchExpressions.isEmpty();
   }
 
+  /** Plain loops: this runs for every rule and every pod of a full pass. */
   public boolean matches(Map<String, String> labels) {
-    return matchLabels.entrySet().stream().allMatch(e -> e.getValue().equals(labels.get(e.getKey())))
-        && matchExpressions.stream().allMatch(r -> r.matches(labels));
+    for (Map.Entry<String, String> e : matchLabels.entrySet()) {
+      if (!e.getValue().equals(labels.get(e.getKey()))) {
+        return false;
+      }
+    }
+    for (Requirement r : matchExpressions) {
+      if (!r.matches(labels)) {
+        return false;
+      }
+    }
+    return true;
   }
 }

@@ -15,20 +15,48 @@ public record NamespaceFilter(List<String> include, List<String> exclude) {
     exclude = List.copyOf(exclude);
   }
 
+  /** Plain loops, no streams or regex: this runs for every rule and every pod of a full pass (docs/benchmarks.md). */
   public boolean matches(String namespace) {
-    return (include.isEmpty() || include.stream().anyMatch(g -> globMatches(g, namespace)))
-        && exclude.stream().noneMatch(g -> globMatches(g, namespace));
+    boolean included = include.isEmpty();
+    for (int i = 0; i < include.size() && !included; i++) {
+      included = globMatches(include.get(i), namespace);
+    }
+    if (!included) {
+      return false;
+    }
+    for (String glob : exclude) {
+      if (globMatches(glob, namespace)) {
+        return false;
+      }
+    }
+    return true;
   }
 
+  /** {@code *} and {@code ?} wildcard matching: on a mismatch, the last {@code *} takes one more character. */
   static boolean globMatches(String glob, String value) {
-    return COMPILED.computeIfAbsent(glob, g -> toRegex(g, ".")).matcher(value).matches();
+    int g = 0;
+    int v = 0;
+    int star = -1;
+    int starMatched = 0;
+    while (v < value.length()) {
+      if (g < glob.length() && (glob.charAt(g) == '?' || glob.charAt(g) == value.charAt(v))) {
+        g++;
+        v++;
+      } else if (g < glob.length() && glob.charAt(g) == '*') {
+        star = g++;
+        starMatched = v;
+      } else if (star >= 0) {
+        g = star + 1;
+        v = ++starMatched;
+      } else {
+        return false;
+      }
+    }
+    while (g < glob.length() && glob.charAt(g) == '*') {
+      g++;
+    }
+    return g == glob.length();
   }
-
-  /**
-   * Compiled globs, shared: a pass evaluates every pod against every rule, and compiling a pattern per match was
-   * a fifth of a full pass (docs/benchmarks.md). Bounded by the distinct globs of the loaded policies.
-   */
-  private static final java.util.Map<String, Pattern> COMPILED = new java.util.concurrent.ConcurrentHashMap<>();
 
   /**
    * True if every namespace {@code inner} matches is matched by {@code outer} as well. Tests inner's text against

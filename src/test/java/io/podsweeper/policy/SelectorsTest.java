@@ -9,6 +9,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** The string selector syntax of upstream's {@code nodeSelector} (and {@code kubectl -l}): {@link Selectors#parse}. */
 class SelectorsTest {
@@ -152,5 +154,17 @@ class SelectorsTest {
     Map<String, String> copy = new java.util.HashMap<>(base);
     copy.put(key, value);
     return copy;
+  }
+
+  /** Namespace globs: {@code *} any run (empty too), {@code ?} exactly one character, everything else literal. */
+  @ParameterizedTest
+  @CsvSource({
+      "kube-*, kube-system, true", "kube-*, kube-, true", "kube-*, kube, false", "*-system, kube-system, true",
+      "*, '', true", "'', '', true", "'', a, false", "?, a, true", "?, '', false", "?, ab, false",
+      "web-?, web-1, true", "web-?, web-12, false", "web-??, web-12, true", "a*b*c, abxbc, true", "a*b*c, abxbcx, false",
+      "a*b*c, ac, false", "a**c, ac, true", "ci-prod, ci-prod, true", "ci-prod, ci-prod2, false", "a.b, axb, false",
+      "*a*, bab, true", "*a, ba, true", "*a, ab, false"})
+  void namespaceGlobs(String glob, String namespace, boolean matches) {
+    assertThat(new NamespaceFilter(List.of(glob), List.of()).matches(namespace)).isEqualTo(matches);
   }
 }
