@@ -5,6 +5,8 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.podsweeper.cluster.ClusterSnapshot;
 import io.podsweeper.cluster.PodRecord;
 import io.podsweeper.kube.SnapshotReader;
+import io.podsweeper.policy.LowNodeLoadArgs;
+import io.podsweeper.policy.Policy;
 import io.podsweeper.policy.PolicyException;
 import io.podsweeper.policy.PolicyLoader;
 import io.podsweeper.strategy.PolicyEvaluator;
@@ -46,8 +48,11 @@ final class ExplainCommand implements Callable<Integer> {
     if (slash <= 0 || slash == pod.length() - 1) {
       throw new PolicyException("NAMESPACE/POD", "expected namespace/name, got \"" + pod + "\"");
     }
-    PolicyEvaluator evaluator = new PolicyEvaluator(PolicyLoader.load(policyFile));
-    ClusterSnapshot snapshot = snapshotFile != null ? SnapshotReader.read(snapshotFile) : live();
+    Policy policy = PolicyLoader.load(policyFile);
+    PolicyEvaluator evaluator = new PolicyEvaluator(policy);
+    // Measured usage only for a policy that reads it: as in run, no other policy asks for (or needs the right to) it.
+    boolean measuredUsage = policy.profiles().stream().flatMap(p -> p.balance().stream()).anyMatch(LowNodeLoadArgs.class::isInstance);
+    ClusterSnapshot snapshot = snapshotFile != null ? SnapshotReader.read(snapshotFile) : live(measuredUsage);
     PodRecord record = snapshot.pods().stream().filter(p -> p.key().equals(pod)).findFirst()
         .orElseThrow(() -> new PolicyException(pod, "no such pod in " + (snapshotFile != null ? snapshotFile : "the cluster")));
     PrintWriter out = spec.commandLine().getOut();
@@ -58,9 +63,9 @@ final class ExplainCommand implements Callable<Integer> {
     return 0;
   }
 
-  private ClusterSnapshot live() {
+  private ClusterSnapshot live(boolean measuredUsage) {
     try (KubernetesClient client = new KubernetesClientBuilder().withConfig(cluster.config()).build()) {
-      return SnapshotReader.fromCluster(client);
+      return SnapshotReader.fromCluster(client, measuredUsage);
     }
   }
 }

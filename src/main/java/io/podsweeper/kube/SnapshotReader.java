@@ -42,8 +42,11 @@ public final class SnapshotReader {
     return parse(text, file.getFileName().toString());
   }
 
-  /** The same snapshot, read from a live cluster (what {@code explain} without --snapshot looks at). */
-  public static ClusterSnapshot fromCluster(io.fabric8.kubernetes.client.KubernetesClient client) {
+  /**
+   * The same snapshot, read from a live cluster (what {@code explain} without --snapshot looks at); measured node
+   * usage (NodeMetric or metrics.k8s.io) only when {@code withNodeUsage}.
+   */
+  public static ClusterSnapshot fromCluster(io.fabric8.kubernetes.client.KubernetesClient client, boolean withNodeUsage) {
     List<PdbRecord> pdbs = new ArrayList<>();
     if (client.supports(io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget.class)) {
       client.policy().v1().podDisruptionBudget().inAnyNamespace().list().getItems().forEach(p -> pdbs.add(PodRecords.pdb(
@@ -61,7 +64,7 @@ public final class SnapshotReader {
         client.nodes().list().getItems().stream().map(PodRecords::node).toList(),
         pdbs,
         client.persistentVolumeClaims().inAnyNamespace().list().getItems().stream().map(PodRecords::pvc).toList(),
-        priorityClasses).withNodeUsage(NodeUsageSource.read(client, nodeOf(pods)));
+        priorityClasses).withNodeUsage(withNodeUsage ? NodeUsageSource.read(client, nodeOf(pods)) : List.of());
   }
 
   public static ClusterSnapshot parse(String text, String source) {
