@@ -126,6 +126,22 @@ start() {
   mkdir -p "$run"
   run=$(cd "$run" && pwd)
   make_pki "$run/pki"
+  # The witness of what was sent: every write to pods (DELETE, evictions, patches) and to the objects that steer
+  # the service (ConfigMaps, Leases), one JSON line per request in $run/audit.log (TestApiServer.audit()).
+  cat > "$run/audit-policy.yaml" <<'AUDIT'
+apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+  - level: Metadata
+    verbs: [create, update, patch, delete, deletecollection]
+    resources:
+      - group: ""
+        resources: [pods, pods/eviction, pods/status, configmaps, namespaces]
+      - group: coordination.k8s.io
+        resources: [leases]
+  - level: None
+AUDIT
   local etcd_port etcd_peer port
   etcd_port=$(free_port); etcd_peer=$(free_port); port=$(free_port)
   # etcd reads ETCD_* variables as flags and exits when one conflicts with a command-line flag.
@@ -145,6 +161,8 @@ start() {
     --service-account-issuer https://kubernetes.default.svc.cluster.local
     --api-audiences https://kubernetes.default.svc.cluster.local
     --service-cluster-ip-range 10.0.0.0/24 --authorization-mode "${KUBE_AUTHZ_MODE:-RBAC}"
+    --audit-policy-file "$run/audit-policy.yaml" --audit-log-path "$run/audit.log" --audit-log-format json
+    --audit-log-mode blocking
     --disable-admission-plugins ServiceAccount --allow-privileged=true --profiling=false)
   # Saved so `up` can bring the same server back after `down` (fault-injection tests).
   printf '%q ' "$BIN_DIR/kube-apiserver" "${args[@]}" > "$run/apiserver.cmd"

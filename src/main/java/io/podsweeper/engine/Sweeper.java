@@ -100,6 +100,8 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
   private volatile TokenBucket bucket;
   private volatile boolean stopping;
   private volatile boolean leading = true;
+  /** Whether this replica's lease is still valid by the local clock (leader election's fence); always, without it. */
+  private volatile java.util.function.BooleanSupplier leaseValid = () -> true;
   private volatile BlastRadiusGuard guard;
   /** Kept across reloads: namespaced policies come and go, their hourly cap must not start over each time. */
   private final HourlyNamespaceCap namespaceCap = new HourlyNamespaceCap();
@@ -165,6 +167,11 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
     if (value && !was && !stopping) {
       timers.execute(this::fullPass);
     }
+  }
+
+  /** The fence: no request is sent unless {@code valid} says this replica's lease has not run out. */
+  public void fenceWith(java.util.function.BooleanSupplier valid) {
+    this.leaseValid = valid;
   }
 
   private void resumed() {

@@ -4,9 +4,14 @@ import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -17,6 +22,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * stopped when the run ends. Tests isolate themselves with a fresh namespace each ({@link #newNamespace}).
  */
 public final class TestApiServer implements ExtensionContext.Store.CloseableResource, AutoCloseable {
+  private static final ObjectMapper JSON = new ObjectMapper();
   private final Path runDir;
   private final Path kubeconfig;
   private final KubernetesClient client;
@@ -63,6 +69,49 @@ public final class TestApiServer implements ExtensionContext.Store.CloseableReso
   /** The API server comes back on the same address, with the same data. */
   public void up() {
     script("up", runDir);
+  }
+
+  /**
+   * One request as the API server's audit log recorded it (scripts/test-apiserver.sh logs writes to pods,
+   * evictions, ConfigMaps, namespaces and Leases): the witness of what a test's subject really sent.
+   */
+  public record AuditEvent(String verb, String resource, String subresource, String namespace, String name, String user,
+      String userAgent, int code, Instant received) {
+    /** A DELETE of a pod or an eviction of it, whatever the answer. */
+    public boolean isRemoval() {
+      return "pods".equals(resource) && ("delete".equals(verb) || ("create".equals(verb) && "eviction".equals(subresource)));
+    }
+  }
+
+  /** Every request the audit log holds so far, in the order received. */
+  public List<AuditEvent> audit() {
+    Path log = runDir.resolve("audit.log");
+    List<AuditEvent> events = new ArrayList<>();
+    try {
+      if (!Files.exists(log)) {
+        return events;
+      }
+      for (String line : Files.readAllLines(log)) {
+        if (line.isBlank()) {
+          continue;
+        }
+        JsonNode e = JSON.readTree(line);
+        JsonNode ref = e.path("objectRef");
+        events.add(new AuditEvent(e.path("verb").asText(), ref.path("resource").asText(), ref.path("subresource").asText(),
+            ref.path("namespace").asText(), ref.path("name").asText(), e.path("user").path("username").asText(),
+            e.path("userAgent").asText(), e.path("responseStatus").path("code").asInt(),
+            Instant.parse(e.path("requestReceivedTimestamp").asText())));
+      }
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot read the audit log " + log, e);
+    }
+    events.sort(java.util.Comparator.comparing(AuditEvent::received));
+    return events;
+  }
+
+  /** The requests that removed (or tried to remove) a pod of {@code namespace}. */
+  public List<AuditEvent> removalRequests(String namespace) {
+    return audit().stream().filter(e -> namespace.equals(e.namespace()) && e.isRemoval()).toList();
   }
 
   public Path kubeconfig() {
