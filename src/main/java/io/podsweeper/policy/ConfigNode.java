@@ -162,6 +162,15 @@ public final class ConfigNode {
   }
 
   public Optional<Double> optionalNumber(String field, double minExclusive, double max) {
+    return optionalNumber(field, v -> v > minExclusive && v <= max, "greater than " + minExclusive + " and at most " + max);
+  }
+
+  /** A number within [min, max], both inclusive. */
+  public Optional<Double> optionalNumberBetween(String field, double min, double max) {
+    return optionalNumber(field, v -> v >= min && v <= max, "between " + min + " and " + max);
+  }
+
+  private Optional<Double> optionalNumber(String field, java.util.function.DoublePredicate valid, String range) {
     if (!has(field)) {
       return Optional.empty();
     }
@@ -170,8 +179,8 @@ public final class ConfigNode {
       throw c.error("must be a number, got " + c.describe());
     }
     double value = c.node.doubleValue();
-    if (!(value > minExclusive) || value > max) {
-      throw c.error("must be greater than " + minExclusive + " and at most " + max + ", got " + c.node.asText());
+    if (!valid.test(value)) {
+      throw c.error("must be " + range + ", got " + c.node.asText());
     }
     return Optional.of(value);
   }

@@ -164,8 +164,8 @@ final class KoordinatorFormat {
       } catch (NumberFormatException e) {
         throw qps.error("must be a number, got \"" + qps.string() + "\"");
       }
-      if (!(perSecond > 0)) {
-        throw qps.error("must be greater than 0");
+      if (!(perSecond >= Limits.MIN_PER_SECOND && perSecond <= Limits.MAX_PER_SECOND)) {
+        throw qps.error("must be between " + Limits.MIN_PER_SECOND + " and " + Limits.MAX_PER_SECOND + ", got " + qps.string());
       }
     }
     return new Limits(min(limits.maxPerNode(), migration.optionalInt("maxMigratingPerNode", 0, Integer.MAX_VALUE)),

@@ -19,6 +19,12 @@ public record Limits(
     OptionalInt maxInFlightPerOwner,
     OptionalInt maxUnavailablePerOwner) {
   public static final double DEFAULT_PER_SECOND = 10.0;
+  /**
+   * The rates a policy may set: below one removal per 100 s a waiting removal looks stuck (and 1e-320 would be a
+   * wait of centuries); above 1000/s no API server keeps up and the guard is the only brake.
+   */
+  public static final double MIN_PER_SECOND = 0.01;
+  public static final double MAX_PER_SECOND = 1000;
   public static final Limits DEFAULTS = new Limits(OptionalInt.empty(), OptionalInt.empty(), OptionalInt.empty(), DEFAULT_PER_SECOND,
       OptionalInt.empty(), OptionalInt.empty());
 

@@ -90,7 +90,7 @@ final class NativePolicyFormat {
         node.optionalInt("maxPerNode", 0, Integer.MAX_VALUE),
         node.optionalInt("maxPerNamespace", 0, Integer.MAX_VALUE),
         node.optionalInt("maxTotal", 0, Integer.MAX_VALUE),
-        node.optionalNumber("perSecond", 0, 10_000).orElse(Limits.DEFAULT_PER_SECOND),
+        node.optionalNumberBetween("perSecond", Limits.MIN_PER_SECOND, Limits.MAX_PER_SECOND).orElse(Limits.DEFAULT_PER_SECOND),
         node.optionalInt("maxInFlightPerOwner", 1, Integer.MAX_VALUE),
         node.optionalInt("maxUnavailablePerOwner", 0, Integer.MAX_VALUE));
   }

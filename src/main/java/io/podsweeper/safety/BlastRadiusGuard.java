@@ -83,6 +83,18 @@ public final class BlastRadiusGuard {
     removals.addLast(now);
   }
 
+  /**
+   * The same window under new settings: a reload that changes the guard must not forget what was removed, or an
+   * edit would be a way around it.
+   */
+  public synchronized BlastRadiusGuard withConfig(Guard newConfig) {
+    BlastRadiusGuard next = new BlastRadiusGuard(newConfig);
+    next.removals.addAll(removals);
+    next.evictions.addAll(evictions);
+    evictionsByNamespace.forEach((ns, times) -> next.evictionsByNamespace.put(ns, new ArrayDeque<>(times)));
+    return next;
+  }
+
   /** Forgets everything counted: an operator resumed after a trip. */
   public synchronized void reset() {
     removals.clear();

@@ -53,6 +53,15 @@ public final class RemovalBudget {
     perNamespace.computeIfPresent(decision.namespace(), (k, v) -> v > 1 ? v - 1 : null);
   }
 
+  /** The same window's counts under new caps: a reload must not open the caps again. */
+  public synchronized RemovalBudget withLimits(Limits newLimits) {
+    RemovalBudget next = new RemovalBudget(newLimits);
+    next.total = total;
+    next.perNode.putAll(perNode);
+    next.perNamespace.putAll(perNamespace);
+    return next;
+  }
+
   public synchronized void reset() {
     total = 0;
     perNode.clear();

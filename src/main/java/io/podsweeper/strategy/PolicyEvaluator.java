@@ -132,6 +132,23 @@ public final class PolicyEvaluator {
   }
 
   /**
+   * Why the profile that made a node-aware decision would not let the pod go now, or empty if it would: the pod is
+   * out of the profile's scope, protected by its evictor (annotations of the pod and its namespace included), or
+   * the profile is no longer in the policy. The last word before a queued balance decision is sent.
+   */
+  public Optional<String> refusal(String profile, PodRecord pod, ClusterView view) {
+    for (CompiledProfile p : profiles) {
+      if (p.profile().name().equals(profile)) {
+        if (!inScope(p.profile(), pod, view)) {
+          return Optional.of("out of profile " + profile + "'s node set");
+        }
+        return p.evictor().protection(pod, view);
+      }
+    }
+    return Optional.of("profile " + profile + " is no longer in the policy");
+  }
+
+  /**
    * Why a pod will go, when, or why never: profile by profile, what scopes it out, which protection applies, what
    * each strategy says. The same strategies and filters as {@link #evaluate} and {@link #plan}.
    */

@@ -41,6 +41,7 @@ class SweeperTest {
   /** Pods in a map; {@code current} plays the informers' watch state. */
   static final class FakeSource implements PodSource {
     final Map<String, PodRecord> pods = new ConcurrentHashMap<>();
+    final Map<String, NamespaceRecord> namespaces = new ConcurrentHashMap<>();
     volatile boolean current = true;
 
     void put(PodRecord p) {
@@ -63,7 +64,7 @@ class SweeperTest {
 
     @Override
     public NamespaceRecord namespace(String name) {
-      return NamespaceRecord.unknown(name);
+      return namespaces.getOrDefault(name, NamespaceRecord.unknown(name));
     }
 
     @Override

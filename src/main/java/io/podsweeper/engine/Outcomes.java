@@ -1,0 +1,65 @@
+package io.podsweeper.engine;
+
+import io.podsweeper.metrics.Metrics;
+import io.podsweeper.strategy.Decision;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Where every outcome of a decision goes: the counters, the recent-decisions view, the log line, and the listeners
+ * (Events, the audit log). One place, so that every path through the gate reports the same way.
+ */
+final class Outcomes {
+  private static final Logger LOG = LoggerFactory.getLogger(Sweeper.class);
+
+  private final Metrics metrics;
+  private final RecentDecisions recent;
+  private final Clock clock;
+  private final Supplier<String> policySource;
+  private final List<OutcomeListener> listeners = new CopyOnWriteArrayList<>();
+
+  Outcomes(Metrics metrics, RecentDecisions recent, Clock clock, Supplier<String> policySource) {
+    this.metrics = metrics;
+    this.recent = recent;
+    this.clock = clock;
+    this.policySource = policySource;
+  }
+
+  void addListener(OutcomeListener listener) {
+    listeners.add(listener);
+  }
+
+  void record(Decision d, Result result, String message, boolean dryRun) {
+    metrics.removals.labels(result.label(), d.strategy(), d.namespace(), d.action().wireName()).inc();
+    if (result != Result.PAUSED) {
+      metrics.deschedulerEvicted.labels(deschedulerResult(result, message), d.strategy(), d.profile(), d.namespace(), d.node()).inc();
+    }
+    Instant time = clock.instant();
+    recent.add(new RecentDecisions.Entry(time, d, result.label(), message, dryRun));
+    Outcome outcome = new Outcome(time, d, result, message, dryRun, policySource.get());
+    for (OutcomeListener listener : listeners) {
+      try {
+        listener.outcome(outcome);
+      } catch (RuntimeException e) {
+        LOG.warn("outcome listener failed: {}", e.toString());
+      }
+    }
+    LOG.info("{} {} pod {} uid={} rule={} result={} reason=\"{}\"{}", dryRun ? "would " + d.action().wireName() : d.action().wireName(),
+        d.strategy(), d.podKey(), d.uid(), d.rule(), result.label(), d.reason(), message.isEmpty() ? "" : " detail=\"" + message + "\"");
+  }
+
+  /** The upstream counter's result values: success (dry-run included, as upstream counts it), error, or the limit text. */
+  private static String deschedulerResult(Result result, String message) {
+    return switch (result) {
+      case SUCCESS, DRY_RUN -> "success";
+      case BACKGROUND -> "background";
+      case LIMITED -> message.substring(0, message.indexOf(';'));
+      default -> "error";
+    };
+  }
+}

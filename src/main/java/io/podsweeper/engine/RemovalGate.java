@@ -1,0 +1,540 @@
+package io.podsweeper.engine;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.RemovalCause;
+import com.github.benmanes.caffeine.cache.Scheduler;
+import io.podsweeper.cluster.OwnerRef;
+import io.podsweeper.cluster.PodRecord;
+import io.podsweeper.cluster.PodSource;
+import io.podsweeper.kube.PodRemover;
+import io.podsweeper.metrics.Metrics;
+import io.podsweeper.policy.Policy;
+import io.podsweeper.policy.Profile;
+import io.podsweeper.safety.BlastRadiusGuard;
+import io.podsweeper.safety.HourlyNamespaceCap;
+import io.podsweeper.safety.RemovalBudget;
+import io.podsweeper.safety.TokenBucket;
+import io.podsweeper.strategy.Decision;
+import io.podsweeper.strategy.PolicyEvaluator;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one place a removal is admitted: hold-backs (leadership, dry-run, kill switch, throttles) → reserve (budget,
+ * guard, hourly cap) → wait (rate, requests in flight) → final check → send → commit, or roll the reservation back.
+ *
+ * <p>The waits are where the world moves: while a removal waits for its turn the kill switch may be thrown, the
+ * lease lost, the policy reloaded or the pod protected. So the waits give up as soon as their candidate can no
+ * longer go, and on the sender's thread, immediately before the HTTP request with nothing waiting in between, the
+ * final check reads everything again from what is current: the lease by the local clock, the kill switch, a cache
+ * that has caught up, the pod's version, and the current policy's verdict (a balance decision made under an older
+ * policy is dropped; a deadline is re-judged, protections and all).
+ */
+final class RemovalGate implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Sweeper.class);
+  static final Duration FIRST_BACKOFF = Duration.ofSeconds(5);
+  static final Duration MAX_BACKOFF = Duration.ofMinutes(5);
+  static final Duration STALE_CACHE_RETRY = Duration.ofSeconds(1);
+  static final Duration BACKGROUND_TIMEOUT = Duration.ofMinutes(10);
+  static final String EVACUATION_MESSAGE = "Eviction triggered evacuation";
+  static final int MAX_IN_FLIGHT = 4;
+  /** How often a waiting removal looks again whether it may still go (the lease also expires without an event). */
+  private static final long WAIT_SLICE_MILLIS = 50;
+
+  /** The policy in force, numbered: what a decision was made under, and what the final check judges by. */
+  record Rules(Policy policy, PolicyEvaluator evaluator, long generation) {}
+
+  /**
+   * A pod the worker wants removed.
+   *
+   * @param balance made by a node-aware strategy over a whole pass (it holds only under the policy it was made by)
+   * @param dueSince when it became due, for the decision-to-request latency; null if unknown
+   */
+  record Candidate(Decision decision, boolean balance, long generation, Instant dueSince) {}
+
+  /** What a removal took from the limits, so that everything can be given back together if it does not happen. */
+  private record Reservation(RemovalBudget budget, BlastRadiusGuard guard, boolean capped, Instant at) {}
+
+  private record Backoff(int attempts, Instant retryAt) {}
+
+  /** An eviction in background in progress, and the owner it counts against. */
+  private record InFlight(Decision decision, String owner) {}
+
+  private final PodSource cache;
+  private final RemovalRequests requests;
+  private final KillSwitch killSwitch;
+  private final Outcomes outcomes;
+  private final Metrics metrics;
+  private final Clock clock;
+  private final Supplier<Rules> rules;
+  private final BooleanSupplier mayLead;
+  private final BiConsumer<String, Duration> retryLater;
+  private final Consumer<String> guardTrippedNotice;
+
+  private volatile RemovalBudget budget;
+  private volatile TokenBucket bucket;
+  private volatile BlastRadiusGuard guard;
+  /** Kept across reloads: namespaced policies come and go, their hourly cap must not start over each time. */
+  private final HourlyNamespaceCap namespaceCap = new HourlyNamespaceCap();
+  /** maxRemovalsPerHourPerNamespace by profile name, for the profiles that have one (namespaced policies). */
+  private volatile Map<String, Integer> hourlyCaps = Map.of();
+
+  private final Object wakeup = new Object();
+  private final Semaphore inFlightPermits = new Semaphore(MAX_IN_FLIGHT);
+  private final ExecutorService senders = Executors.newFixedThreadPool(MAX_IN_FLIGHT, r -> Sweeper.daemon(r, "sweeper-requests"));
+  /** Pods whose request is on its way: a new event for one of them must not send a second request. */
+  private final Set<String> sending = ConcurrentHashMap.newKeySet();
+  private final Set<String> reportedThisWindow = ConcurrentHashMap.newKeySet();
+  private final Cache<String, Backoff> backoff = Caffeine.newBuilder().expireAfterWrite(MAX_BACKOFF.multipliedBy(2)).build();
+  /**
+   * Pods this service is removing or removed lately, by UID: until the informer reports them gone they would count
+   * as running twice in the guard's shares (once still cached, once as evicted).
+   */
+  private final Cache<String, Boolean> removedLately = Caffeine.newBuilder().expireAfterWrite(Duration.ofMinutes(5)).build();
+  /** Evictions in background, by pod UID: never requested twice while in progress; a timeout ends one as failed. */
+  private final Cache<String, InFlight> inBackground;
+  private volatile boolean closing;
+
+  /**
+   * @param rules the policy in force now
+   * @param mayLead whether this replica may send now: elected, its lease valid by the local clock, not stopping
+   * @param retryLater asks the scheduler to look at a pod again after a delay
+   * @param guardTrippedNotice told (besides the log line) when the blast-radius guard stops removals
+   */
+  RemovalGate(PodSource cache, RemovalRequests requests, KillSwitch killSwitch, Outcomes outcomes, Metrics metrics, Clock clock,
+      Supplier<Rules> rules, BooleanSupplier mayLead, BiConsumer<String, Duration> retryLater, Consumer<String> guardTrippedNotice) {
+    this.cache = cache;
+    this.requests = requests;
+    this.killSwitch = killSwitch;
+    this.outcomes = outcomes;
+    this.metrics = metrics;
+    this.clock = clock;
+    this.rules = rules;
+    this.mayLead = mayLead;
+    this.retryLater = retryLater;
+    this.guardTrippedNotice = guardTrippedNotice;
+    this.inBackground = Caffeine.newBuilder()
+        .expireAfterWrite(BACKGROUND_TIMEOUT)
+        .scheduler(Scheduler.systemScheduler())
+        .removalListener((String uid, InFlight f, RemovalCause cause) -> {
+          if (cause == RemovalCause.EXPIRED && f != null) {
+            outcomes.record(f.decision(), Result.ERROR, "eviction in background did not finish within " + BACKGROUND_TIMEOUT.toMinutes() + "m", false);
+          }
+        })
+        .build();
+  }
+
+  /**
+   * Takes a new policy's limits. A reload (a file edit, any PodCleanupPolicy change) never opens the limits or the
+   * guard's window again: their counts carry over, under the new settings. Waiting removals look again at once.
+   */
+  void apply(Policy old, Policy now) {
+    if (old == null) {
+      budget = new RemovalBudget(now.limits());
+      bucket = new TokenBucket(now.limits().perSecond());
+      guard = new BlastRadiusGuard(now.guard());
+    } else {
+      if (!old.limits().equals(now.limits())) {
+        budget = budget.withLimits(now.limits());
+        bucket = new TokenBucket(now.limits().perSecond());
+      }
+      if (!old.guard().equals(now.guard())) {
+        guard = guard.withConfig(now.guard());
+      }
+    }
+    hourlyCaps = now.profiles().stream().filter(p -> p.maxRemovalsPerHourPerNamespace().isPresent())
+        .collect(Collectors.toUnmodifiableMap(Profile::name, p -> p.maxRemovalsPerHourPerNamespace().getAsInt()));
+    reportedThisWindow.clear();
+    wake();
+  }
+
+  /** A full pass starts a new limits window. */
+  void newWindow() {
+    budget.reset();
+    reportedThisWindow.clear();
+  }
+
+  /** An operator resumed: the guard's window starts over. */
+  void resumed() {
+    guard.reset();
+    metrics.guardTripped.set(0);
+    reportedThisWindow.clear();
+  }
+
+  /** Something a waiting removal depends on changed (leadership, policy): let it look again now. */
+  void wake() {
+    synchronized (wakeup) {
+      wakeup.notifyAll();
+    }
+  }
+
+  boolean busyWith(String key) {
+    return sending.contains(key);
+  }
+
+  /** A pod changed: an eviction in background ends when its pod finishes. */
+  void podChanged(PodRecord pod) {
+    InFlight inFlight = inBackground.getIfPresent(pod.uid());
+    if (inFlight != null && pod.terminated()) {
+      inBackground.invalidate(pod.uid());
+      boolean ok = "Succeeded".equals(pod.phase());
+      outcomes.record(inFlight.decision(), ok ? Result.SUCCESS : Result.ERROR, "eviction in background ended: pod " + pod.phase(), false);
+    }
+  }
+
+  void podDeleted(PodRecord pod) {
+    InFlight inFlight = inBackground.getIfPresent(pod.uid());
+    if (inFlight != null) {
+      inBackground.invalidate(pod.uid());
+      outcomes.record(inFlight.decision(), Result.SUCCESS, "eviction in background ended: pod gone", false);
+    }
+    backoff.invalidate(pod.uid());
+  }
+
+  /**
+   * Admits a candidate, on the worker's thread: returns once its request is handed to a sender, or once it is held
+   * back, refused by the limits or no longer wanted (with the reservation given back).
+   */
+  void admit(PodRecord pod, Candidate candidate) throws InterruptedException {
+    Decision decision = candidate.decision();
+    Instant now = clock.instant();
+    Backoff waiting = backoff.getIfPresent(pod.uid());
+    if (waiting != null && waiting.retryAt().isAfter(now)) {
+      retryLater.accept(decision.podKey(), Duration.between(now, waiting.retryAt()));
+      return;
+    }
+    if (heldBack(pod, decision, now)) {
+      return;
+    }
+    Optional<Reservation> reservation = reserve(pod, decision, now);
+    if (reservation.isEmpty()) {
+      return;
+    }
+    if (!waitForTurn(candidate)) {
+      release(decision, reservation.get());
+      retryLater.accept(decision.podKey(), Duration.ZERO);
+      return;
+    }
+    sending.add(decision.podKey());
+    senders.execute(() -> {
+      try {
+        sendIfStillWanted(pod, candidate, reservation.get());
+      } catch (RuntimeException e) {
+        release(decision, reservation.get());
+        LOG.error("removal of {} failed unexpectedly; it is retried at the next pass", decision.podKey(), e);
+      } finally {
+        sending.remove(decision.podKey());
+        inFlightPermits.release();
+      }
+    });
+  }
+
+  /** Reasons to decide but not act: a follower, a dry-run, the kill switch, an eviction in progress, a throttle. */
+  private boolean heldBack(PodRecord pod, Decision decision, Instant now) {
+    if (!mayLead.getAsBoolean()) {
+      // A follower decides (its state stays warm) but never removes; the leader's full pass picks this up.
+      return true;
+    }
+    Policy active = rules.get().policy();
+    if (active.dryRun()) {
+      reportOnce(decision, "dry-run", Result.DRY_RUN, "dry-run: nothing removed", true);
+      return true;
+    }
+    if (killSwitch.paused()) {
+      reportOnce(decision, "paused", Result.PAUSED, "removals are paused: " + killSwitch.reason(), false);
+      return true;
+    }
+    if (inBackground.getIfPresent(pod.uid()) != null) {
+      return true;
+    }
+    Integer hourlyCap = hourlyCaps.get(decision.profile());
+    Optional<String> throttled = ownerThrottle(pod, active)
+        .or(() -> hourlyCap == null ? Optional.empty() : namespaceCap.check(pod.namespace(), hourlyCap, now));
+    if (throttled.isPresent()) {
+      reportOnce(decision, "throttled", Result.LIMITED, throttled.get() + "; retried in the next pass", false);
+      return true;
+    }
+    return false;
+  }
+
+  /** Takes the removal from the budget, the guard's window and the hourly cap, or says no (and takes nothing). */
+  private Optional<Reservation> reserve(PodRecord pod, Decision decision, Instant now) {
+    RemovalBudget inBudget = budget;
+    Optional<String> limit = inBudget.take(decision);
+    if (limit.isPresent()) {
+      reportOnce(decision, "limited", Result.LIMITED, limit.get() + "; retried in the next pass", false);
+      return Optional.empty();
+    }
+    BlastRadiusGuard inGuard = guard;
+    Optional<String> tripped;
+    synchronized (inGuard) {
+      tripped = inGuard.check(decision, running(pod.namespace()), running(null), now);
+      if (tripped.isEmpty()) {
+        inGuard.count(decision, now);
+      }
+    }
+    if (tripped.isPresent()) {
+      inBudget.giveBack(decision);
+      String why = "blast-radius guard: " + tripped.get();
+      metrics.guardTripped.set(1);
+      killSwitch.pause(why);
+      guardTrippedNotice.accept(why);
+      LOG.error("{}; nothing more is removed until an operator resumes", why);
+      reportOnce(decision, "paused", Result.PAUSED, why, false);
+      return Optional.empty();
+    }
+    boolean capped = hourlyCaps.containsKey(decision.profile());
+    if (capped) {
+      namespaceCap.count(pod.namespace(), now);
+    }
+    removedLately.put(pod.uid(), true);
+    return Optional.of(new Reservation(inBudget, inGuard, capped, now));
+  }
+
+  /** Gives back everything a removal reserved that did not happen (refused, failed, gone, or no longer wanted). */
+  private void release(Decision decision, Reservation r) {
+    r.budget().giveBack(decision);
+    r.guard().uncount(decision, r.at());
+    if (r.capped()) {
+      namespaceCap.uncount(decision.namespace(), r.at());
+    }
+    removedLately.invalidate(decision.uid());
+  }
+
+  /**
+   * Waits for a token of the rate in force now (a reload that raises it applies at once) and for a request slot;
+   * gives up, false, as soon as the candidate can no longer go.
+   */
+  private boolean waitForTurn(Candidate candidate) throws InterruptedException {
+    for (Duration wait = bucket.tryTake(); !wait.isZero(); wait = bucket.tryTake()) {
+      if (!mayStillGo(candidate)) {
+        return false;
+      }
+      synchronized (wakeup) {
+        wakeup.wait(Math.max(1, Math.min(wait.toMillis(), WAIT_SLICE_MILLIS)));
+      }
+    }
+    // A few requests in flight at once, still paced by the token bucket: against a busy API server one at a time
+    // cannot keep up with the configured rate (docs/benchmarks.md).
+    while (!inFlightPermits.tryAcquire(WAIT_SLICE_MILLIS, TimeUnit.MILLISECONDS)) {
+      if (!mayStillGo(candidate)) {
+        return false;
+      }
+    }
+    if (!mayStillGo(candidate)) {
+      inFlightPermits.release();
+      return false;
+    }
+    return true;
+  }
+
+  /** The cheap part of the final check, for the waits: leadership, the kill switch, the policy generation. */
+  private boolean mayStillGo(Candidate candidate) {
+    return !closing && mayLead.getAsBoolean() && !killSwitch.paused() && rules.get().generation() == candidate.generation();
+  }
+
+  /** On the sender's thread: the final check, then at once the request, then commit or roll back. */
+  private void sendIfStillWanted(PodRecord pod, Candidate candidate, Reservation reservation) {
+    Decision decision = candidate.decision();
+    Optional<String> stop = finalCheck(candidate);
+    if (stop.isPresent()) {
+      release(decision, reservation);
+      LOG.debug("not sending the removal of {}: {}", decision.podKey(), stop.get());
+      if (killSwitch.paused()) {
+        reportOnce(decision, "paused", Result.PAUSED, "removals are paused: " + killSwitch.reason(), false);
+      } else if (!closing) {
+        retryLater.accept(decision.podKey(), cache.isCurrent() ? Duration.ZERO : STALE_CACHE_RETRY);
+      }
+      return;
+    }
+    if (candidate.dueSince() != null) {
+      metrics.decisionToRequest.observe(Math.max(0, Duration.between(candidate.dueSince(), clock.instant()).toNanos() / 1e9));
+    }
+    long started = System.nanoTime();
+    PodRemover.Result result = requests.send(decision);
+    metrics.requestDuration.labels(decision.action().wireName()).observe((System.nanoTime() - started) / 1e9);
+    settle(pod, decision, reservation, result);
+  }
+
+  /**
+   * Why the removal must not be sent now, read from what is current at this instant; empty if it may go. Cheap and
+   * local (no request, no wait), so that nothing can change between it and the send but what no check can see.
+   */
+  private Optional<String> finalCheck(Candidate candidate) {
+    Decision decision = candidate.decision();
+    if (closing) {
+      return Optional.of("shutting down");
+    }
+    if (!mayLead.getAsBoolean()) {
+      return Optional.of("this replica does not hold a valid lease");
+    }
+    if (killSwitch.paused()) {
+      return Optional.of("removals are paused");
+    }
+    if (!cache.isCurrent()) {
+      return Optional.of("the cache is not current");
+    }
+    Optional<PodRecord> current = cache.pod(decision.podKey());
+    if (current.isEmpty() || !current.get().uid().equals(decision.uid())
+        || !current.get().resourceVersion().equals(decision.resourceVersion())) {
+      return Optional.of("the pod changed since the decision");
+    }
+    Rules now = rules.get();
+    if (now.generation() != candidate.generation()) {
+      return Optional.of("the policy changed since the decision");
+    }
+    if (candidate.balance()) {
+      return now.evaluator().refusal(decision.profile(), current.get(), cache);
+    }
+    boolean stillDue = now.evaluator().evaluate(current.get(), cache).filter(v -> v.isDue(clock.instant())).isPresent();
+    return stillDue ? Optional.empty() : Optional.of("no rule wants the pod now");
+  }
+
+  /** Commits or rolls back the reservation by the request's outcome, and reports it. */
+  private void settle(PodRecord pod, Decision decision, Reservation reservation, PodRemover.Result result) {
+    String uid = decision.uid();
+    switch (result.outcome()) {
+      case REMOVED -> {
+        backoff.invalidate(uid);
+        outcomes.record(decision, Result.SUCCESS, result.message(), false);
+      }
+      case REFUSED -> {
+        if (acceptedInBackground(pod, result)) {
+          // Accepted: the pod leaves in its own time (e.g. a live migration). It keeps its place in the limits.
+          inBackground.put(uid, new InFlight(decision, pod.controller().map(OwnerRef::uid).orElse("")));
+          outcomes.record(decision, Result.BACKGROUND, result.message(), false);
+          return;
+        }
+        release(decision, reservation);
+        metrics.pdbRefusals.labels(decision.namespace()).inc();
+        Duration delay = backOff(uid);
+        outcomes.record(decision, Result.PDB_REFUSED, result.message() + "; retry in " + delay.toSeconds() + "s", false);
+        retryLater.accept(decision.podKey(), delay);
+      }
+      case CONFLICT -> {
+        release(decision, reservation);
+        outcomes.record(decision, Result.CONFLICT, "the pod changed or was recreated since the decision: " + result.message(), false);
+      }
+      case GONE -> {
+        release(decision, reservation);
+        outcomes.record(decision, Result.GONE, result.message(), false);
+      }
+      case ERROR -> {
+        release(decision, reservation);
+        metrics.apiErrors.labels(decision.action().wireName(), String.valueOf(result.code())).inc();
+        Duration delay = backOff(uid);
+        outcomes.record(decision, Result.ERROR, result.code() + " " + result.message() + "; retry in " + delay.toSeconds() + "s", false);
+        retryLater.accept(decision.podKey(), delay);
+      }
+    }
+  }
+
+  /** An eviction in background: a 429 that says the eviction started an evacuation, for a pod that asked for it. */
+  private static boolean acceptedInBackground(PodRecord pod, PodRemover.Result result) {
+    return pod.annotations().containsKey(PodRecord.REQUEST_EVICT_ONLY_ANNOTATION) && result.message().contains(EVACUATION_MESSAGE);
+  }
+
+  private void reportOnce(Decision decision, String kind, Result result, String message, boolean dryRun) {
+    if (reportedThisWindow.add(decision.uid() + "/" + kind)) {
+      outcomes.record(decision, result, message, dryRun);
+    }
+  }
+
+  /** Koordinator-style per-workload throttles: evictions in progress and unavailable pods per owner. */
+  private Optional<String> ownerThrottle(PodRecord pod, Policy active) {
+    Optional<OwnerRef> owner = pod.controller();
+    if (owner.isEmpty() || pod.terminated()) {
+      return Optional.empty();
+    }
+    String uid = owner.get().uid();
+    String name = owner.get().kind() + " " + owner.get().name();
+    if (active.limits().maxInFlightPerOwner().isPresent()) {
+      long inFlight = inBackground.asMap().values().stream().filter(f -> f.owner().equals(uid)).count();
+      if (inFlight >= active.limits().maxInFlightPerOwner().getAsInt()) {
+        return Optional.of(inFlight + " evictions of " + name + " already in progress (maxInFlightPerOwner)");
+      }
+    }
+    if (active.limits().maxUnavailablePerOwner().isPresent()) {
+      long unavailable = cache.pods().stream()
+          .filter(p -> !p.uid().equals(pod.uid()) && !p.terminated() && p.controller().map(o -> o.uid().equals(uid)).orElse(false))
+          .filter(p -> !p.available())
+          .count() + (pod.available() ? 1 : 0);
+      if (unavailable > active.limits().maxUnavailablePerOwner().getAsInt()) {
+        return Optional.of("would leave " + unavailable + " pods of " + name + " unavailable (maxUnavailablePerOwner "
+            + active.limits().maxUnavailablePerOwner().getAsInt() + ")");
+      }
+    }
+    return Optional.empty();
+  }
+
+  private volatile long clusterRunningAt;
+  private volatile int clusterRunning;
+
+  /**
+   * Running (not finished, not terminating) pods in a namespace, or in the cluster when it is null; the cluster's
+   * count is taken at most once a second, a scan of every pod being too dear for every removal at 100k pods.
+   */
+  private int running(String namespace) {
+    if (namespace == null) {
+      long nowNanos = System.nanoTime();
+      if (clusterRunningAt == 0 || nowNanos - clusterRunningAt > 1_000_000_000L) {
+        clusterRunning = count(cache.pods());
+        clusterRunningAt = nowNanos;
+      }
+      return clusterRunning;
+    }
+    return count(cache.podsInNamespace(namespace));
+  }
+
+  private int count(Collection<PodRecord> pods) {
+    int n = 0;
+    for (PodRecord p : pods) {
+      if (!p.terminated() && !p.terminating() && removedLately.getIfPresent(p.uid()) == null) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  private Duration backOff(String uid) {
+    Backoff previous = backoff.getIfPresent(uid);
+    int attempts = previous == null ? 1 : previous.attempts() + 1;
+    Duration delay = FIRST_BACKOFF.multipliedBy(1L << Math.min(attempts - 1, 10));
+    if (delay.compareTo(MAX_BACKOFF) > 0) {
+      delay = MAX_BACKOFF;
+    }
+    backoff.put(uid, new Backoff(attempts, clock.instant().plus(delay)));
+    return delay;
+  }
+
+  /** Stops admitting; waiting removals give up at once; requests already sent may finish. */
+  @Override
+  public void close() {
+    closing = true;
+    wake();
+    senders.shutdown();
+    try {
+      senders.awaitTermination(40, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

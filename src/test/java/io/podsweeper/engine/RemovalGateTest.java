@@ -1,0 +1,133 @@
+package io.podsweeper.engine;
+
+import static io.podsweeper.cluster.PodFixtures.pod;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.podsweeper.cluster.NamespaceRecord;
+import io.podsweeper.cluster.PodFixtures;
+import io.podsweeper.cluster.PodRecord;
+import io.podsweeper.kube.PodRemover;
+import io.podsweeper.metrics.Metrics;
+import io.podsweeper.policy.PolicyLoader;
+import io.podsweeper.strategy.Decision;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The world moves while a removal waits for its turn (a slow rate here): whatever changed by the instant before the
+ * request decides, not what held when the pod became due.
+ */
+class RemovalGateTest {
+  private static final Instant OLD = Instant.now().minus(Duration.ofHours(5));
+  private static final String HEAD = "apiVersion: podsweeper.io/v1alpha1\nkind: PodSweeperPolicy\n";
+  /** One removal at once (the bucket's burst), the next 2 s later: the second waits while the test changes things. */
+  private static final String SLOW = HEAD + "limits: {perSecond: 0.5}\nrules: [{name: r, states: [Failed]}]\n";
+
+  private final SweeperTest.FakeSource source = new SweeperTest.FakeSource();
+  private final List<Decision> sent = new CopyOnWriteArrayList<>();
+  private final RecentDecisions recent = new RecentDecisions(100);
+  private final Metrics metrics = new Metrics();
+  private final KillSwitch killSwitch = new KillSwitch(metrics, (paused, reason) -> {});
+
+  private Sweeper sweeper(String policy) {
+    Sweeper s = new Sweeper(PolicyLoader.parse(policy, "test"), source, d -> {
+      sent.add(d);
+      source.pods.remove(d.podKey());
+      return new PodRemover.Result(PodRemover.Outcome.REMOVED, 200, "");
+    }, metrics, Clock.systemUTC(), recent, killSwitch, why -> {});
+    s.start();
+    return s;
+  }
+
+  private static PodRecord failed(String name) {
+    return pod(name).ns("a").on("n1").created(OLD).phase("Failed").container(PodFixtures.terminatedAt("c", "Error", 1, OLD.plusSeconds(1))).build();
+  }
+
+  /** Two due pods: the first is sent at once, the second waits for the rate; returns once the first is sent. */
+  private void secondWaiting(Sweeper s) {
+    for (PodRecord p : List.of(failed("first"), failed("second"))) {
+      source.put(p);
+      s.podChanged(p);
+    }
+    await().atMost(Duration.ofSeconds(3)).until(() -> sent.size() == 1);
+  }
+
+  private void nothingMoreIsSent() {
+    await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(4)).until(() -> sent.size() == 1);
+    assertThat(sent.get(0).name()).isEqualTo("first");
+  }
+
+  @Test
+  void aPauseWhileARemovalWaitsForItsTurnStopsIt() {
+    try (Sweeper s = sweeper(SLOW)) {
+      secondWaiting(s);
+      killSwitch.pause("test");
+      nothingMoreIsSent();
+      assertThat(recent.list()).anySatisfy(e -> {
+        assertThat(e.decision().name()).isEqualTo("second");
+        assertThat(e.result()).isEqualTo("paused");
+      });
+    }
+  }
+
+  @Test
+  void aNamespaceProtectedWhileARemovalWaitsKeepsItsPod() {
+    try (Sweeper s = sweeper(SLOW)) {
+      secondWaiting(s);
+      // No pod event: a namespace annotation changes no pod's resourceVersion.
+      source.namespaces.put("a", new NamespaceRecord("a", Map.of(), true));
+      nothingMoreIsSent();
+    }
+  }
+
+  @Test
+  void noRequestOnceTheLeaseHasRunOut() {
+    AtomicBoolean leaseValid = new AtomicBoolean(true);
+    try (Sweeper s = sweeper(SLOW)) {
+      s.fenceWith(leaseValid::get);
+      secondWaiting(s);
+      leaseValid.set(false);
+      nothingMoreIsSent();
+      // Leadership won again: a new term starts with a full pass.
+      s.setLeading(false);
+      leaseValid.set(true);
+      s.setLeading(true);
+      await().atMost(Duration.ofSeconds(5)).until(() -> sent.size() == 2);
+    }
+  }
+
+  @Test
+  void aReloadThatRaisesTheRateFreesAWaitingRemovalAtOnce() {
+    try (Sweeper s = sweeper(HEAD + "limits: {perSecond: 0.01}\nrules: [{name: r, states: [Failed]}]\n")) {
+      secondWaiting(s);
+      s.reload(PolicyLoader.parse(HEAD + "limits: {perSecond: 100}\nrules: [{name: r, states: [Failed]}]\n", "test"));
+      await().atMost(Duration.ofSeconds(2)).until(() -> sent.size() == 2);
+    }
+  }
+
+  @Test
+  void aReloadThatDropsTheRuleDropsTheWaitingRemoval() {
+    try (Sweeper s = sweeper(SLOW)) {
+      secondWaiting(s);
+      s.reload(PolicyLoader.parse(HEAD + "limits: {perSecond: 0.5}\nrules: [{name: r, states: [Succeeded]}]\n", "test"));
+      nothingMoreIsSent();
+    }
+  }
+
+  @Test
+  void shuttingDownDoesNotWaitForTheRate() {
+    Sweeper s = sweeper(HEAD + "limits: {perSecond: 0.01}\nrules: [{name: r, states: [Failed]}]\n");
+    secondWaiting(s);
+    long started = System.nanoTime();
+    s.close();
+    assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(5));
+    assertThat(sent).hasSize(1);
+  }
+}
