@@ -16,6 +16,8 @@ import io.podsweeper.testing.ApiServerExtension;
 import io.podsweeper.testing.RunningService;
 import io.podsweeper.testing.TestApiServer;
 import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -25,6 +27,7 @@ import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The node-aware strategies in the live service: a periodic pass over real Node objects (and NodeMetrics). */
 @ExtendWith(ApiServerExtension.class)
@@ -104,6 +107,56 @@ class BalanceIT {
       assertThat(client.pods().inNamespace(ns).withName("fine").get()).isNotNull();
       assertThat(service.get("/api/v1/decisions")).contains("\"strategy\":\"RemovePodsViolatingNodeTaints\"");
       assertThat(service.metric("podsweeper_balance_passes_total", "result=\"run\"")).isGreaterThanOrEqualTo(1.0);
+    }
+  }
+
+  /**
+   * Four pods on a tainted node, evicted one per 5 s: the first goes at once, the others wait for the rate while the
+   * test changes the world. The service reloads its policy from {@code dir}/policy.yaml.
+   */
+  private RunningService slowTaintEvictions(TestApiServer server, String ns, Path dir) throws Exception {
+    KubernetesClient client = server.client();
+    String tainted = readyNode(client, "gpu", true);
+    readyNode(client, "plain", false);
+    for (int i = 0; i < 4; i++) {
+      podOn(client, ns, "misplaced-" + i, tainted);
+    }
+    Path file = dir.resolve("policy.yaml");
+    Files.writeString(file, policy("deschedule", "RemovePodsViolatingNodeTaints", ns) + "limits: {perSecond: 0.2}\n");
+    RunningService service = RunningService.start(server, Files.readString(file),
+        Service.Options.local(0).withPolicyFile(file, UnaryOperator.identity(), Duration.ofMillis(200)));
+    await().atMost(Duration.ofSeconds(20)).until(() -> server.removalRequests(ns).size() == 1);
+    return service;
+  }
+
+  /** What the API server received for {@code ns} stays at one eviction while the others would have been due. */
+  private static void noFurtherEviction(TestApiServer server, String ns) {
+    await().during(Duration.ofSeconds(12)).atMost(Duration.ofSeconds(15)).until(() -> server.removalRequests(ns).size() == 1);
+    assertThat(server.client().pods().inNamespace(ns).list().getItems()).hasSize(3);
+  }
+
+  @Test
+  void aQueuedEvictionIsNotSentOnceItsNamespaceIsProtected(TestApiServer server, @TempDir Path dir)
+      throws Exception {
+    String ns = server.newNamespace("protect-queued");
+    try (RunningService service = slowTaintEvictions(server, ns, dir)) {
+      server.client().namespaces().withName(ns).edit(n -> {
+        n.getMetadata().setAnnotations(Map.of("podsweeper.io/protect", "true"));
+        return n;
+      });
+      noFurtherEviction(server, ns);
+    }
+  }
+
+  @Test
+  void aReloadWithoutTheStrategyDropsItsQueuedEvictions(TestApiServer server, @TempDir Path dir)
+      throws Exception {
+    String ns = server.newNamespace("reload-queued");
+    try (RunningService service = slowTaintEvictions(server, ns, dir)) {
+      Files.writeString(dir.resolve("policy.yaml"), policy("balance", "RemoveDuplicates", ns)
+          + "limits: {perSecond: 0.2}\n");
+      await().atMost(Duration.ofSeconds(5)).until(() -> service.metric("podsweeper_policy_reloads_total", "result=\"applied\"") == 1.0);
+      noFurtherEviction(server, ns);
     }
   }
 

@@ -1,0 +1,59 @@
+package io.podsweeper.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.podsweeper.testing.ApiServerExtension;
+import io.podsweeper.testing.RunningService;
+import io.podsweeper.testing.TestApiServer;
+import io.podsweeper.testing.TestPods;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The final gate against a real API server, with its audit log as the witness: a removal waiting for its turn on a
+ * slow rate is not sent once the kill switch is thrown. (Protection and reload while node-aware decisions wait:
+ * {@code BalanceIT}; the unit-level cases: {@code RemovalGateTest}.)
+ */
+@ExtendWith(ApiServerExtension.class)
+class RemovalGateIT {
+
+  @Test
+  void noRequestAfterThePauseWhileARemovalWaitsOnTheRate(TestApiServer server) throws Exception {
+    KubernetesClient client = server.client();
+    String ns = server.newNamespace("pause-waiting");
+    client.configMaps().inNamespace(ns).resource(new ConfigMapBuilder().withNewMetadata().withName("podsweeper-control").endMetadata()
+        .withData(Map.of("paused", "false")).build()).create();
+    Instant finished = Instant.now().minusSeconds(3600);
+    for (int i = 0; i < 4; i++) {
+      Pod pod = TestPods.create(client, ns, "job-" + i, "node-a", Map.of());
+      TestPods.setStatus(client, pod, "Failed", null, List.of(TestPods.terminated("Error", 1, finished)));
+    }
+    String policy = """
+        apiVersion: podsweeper.io/v1alpha1
+        kind: PodSweeperPolicy
+        limits: {perSecond: 0.2}
+        rules:
+          - name: failed
+            namespaces: {include: [%s]}
+            states: [Failed]
+        """.formatted(ns);
+    try (RunningService service = RunningService.start(server, policy, Service.Options.local(0).withControl(ns, "podsweeper-control"))) {
+      // The first goes at once; the next waits 5 s for the rate.
+      await().atMost(Duration.ofSeconds(10)).until(() -> server.removalRequests(ns).size() == 1);
+      client.configMaps().inNamespace(ns).withName("podsweeper-control").edit(cm -> new ConfigMapBuilder(cm).addToData("paused", "true").build());
+      Instant paused = Instant.now();
+      await().atMost(Duration.ofSeconds(5)).until(() -> service.metric("podsweeper_paused") == 1.0);
+      await().during(Duration.ofSeconds(12)).atMost(Duration.ofSeconds(15)).until(() -> server.removalRequests(ns).size() == 1);
+      assertThat(server.removalRequests(ns)).allSatisfy(r -> assertThat(r.received()).isBefore(paused));
+      assertThat(client.pods().inNamespace(ns).list().getItems()).hasSize(3);
+    }
+  }
+}
