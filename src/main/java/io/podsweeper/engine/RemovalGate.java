@@ -88,6 +88,7 @@ final class RemovalGate implements AutoCloseable {
   private final BooleanSupplier mayLead;
   private final BiConsumer<String, Duration> retryLater;
   private final Consumer<String> guardTrippedNotice;
+  private final GuardJournal journal;
 
   private volatile RemovalBudget budget;
   private volatile TokenBucket bucket;
@@ -120,7 +121,8 @@ final class RemovalGate implements AutoCloseable {
    * @param guardTrippedNotice told (besides the log line) when the blast-radius guard stops removals
    */
   RemovalGate(PodSource cache, RemovalRequests requests, KillSwitch killSwitch, Outcomes outcomes, Metrics metrics, Clock clock,
-      Supplier<Rules> rules, BooleanSupplier mayLead, BiConsumer<String, Duration> retryLater, Consumer<String> guardTrippedNotice) {
+      Supplier<Rules> rules, BooleanSupplier mayLead, BiConsumer<String, Duration> retryLater, Consumer<String> guardTrippedNotice,
+      GuardJournal journal) {
     this.cache = cache;
     this.requests = requests;
     this.killSwitch = killSwitch;
@@ -131,6 +133,7 @@ final class RemovalGate implements AutoCloseable {
     this.mayLead = mayLead;
     this.retryLater = retryLater;
     this.guardTrippedNotice = guardTrippedNotice;
+    this.journal = journal;
     this.inBackground = Caffeine.newBuilder()
         .expireAfterWrite(BACKGROUND_TIMEOUT)
         .scheduler(Scheduler.systemScheduler())
@@ -172,9 +175,10 @@ final class RemovalGate implements AutoCloseable {
     reportedThisWindow.clear();
   }
 
-  /** An operator resumed: the guard's window starts over. */
+  /** An operator resumed: the guard's window starts over, also in what the cluster remembers. */
   void resumed() {
     guard.reset();
+    journal.persist(guard);
     metrics.guardTripped.set(0);
     reportedThisWindow.clear();
   }
@@ -184,6 +188,11 @@ final class RemovalGate implements AutoCloseable {
     synchronized (wakeup) {
       wakeup.notifyAll();
     }
+  }
+
+  /** Leadership lost: a new term takes over the window the other leader wrote meanwhile. */
+  void steppedDown() {
+    journal.forget();
   }
 
   boolean busyWith(String key) {
@@ -222,6 +231,10 @@ final class RemovalGate implements AutoCloseable {
       return;
     }
     if (heldBack(pod, decision, now)) {
+      return;
+    }
+    if (!journal.takeOver(guard)) {
+      retryLater.accept(decision.podKey(), STALE_CACHE_RETRY);
       return;
     }
     Optional<Reservation> reservation = reserve(pod, decision, now);
@@ -354,6 +367,11 @@ final class RemovalGate implements AutoCloseable {
   /** On the sender's thread: the final check, then at once the request, then commit or roll back. */
   private void sendIfStillWanted(PodRecord pod, Candidate candidate, Reservation reservation) {
     Decision decision = candidate.decision();
+    if (reservation.guard().counts(decision) && !journal.persist(reservation.guard())) {
+      release(decision, reservation);
+      retryLater.accept(decision.podKey(), STALE_CACHE_RETRY);
+      return;
+    }
     Optional<String> stop = finalCheck(candidate);
     if (stop.isPresent()) {
       release(decision, reservation);

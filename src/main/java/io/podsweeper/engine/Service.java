@@ -8,6 +8,7 @@ import io.podsweeper.http.HttpApi;
 import io.podsweeper.kube.ClusterCache;
 import io.podsweeper.kube.ControlConfigMap;
 import io.podsweeper.kube.EventRecorder;
+import io.podsweeper.kube.GuardWindowConfigMap;
 import io.podsweeper.kube.Leadership;
 import io.podsweeper.kube.NamespacedPolicies;
 import io.podsweeper.kube.PodRemover;
@@ -132,7 +133,12 @@ public final class Service implements AutoCloseable {
     this.events = new EventRecorder(client);
     this.controlMap = options.control().map(c -> new ControlConfigMap(client, c.namespace(), c.name()));
     this.killSwitch = new KillSwitch(metrics, (paused, reason) -> controlMap.ifPresent(m -> m.write(paused, reason)));
-    this.sweeper = new Sweeper(policy, cache, remover::remove, metrics, clock, recent, killSwitch, this::guardTripped);
+    // The guard's window is remembered beside the kill switch, so a restart or failover continues it.
+    GuardWindowStore guardWindow = options.control()
+        .map(c -> new GuardWindowConfigMap(client, c.namespace(), c.name() + "-guard"))
+        .map(m -> GuardWindowStore.of(m::load, m::save))
+        .orElse(GuardWindowStore.NONE);
+    this.sweeper = new Sweeper(policy, cache, remover::remove, metrics, clock, recent, killSwitch, this::guardTripped, guardWindow);
     if (options.eventsPerSecond() > 0) {
       removalEvents = Optional.of(new RemovalEvents(events, metrics, options.eventsPerSecond()));
       sweeper.addListener(removalEvents.get());

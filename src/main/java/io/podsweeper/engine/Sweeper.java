@@ -66,22 +66,24 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
   private ScheduledFuture<?> fullPasses;
 
   public Sweeper(Policy policy, PodSource cache, RemovalRequests requests, Metrics metrics, Clock clock, RecentDecisions recent) {
-    this(policy, cache, requests, metrics, clock, recent, new KillSwitch(metrics, (p, r) -> {}), reason -> {});
+    this(policy, cache, requests, metrics, clock, recent, new KillSwitch(metrics, (p, r) -> {}), reason -> {}, GuardWindowStore.NONE);
   }
 
   /**
    * @param guardTrippedNotice told (besides the log line) when the blast-radius guard stops removals, e.g. to
    *     record a Kubernetes Event
+   * @param guardWindow where the guard's window is remembered across restarts and failovers
    */
   public Sweeper(Policy policy, PodSource cache, RemovalRequests requests, Metrics metrics, Clock clock, RecentDecisions recent,
-      KillSwitch killSwitch, Consumer<String> guardTrippedNotice) {
+      KillSwitch killSwitch, Consumer<String> guardTrippedNotice, GuardWindowStore guardWindow) {
     this.cache = cache;
     this.metrics = metrics;
     this.clock = clock;
     this.killSwitch = killSwitch;
     this.outcomes = new Outcomes(metrics, recent, clock, () -> rules.policy().source());
     this.gate = new RemovalGate(cache, requests, killSwitch, outcomes, metrics, clock, () -> rules,
-        () -> leading && !stopping && leaseValid.getAsBoolean(), this::retryLater, guardTrippedNotice);
+        () -> leading && !stopping && leaseValid.getAsBoolean(), this::retryLater, guardTrippedNotice,
+        new GuardJournal(guardWindow, clock));
     killSwitch.onResume(this::resumed);
     timers.setRemoveOnCancelPolicy(true);
     apply(policy);
@@ -107,6 +109,9 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
     boolean was = leading;
     leading = value;
     metrics.leader.set(value ? 1 : 0);
+    if (!value) {
+      gate.steppedDown();
+    }
     gate.wake();
     if (value && !was && !stopping) {
       timers.execute(this::fullPass);

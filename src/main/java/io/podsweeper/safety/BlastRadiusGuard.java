@@ -5,8 +5,10 @@ import io.podsweeper.strategy.Action;
 import io.podsweeper.strategy.Decision;
 import java.time.Instant;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -20,6 +22,8 @@ public final class BlastRadiusGuard {
   private final Deque<Instant> removals = new ArrayDeque<>();
   private final Deque<Instant> evictions = new ArrayDeque<>();
   private final Map<String, Deque<Instant>> evictionsByNamespace = new HashMap<>();
+  /** Counts every change of the window, so a journal knows whether what it last wrote still covers it. */
+  private long version;
 
   public BlastRadiusGuard(Guard config) {
     this.config = config;
@@ -64,6 +68,7 @@ public final class BlastRadiusGuard {
 
   /** Forgets a removal counted at {@code at} that did not happen after all (refused, failed, or gone already). */
   public synchronized void uncount(Decision d, Instant at) {
+    version++;
     if (d.action() == Action.EVICT) {
       Deque<Instant> inNamespace = evictionsByNamespace.get(d.namespace());
       if (inNamespace != null) {
@@ -76,6 +81,7 @@ public final class BlastRadiusGuard {
 
   /** Counts a removal as it is sent (or an eviction accepted in background); see {@link #uncount}. */
   public synchronized void count(Decision d, Instant now) {
+    version++;
     if (d.action() == Action.EVICT) {
       evictionsByNamespace.computeIfAbsent(d.namespace(), k -> new ArrayDeque<>()).addLast(now);
       evictions.addLast(now);
@@ -97,9 +103,57 @@ public final class BlastRadiusGuard {
 
   /** Forgets everything counted: an operator resumed after a trip. */
   public synchronized void reset() {
+    version++;
     removals.clear();
     evictions.clear();
     evictionsByNamespace.clear();
+  }
+
+  /** True if a removal of this kind counts at all, i.e. whether the window must be kept for it. */
+  public boolean counts(Decision d) {
+    return d.action() == Action.EVICT || config.maxRemovals().isPresent();
+  }
+
+  public synchronized long version() {
+    return version;
+  }
+
+  /** What the window holds now, as the cluster should remember it across a restart or a failover. */
+  public synchronized GuardWindow window(Instant now) {
+    Instant since = now.minus(config.window());
+    Map<String, List<Instant>> byNamespace = new HashMap<>();
+    evictionsByNamespace.forEach((ns, times) -> {
+      List<Instant> recent = times.stream().filter(t -> !t.isBefore(since)).toList();
+      if (!recent.isEmpty()) {
+        byNamespace.put(ns, recent);
+      }
+    });
+    List<Instant> deletes = new ArrayList<>(removals.stream().filter(t -> !t.isBefore(since)).toList());
+    // Evictions are removals too: what is left are the DELETEs of finished pods.
+    byNamespace.values().forEach(times -> times.forEach(deletes::remove));
+    return new GuardWindow(byNamespace, deletes);
+  }
+
+  /** Takes over a window remembered by the cluster (a restart, or a new leader), replacing what is counted here. */
+  public synchronized void restore(GuardWindow window) {
+    version++;
+    removals.clear();
+    evictions.clear();
+    evictionsByNamespace.clear();
+    window.evictions().forEach((ns, times) -> {
+      evictionsByNamespace.put(ns, new ArrayDeque<>(times));
+      evictions.addAll(times);
+      removals.addAll(times);
+    });
+    removals.addAll(window.deletes());
+    List<Instant> sortedRemovals = new ArrayList<>(removals);
+    List<Instant> sortedEvictions = new ArrayList<>(evictions);
+    sortedRemovals.sort(null);
+    sortedEvictions.sort(null);
+    removals.clear();
+    removals.addAll(sortedRemovals);
+    evictions.clear();
+    evictions.addAll(sortedEvictions);
   }
 
   private static void prune(Deque<Instant> times, Instant since) {

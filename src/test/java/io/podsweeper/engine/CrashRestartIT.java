@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.podsweeper.testing.ApiServerExtension;
+import io.podsweeper.testing.ServiceProcess;
 import io.podsweeper.testing.TestApiServer;
 import io.podsweeper.testing.TestPods;
 import java.io.IOException;
@@ -63,13 +64,13 @@ class CrashRestartIT {
             maxAgeAfterFinish: 1h
         """.formatted(ns));
 
-    Process first = start(server, policy, dir.resolve("first.log"), "text");
+    Process first = ServiceProcess.start(server, policy, dir.resolve("first.log"), "--log-format", "text");
     await().atMost(Duration.ofSeconds(60)).until(() -> remaining(client, ns, dueUids) <= DUE - 5);
     first.destroyForcibly().waitFor();
     int afterCrash = remaining(client, ns, dueUids);
     assertThat(afterCrash).as("killed mid-pass").isBetween(1, DUE - 5);
 
-    Process second = start(server, policy, dir.resolve("second.log"), "json");
+    Process second = ServiceProcess.start(server, policy, dir.resolve("second.log"), "--log-format", "json");
     try {
       await().atMost(Duration.ofSeconds(60)).until(() -> remaining(client, ns, dueUids) == 0);
     } finally {
@@ -91,19 +92,53 @@ class CrashRestartIT {
     assertThat(log).allSatisfy(l -> assertThat(l.has("level") && l.has("timestamp")).isTrue());
   }
 
+  /**
+   * The blast-radius guard's window survives {@code kill -9}: 3 of 10 crash-looping pods are evicted, the process is
+   * killed, and the restarted one may evict only 2 more (half of the 10 there were), not half of the 7 left.
+   */
+  @Test
+  void aRestartMidWindowDoesNotRaiseTheGuardsShare(TestApiServer server, @TempDir Path dir) throws Exception {
+    KubernetesClient client = server.client();
+    String ns = server.newNamespace("guard-restart");
+    for (int i = 0; i < 10; i++) {
+      Pod pod = TestPods.create(client, ns, "api-" + i, "node-a", Map.of("app", "api"));
+      TestPods.setStatus(client, pod, "Running", null, List.of(TestPods.waiting("CrashLoopBackOff", 4)));
+    }
+    Path policy = dir.resolve("policy.yaml");
+    Files.writeString(policy, """
+        apiVersion: podsweeper.io/v1alpha1
+        kind: PodSweeperPolicy
+        limits: {perSecond: 1}
+        guard: {maxNamespaceShare: 0.5, maxClusterShare: 1.0}
+        rules:
+          - name: crashloop
+            namespaces: {include: [%s]}
+            states: [CrashLoopBackOff]
+        """.formatted(ns));
+    Process first = ServiceProcess.start(server, policy, dir.resolve("first.log"), "--namespace", ns);
+    await().atMost(Duration.ofSeconds(60)).until(() -> server.removalRequests(ns).size() >= 3);
+    first.destroyForcibly().waitFor();
+    Process second = ServiceProcess.start(server, policy, dir.resolve("second.log"), "--namespace", ns);
+    try {
+      await().atMost(Duration.ofSeconds(60)).until(() -> {
+        var control = client.configMaps().inNamespace(ns).withName("podsweeper-control").get();
+        return control != null && "true".equals(control.getData().get("paused"));
+      });
+    } finally {
+      second.destroy();
+      second.waitFor();
+    }
+    assertThat(client.configMaps().inNamespace(ns).withName("podsweeper-control").get().getData().get("reason"))
+        .contains("running pods in namespace " + ns + " within 10m (max 50%)");
+    // Exactly half are left, unless the kill fell between remembering a removal and sending it (then one more is).
+    assertThat(client.pods().inNamespace(ns).list().getItems()).hasSizeBetween(5, 6);
+  }
+
   private static int remaining(KubernetesClient client, String ns, Set<String> uids) {
     return (int) client.pods().inNamespace(ns).list().getItems().stream().filter(p -> uids.contains(p.getMetadata().getUid())).count();
   }
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  private static Process start(TestApiServer server, Path policy, Path log, String logFormat) throws IOException {
-    Path jar = Path.of(System.getProperty("podsweeper.projectDir", "."), "target", "podsweeper.jar");
-    return new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", jar.toString(), "run",
-        "--policy", policy.toString(), "--kubeconfig", server.kubeconfig().toString(), "--http-port", "0", "--http-host", "127.0.0.1",
-        "--log-format", logFormat)
-        .redirectErrorStream(true)
-        .redirectOutput(log.toFile())
-        .start();
-  }
+
 }

@@ -16,8 +16,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -37,11 +39,15 @@ class RemovalGateTest {
   private final KillSwitch killSwitch = new KillSwitch(metrics, (paused, reason) -> {});
 
   private Sweeper sweeper(String policy) {
+    return sweeper(policy, GuardWindowStore.NONE);
+  }
+
+  private Sweeper sweeper(String policy, GuardWindowStore guardWindow) {
     Sweeper s = new Sweeper(PolicyLoader.parse(policy, "test"), source, d -> {
       sent.add(d);
       source.pods.remove(d.podKey());
       return new PodRemover.Result(PodRemover.Outcome.REMOVED, 200, "");
-    }, metrics, Clock.systemUTC(), recent, killSwitch, why -> {});
+    }, metrics, Clock.systemUTC(), recent, killSwitch, why -> {}, guardWindow);
     s.start();
     return s;
   }
@@ -129,5 +135,36 @@ class RemovalGateTest {
     s.close();
     assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(5));
     assertThat(sent).hasSize(1);
+  }
+
+  /**
+   * A restart (or a new leader) continues the guard's window from what the cluster remembers: half of four pods
+   * were evicted before it, so not one more may go after it.
+   */
+  @Test
+  void theGuardsWindowOutlivesARestart() {
+    AtomicReference<String> remembered = new AtomicReference<>();
+    GuardWindowStore store = GuardWindowStore.of(() -> Optional.ofNullable(remembered.get()), remembered::set);
+    String policy = HEAD + "guard: {maxNamespaceShare: 0.5, maxClusterShare: 1.0, minEvictions: 0}\n"
+        + "rules: [{name: r, states: [Running], maxAge: 1h}]\n";
+    try (Sweeper first = sweeper(policy, store)) {
+      List<PodRecord> pods = List.of("old-0", "old-1", "young-0", "young-1").stream()
+          .map(name -> pod(name).ns("a").created(name.startsWith("old") ? OLD : Instant.now()).build()).toList();
+      pods.forEach(source::put);
+      pods.forEach(first::podChanged);
+      await().atMost(Duration.ofSeconds(3)).until(() -> sent.size() == 2);
+    }
+    assertThat(remembered.get()).startsWith("evict a ");
+    try (Sweeper second = sweeper(policy, store)) {
+      // The young pods have aged meanwhile.
+      for (String name : List.of("young-0", "young-1")) {
+        PodRecord p = pod(name).ns("a").created(OLD).build();
+        source.put(p);
+        second.podChanged(p);
+      }
+      await().atMost(Duration.ofSeconds(3)).until(killSwitch::paused);
+      assertThat(killSwitch.reason()).contains("would evict 3 of 4 running pods in namespace a");
+      assertThat(sent).hasSize(2);
+    }
   }
 }

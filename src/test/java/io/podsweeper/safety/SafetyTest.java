@@ -1,6 +1,7 @@
 package io.podsweeper.safety;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.podsweeper.policy.Limits;
 import io.podsweeper.strategy.Action;
@@ -58,6 +59,27 @@ class SafetyTest {
     assertThat(g.check(d("ns", "n"), 5, 100, t.plus(Duration.ofMinutes(11)))).isEmpty();
     g.reset();
     assertThat(g.check(d("other", "n"), 1, 100, t)).as("a one-pod namespace may lose its pod (minEvictions)").isEmpty();
+  }
+
+  @Test
+  void guardWindowKeepsItsCountsThroughItsTextForm() {
+    io.podsweeper.policy.Guard config = new io.podsweeper.policy.Guard(0.5, 1.0, OptionalInt.of(5), 0, 0, Duration.ofMinutes(10));
+    BlastRadiusGuard g = new BlastRadiusGuard(config);
+    Instant t = Instant.parse("2026-01-01T00:00:03.5Z");
+    Decision delete = new Decision("ns", "p", "u", "1", "n", "PodLifeTime", "p", "r", Action.DELETE, "x", Instant.EPOCH, "");
+    g.count(d("ns", "n"), t);
+    g.count(d("ns", "n"), t.plusSeconds(20));
+    g.count(delete, t);
+    String text = g.window(t.plusSeconds(30)).encode();
+    // Rounded up to the next 10 s: remembered a little longer, never shorter.
+    assertThat(text).isEqualTo("evict ns 1767225610:1 1767225630:1\ndelete 1767225610:1\n");
+    BlastRadiusGuard restored = new BlastRadiusGuard(config);
+    restored.restore(GuardWindow.decode(text));
+    // 2 of 4 evicted: a third is over half; 3 removals + 3 more would pass maxRemovals 5.
+    assertThat(restored.check(d("ns", "n"), 2, 100, t.plusSeconds(30))).hasValue("would evict 3 of 4 running pods in namespace ns within 10m (max 50%)");
+    assertThat(restored.window(t.plusSeconds(30)).encode()).isEqualTo(text);
+    assertThat(restored.check(delete, 2, 100, t.plusSeconds(631))).as("the window slides on").isEmpty();
+    assertThatThrownBy(() -> GuardWindow.decode("evict ns 12:x\n")).hasMessageContaining("guard window line 1");
   }
 
   @Test

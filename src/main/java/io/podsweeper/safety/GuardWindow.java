@@ -1,0 +1,89 @@
+package io.podsweeper.safety;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The blast-radius guard's window as the cluster remembers it: when each eviction (by namespace) and each other
+ * removal was sent. Its text form is small enough for a ConfigMap at any rate: times are rounded up to the next
+ * {@link #BUCKET_SECONDS} (so a remembered removal leaves the window a little later, never earlier) and counted.
+ *
+ * <pre>
+ * evict ns-a 1700000010:3 1700000020:1
+ * delete 1700000010:12
+ * </pre>
+ */
+public record GuardWindow(Map<String, List<Instant>> evictions, List<Instant> deletes) {
+  static final long BUCKET_SECONDS = 10;
+
+  public GuardWindow {
+    evictions = Map.copyOf(evictions);
+    deletes = List.copyOf(deletes);
+  }
+
+  public static final GuardWindow EMPTY = new GuardWindow(Map.of(), List.of());
+
+  public String encode() {
+    StringBuilder out = new StringBuilder();
+    new TreeMap<>(evictions).forEach((ns, times) -> out.append("evict ").append(ns).append(buckets(times)).append('\n'));
+    if (!deletes.isEmpty()) {
+      out.append("delete").append(buckets(deletes)).append('\n');
+    }
+    return out.toString();
+  }
+
+  private static String buckets(List<Instant> times) {
+    TreeMap<Long, Integer> counts = new TreeMap<>();
+    for (Instant t : times) {
+      long roundedUp = Math.floorDiv(t.getEpochSecond() + BUCKET_SECONDS - 1 + (t.getNano() > 0 ? 1 : 0), BUCKET_SECONDS) * BUCKET_SECONDS;
+      counts.merge(roundedUp, 1, Integer::sum);
+    }
+    StringBuilder out = new StringBuilder();
+    counts.forEach((second, n) -> out.append(' ').append(second).append(':').append(n));
+    return out.toString();
+  }
+
+  /** Reads {@link #encode}'s form; throws IllegalArgumentException, naming the line, for anything else. */
+  public static GuardWindow decode(String text) {
+    Map<String, List<Instant>> evictions = new TreeMap<>();
+    List<Instant> deletes = new ArrayList<>();
+    String[] lines = text.split("\n");
+    for (int i = 0; i < lines.length; i++) {
+      String[] words = lines[i].trim().split(" +");
+      if (words[0].isEmpty()) {
+        continue;
+      }
+      try {
+        if (words[0].equals("evict") && words.length >= 2) {
+          evictions.put(words[1], times(words, 2));
+        } else if (words[0].equals("delete")) {
+          deletes.addAll(times(words, 1));
+        } else {
+          throw new IllegalArgumentException("expected evict or delete");
+        }
+      } catch (RuntimeException e) {
+        throw new IllegalArgumentException("guard window line " + (i + 1) + " \"" + lines[i] + "\": " + e.getMessage(), e);
+      }
+    }
+    return new GuardWindow(evictions, deletes);
+  }
+
+  private static List<Instant> times(String[] words, int from) {
+    List<Instant> times = new ArrayList<>();
+    for (int i = from; i < words.length; i++) {
+      String[] bucket = words[i].split(":");
+      Instant at = Instant.ofEpochSecond(Long.parseLong(bucket[0]));
+      int n = Integer.parseInt(bucket[1]);
+      if (n < 1 || n > 1_000_000) {
+        throw new IllegalArgumentException("count out of range: " + n);
+      }
+      for (int k = 0; k < n; k++) {
+        times.add(at);
+      }
+    }
+    return times;
+  }
+}
