@@ -125,6 +125,8 @@ class ManifestsIT {
         "get coordination.k8s.io//leases podsweeper", "create coordination.k8s.io//leases podsweeper",
         "update coordination.k8s.io//leases podsweeper", "patch coordination.k8s.io//leases podsweeper",
         "get //configmaps podsweeper", "watch //configmaps podsweeper", "patch //configmaps podsweeper",
+        "create //configmaps podsweeper", "get //configmaps podsweeper podsweeper-control-guard",
+        "patch //configmaps podsweeper podsweeper-control-guard",
         "list podsweeper.io//podcleanuppolicies", "watch podsweeper.io//podcleanuppolicies",
         "list podsweeper.io//clusterpodcleanuppolicies", "watch podsweeper.io//clusterpodcleanuppolicies",
         "patch podsweeper.io//podcleanuppolicies/status other", "patch podsweeper.io//clusterpodcleanuppolicies/status",
@@ -138,7 +140,7 @@ class ManifestsIT {
         "delete //nodes", "patch //nodes", "delete //namespaces", "delete policy//poddisruptionbudgets other",
         "update coordination.k8s.io//leases other", "get coordination.k8s.io//leases other",
         "patch //configmaps other", "get //configmaps other", "delete //configmaps podsweeper",
-        "delete coordination.k8s.io//leases podsweeper", "create //configmaps podsweeper", "escalate rbac.authorization.k8s.io//clusterroles",
+        "delete coordination.k8s.io//leases podsweeper", "escalate rbac.authorization.k8s.io//clusterroles",
         // Namespaced policies: it reads them and writes their status, never their spec.
         "create podsweeper.io//podcleanuppolicies other", "update podsweeper.io//podcleanuppolicies other",
         "patch podsweeper.io//podcleanuppolicies other", "delete podsweeper.io//podcleanuppolicies other",
@@ -276,7 +278,7 @@ class ManifestsIT {
     String[] resource = groupResource[1].split("/");
     ResourceAttributesBuilder attributes = new ResourceAttributesBuilder().withVerb(parts[0]).withGroup(groupResource[0])
         .withResource(resource[0]).withSubresource(resource.length > 1 ? resource[1] : null)
-        .withNamespace(parts.length > 2 ? parts[2] : null);
+        .withNamespace(parts.length > 2 ? parts[2] : null).withName(parts.length > 3 ? parts[3] : null);
     SubjectAccessReview review = admin.authorization().v1().subjectAccessReview().create(new SubjectAccessReviewBuilder()
         .withNewSpec().withUser(user).withGroups("system:serviceaccounts", "system:serviceaccounts:" + NS, "system:authenticated")
         .withResourceAttributes(attributes.build()).endSpec().build());
