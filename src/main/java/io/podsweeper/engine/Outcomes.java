@@ -1,6 +1,7 @@
 package io.podsweeper.engine;
 
 import io.podsweeper.metrics.Metrics;
+import io.podsweeper.safety.RemovalBudget;
 import io.podsweeper.strategy.Decision;
 import java.time.Clock;
 import java.time.Instant;
@@ -35,7 +36,7 @@ final class Outcomes {
   }
 
   void record(Decision d, Result result, String message, boolean dryRun) {
-    metrics.removals.labels(result.label(), d.strategy(), d.namespace(), d.action().wireName()).inc();
+    metrics.removals.labels(result.label(), d.strategy(), d.namespace(), d.action().wireName(), d.rule()).inc();
     if (result != Result.PAUSED) {
       metrics.deschedulerEvicted.labels(deschedulerResult(result, message), d.strategy(), d.profile(), d.namespace(), d.node()).inc();
     }
@@ -53,12 +54,16 @@ final class Outcomes {
         d.strategy(), d.podKey(), d.uid(), d.rule(), result.label(), d.reason(), message.isEmpty() ? "" : " detail=\"" + message + "\"");
   }
 
-  /** The upstream counter's result values: success (dry-run included, as upstream counts it), error, or the limit text. */
+  /**
+   * The upstream counter's result values: success (dry-run included, as upstream counts it), error, upstream's text
+   * for a reached cap, or "throttled" for our per-workload and hourly throttles. A bounded set: a message naming an
+   * owner or a count would make a new series per rollout.
+   */
   private static String deschedulerResult(Result result, String message) {
     return switch (result) {
       case SUCCESS, DRY_RUN -> "success";
       case BACKGROUND -> "background";
-      case LIMITED -> message.substring(0, message.indexOf(';'));
+      case LIMITED -> RemovalBudget.CAPS.stream().filter(message::startsWith).findFirst().orElse("throttled");
       default -> "error";
     };
   }

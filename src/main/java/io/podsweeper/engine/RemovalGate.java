@@ -103,7 +103,11 @@ final class RemovalGate implements AutoCloseable {
   private final ExecutorService senders = Executors.newFixedThreadPool(MAX_IN_FLIGHT, r -> Sweeper.daemon(r, "sweeper-requests"));
   /** Pods whose request is on its way: a new event for one of them must not send a second request. */
   private final Set<String> sending = ConcurrentHashMap.newKeySet();
-  private final Set<String> reportedThisWindow = ConcurrentHashMap.newKeySet();
+  /**
+   * What was last reported for a pod held back (dry-run, paused, limited), by UID: a held pod is counted, logged and
+   * audited once per state (its version, the rule, why it is held), not again every pass and every reload.
+   */
+  private final Cache<String, String> reported = Caffeine.newBuilder().expireAfterAccess(Duration.ofHours(1)).maximumSize(500_000).build();
   private final Cache<String, Backoff> backoff = Caffeine.newBuilder().expireAfterWrite(MAX_BACKOFF.multipliedBy(2)).build();
   /**
    * Pods this service is removing or removed lately, by UID: until the informer reports them gone they would count
@@ -165,14 +169,12 @@ final class RemovalGate implements AutoCloseable {
     }
     hourlyCaps = now.profiles().stream().filter(p -> p.maxRemovalsPerHourPerNamespace().isPresent())
         .collect(Collectors.toUnmodifiableMap(Profile::name, p -> p.maxRemovalsPerHourPerNamespace().getAsInt()));
-    reportedThisWindow.clear();
     wake();
   }
 
   /** A full pass starts a new limits window. */
   void newWindow() {
     budget.reset();
-    reportedThisWindow.clear();
   }
 
   /** An operator resumed: the guard's window starts over, also in what the cluster remembers. */
@@ -180,7 +182,6 @@ final class RemovalGate implements AutoCloseable {
     guard.reset();
     journal.persist(guard);
     metrics.guardTripped.set(0);
-    reportedThisWindow.clear();
   }
 
   /** Something a waiting removal depends on changed (leadership, policy): let it look again now. */
@@ -216,6 +217,7 @@ final class RemovalGate implements AutoCloseable {
       outcomes.record(inFlight.decision(), Result.SUCCESS, "eviction in background ended: pod gone", false);
     }
     backoff.invalidate(pod.uid());
+    reported.invalidate(pod.uid());
   }
 
   /**
@@ -268,11 +270,11 @@ final class RemovalGate implements AutoCloseable {
     }
     Policy active = rules.get().policy();
     if (active.dryRun()) {
-      reportOnce(decision, "dry-run", Result.DRY_RUN, "dry-run: nothing removed", true);
+      reportOnce(decision, Result.DRY_RUN, "dry-run: nothing removed", true);
       return true;
     }
     if (killSwitch.paused()) {
-      reportOnce(decision, "paused", Result.PAUSED, "removals are paused: " + killSwitch.reason(), false);
+      reportOnce(decision, Result.PAUSED, "removals are paused: " + killSwitch.reason(), false);
       return true;
     }
     if (inBackground.getIfPresent(pod.uid()) != null) {
@@ -282,7 +284,7 @@ final class RemovalGate implements AutoCloseable {
     Optional<String> throttled = ownerThrottle(pod, active)
         .or(() -> hourlyCap == null ? Optional.empty() : namespaceCap.check(pod.namespace(), hourlyCap, now));
     if (throttled.isPresent()) {
-      reportOnce(decision, "throttled", Result.LIMITED, throttled.get() + "; retried in the next pass", false);
+      reportOnce(decision, Result.LIMITED, throttled.get() + "; retried in the next pass", false);
       return true;
     }
     return false;
@@ -293,7 +295,7 @@ final class RemovalGate implements AutoCloseable {
     RemovalBudget inBudget = budget;
     Optional<String> limit = inBudget.take(decision);
     if (limit.isPresent()) {
-      reportOnce(decision, "limited", Result.LIMITED, limit.get() + "; retried in the next pass", false);
+      reportOnce(decision, Result.LIMITED, limit.get() + "; retried in the next pass", false);
       return Optional.empty();
     }
     BlastRadiusGuard inGuard = guard;
@@ -306,12 +308,13 @@ final class RemovalGate implements AutoCloseable {
     }
     if (tripped.isPresent()) {
       inBudget.giveBack(decision);
-      String why = "blast-radius guard: " + tripped.get();
+      String why = "blast-radius guard: " + tripped.get() + "; removals are paused until an operator resumes"
+          + " (data.paused: \"false\" in the control ConfigMap, or POST /api/v1/resume), which starts the window over";
       metrics.guardTripped.set(1);
       killSwitch.pause(why);
       guardTrippedNotice.accept(why);
-      LOG.error("{}; nothing more is removed until an operator resumes", why);
-      reportOnce(decision, "paused", Result.PAUSED, why, false);
+      LOG.error("{}", why);
+      reportOnce(decision, Result.PAUSED, why, false);
       return Optional.empty();
     }
     boolean capped = hourlyCaps.containsKey(decision.profile());
@@ -377,7 +380,7 @@ final class RemovalGate implements AutoCloseable {
       release(decision, reservation);
       LOG.debug("not sending the removal of {}: {}", decision.podKey(), stop.get());
       if (killSwitch.paused()) {
-        reportOnce(decision, "paused", Result.PAUSED, "removals are paused: " + killSwitch.reason(), false);
+        reportOnce(decision, Result.PAUSED, "removals are paused: " + killSwitch.reason(), false);
       } else if (!closing) {
         retryLater.accept(decision.podKey(), cache.isCurrent() ? Duration.ZERO : STALE_CACHE_RETRY);
       }
@@ -470,8 +473,14 @@ final class RemovalGate implements AutoCloseable {
     return pod.annotations().containsKey(PodRecord.REQUEST_EVICT_ONLY_ANNOTATION) && result.message().contains(EVACUATION_MESSAGE);
   }
 
-  private void reportOnce(Decision decision, String kind, Result result, String message, boolean dryRun) {
-    if (reportedThisWindow.add(decision.uid() + "/" + kind)) {
+  /**
+   * Reports a held removal unless this very state was reported already: the pod's version, the rule, the result,
+   * and for a pause its reason (a limit's message changes with counts that are not the pod's state).
+   */
+  private void reportOnce(Decision decision, Result result, String message, boolean dryRun) {
+    String state = decision.resourceVersion() + "\n" + decision.profile() + "\n" + decision.rule() + "\n" + result
+        + (result == Result.PAUSED ? "\n" + message : "");
+    if (!state.equals(reported.asMap().put(decision.uid(), state))) {
       outcomes.record(decision, result, message, dryRun);
     }
   }
@@ -507,8 +516,9 @@ final class RemovalGate implements AutoCloseable {
   private volatile int clusterRunning;
 
   /**
-   * Running (not finished, not terminating) pods in a namespace, or in the cluster when it is null; the cluster's
-   * count is taken at most once a second, a scan of every pod being too dear for every removal at 100k pods.
+   * Running pods (bound to a node, not finished, not terminating) in a namespace, or in the cluster when it is null:
+   * a never-scheduled Pending pod is nothing an eviction could take away. The cluster's count is taken at most once
+   * a second, a scan of every pod being too dear for every removal at 100k pods.
    */
   private int running(String namespace) {
     if (namespace == null) {
@@ -525,7 +535,7 @@ final class RemovalGate implements AutoCloseable {
   private int count(Collection<PodRecord> pods) {
     int n = 0;
     for (PodRecord p : pods) {
-      if (!p.terminated() && !p.terminating() && removedLately.getIfPresent(p.uid()) == null) {
+      if (p.scheduled() && !p.terminated() && !p.terminating() && removedLately.getIfPresent(p.uid()) == null) {
         n++;
       }
     }

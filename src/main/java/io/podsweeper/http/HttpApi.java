@@ -97,8 +97,20 @@ public final class HttpApi implements AutoCloseable {
     }).onComplete(r -> ctx.response().putHeader("content-type", "text/plain").end(r.succeeded() ? done : "failed"));
   }
 
+  /**
+   * Recent decisions, newest first; {@code ?namespace=}, {@code ?rule=}, {@code ?result=} (each may repeat) and
+   * {@code ?since=} (an RFC 3339 instant) narrow them down.
+   */
   private void decisions(RoutingContext ctx) {
-    List<RecentDecisions.Entry> entries = recent.list();
+    java.util.function.Predicate<RecentDecisions.Entry> filter;
+    try {
+      filter = decisionFilter(ctx);
+    } catch (java.time.format.DateTimeParseException e) {
+      ctx.response().setStatusCode(400).putHeader("content-type", "text/plain")
+          .end("since: not an RFC 3339 instant (e.g. 2026-11-24T10:00:00Z): " + e.getParsedString());
+      return;
+    }
+    List<RecentDecisions.Entry> entries = recent.list(filter);
     ObjectNode root = JSON.createObjectNode();
     ArrayNode array = root.putArray("decisions");
     for (RecentDecisions.Entry e : entries) {
@@ -109,6 +121,18 @@ public final class HttpApi implements AutoCloseable {
       o.put("dryRun", e.dryRun());
     }
     ctx.response().putHeader("content-type", "application/json").end(root.toString());
+  }
+
+  private static java.util.function.Predicate<RecentDecisions.Entry> decisionFilter(RoutingContext ctx) {
+    List<String> namespaces = ctx.queryParam("namespace");
+    List<String> rules = ctx.queryParam("rule");
+    List<String> results = ctx.queryParam("result");
+    List<String> since = ctx.queryParam("since");
+    java.time.Instant from = since.isEmpty() ? java.time.Instant.MIN : java.time.Instant.parse(since.get(0));
+    return e -> (namespaces.isEmpty() || namespaces.contains(e.decision().namespace()))
+        && (rules.isEmpty() || rules.contains(e.decision().rule()))
+        && (results.isEmpty() || results.contains(e.result()))
+        && !e.time().isBefore(from);
   }
 
   @Override

@@ -15,11 +15,14 @@ import java.util.function.Supplier;
 public final class Metrics {
   private final CollectorRegistry registry = new CollectorRegistry(true);
 
-  /** Our own removal counter: one sample per result, strategy, namespace and action. */
+  /**
+   * Our own removal counter: one sample per result, strategy, namespace, action and rule (every label a bounded set:
+   * rules are the policy's). A held removal (dry-run, paused, limited) counts once per pod state, not once per pass.
+   */
   public final Counter removals = Counter.build()
       .name("podsweeper_removals_total")
-      .help("Removal decisions by outcome: success, dry-run, pdb-refused, conflict, gone, limited, error.")
-      .labelNames("result", "strategy", "namespace", "action")
+      .help("Removal decisions by outcome: success, dry-run, pdb-refused, conflict, gone, limited, paused, background, error.")
+      .labelNames("result", "strategy", "namespace", "action", "rule")
       .register(registry);
 
   /** The upstream descheduler's series, so existing dashboards and alerts keep working. */

@@ -34,7 +34,7 @@ public final class BlastRadiusGuard {
    * ({@link #count}) and forgotten again if they did not happen ({@link #uncount}): a refused attempt, retried with
    * backoff, must not use up the window, and requests in flight must not slip past it.
    *
-   * @param runningInNamespace running (not finished, not terminating) pods in the decision's namespace now, the pod
+   * @param runningInNamespace running pods (bound to a node, not finished, not terminating) in the decision's namespace now, the pod
    *     itself included; pods this guard admitted and that are gone since are added back
    * @param runningInCluster running pods in the whole cluster
    */
@@ -46,7 +46,7 @@ public final class BlastRadiusGuard {
     prune(inNamespace, since);
     String window = " within " + io.podsweeper.policy.Durations.format(config.window());
     if (config.maxRemovals().isPresent() && removals.size() + 1 > config.maxRemovals().getAsInt()) {
-      return Optional.of("would make " + (removals.size() + 1) + " removals" + window + " (max " + config.maxRemovals().getAsInt() + ")");
+      return Optional.of("would make " + (removals.size() + 1) + " removals" + window + " (guard.maxRemovals " + config.maxRemovals().getAsInt() + ")");
     }
     if (d.action() == Action.EVICT) {
       // Shares are of the pods there were when the window began: those still running plus those it evicted.
@@ -54,13 +54,13 @@ public final class BlastRadiusGuard {
       int nsPopulation = runningInNamespace + inNamespace.size();
       if (nsCount > config.minEvictions() && nsCount > config.maxNamespaceShare() * nsPopulation) {
         return Optional.of("would evict " + nsCount + " of " + nsPopulation + " running pods in namespace " + d.namespace()
-            + window + " (max " + percent(config.maxNamespaceShare()) + ")");
+            + window + " (guard.maxNamespaceShare " + percent(config.maxNamespaceShare()) + ")");
       }
       int clusterCount = evictions.size() + 1;
       int clusterPopulation = runningInCluster + evictions.size();
       if (clusterCount > config.minClusterEvictions() && clusterCount > config.maxClusterShare() * clusterPopulation) {
         return Optional.of("would evict " + clusterCount + " of " + clusterPopulation + " running pods in the cluster" + window
-            + " (max " + percent(config.maxClusterShare()) + ")");
+            + " (guard.maxClusterShare " + percent(config.maxClusterShare()) + ")");
       }
     }
     return Optional.empty();

@@ -15,6 +15,8 @@ public final class RemovalBudget {
   public static final String TOTAL_REACHED = "maximum number of evicted pods per a descheduling cycle reached";
   public static final String NODE_REACHED = "maximum number of evicted pods per node reached";
   public static final String NAMESPACE_REACHED = "maximum number of evicted pods per namespace reached";
+  /** Every cap's message, as upstream words them. */
+  public static final java.util.List<String> CAPS = java.util.List.of(TOTAL_REACHED, NODE_REACHED, NAMESPACE_REACHED);
 
   private final Limits limits;
   private final Map<String, Integer> perNode = new HashMap<>();

@@ -129,7 +129,7 @@ class CrashRestartIT {
       second.waitFor();
     }
     assertThat(client.configMaps().inNamespace(ns).withName("podsweeper-control").get().getData().get("reason"))
-        .contains("running pods in namespace " + ns + " within 10m (max 50%)");
+        .contains("running pods in namespace " + ns + " within 10m (guard.maxNamespaceShare 50%)");
     // Exactly half are left, unless the kill fell between remembering a removal and sending it (then one more is).
     assertThat(client.pods().inNamespace(ns).list().getItems()).hasSizeBetween(5, 6);
   }

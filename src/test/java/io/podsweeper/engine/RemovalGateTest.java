@@ -167,4 +167,48 @@ class RemovalGateTest {
       assertThat(sent).hasSize(2);
     }
   }
+
+  /** The guard's share is of the pods that run on a node: never-scheduled Pending pods are nothing to evict. */
+  @Test
+  void theGuardCountsOnlyPodsThatRunOnANode() {
+    String policy = HEAD + "guard: {maxNamespaceShare: 0.5, maxClusterShare: 1.0, minEvictions: 0}\n"
+        + "rules: [{name: r, states: [Running], maxAge: 1h}]\n";
+    List<PodRecord> pods = new java.util.ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      pods.add(pod("running-" + i).ns("a").created(OLD).build());
+      pods.add(pod("pending-" + i).ns("a").created(OLD).unscheduled().build());
+    }
+    pods.forEach(source::put);
+    try (Sweeper s = sweeper(policy)) {
+      pods.forEach(s::podChanged);
+      await().atMost(Duration.ofSeconds(3)).until(killSwitch::paused);
+      assertThat(killSwitch.reason()).contains("would evict 3 of 5 running pods in namespace a");
+      assertThat(sent).hasSize(2);
+    }
+  }
+
+  /** A held removal counts once per pod state: not again at every full pass, reload or event. */
+  @Test
+  void aDryRunBacklogIsCountedOncePerPodThroughPassesAndReloads() {
+    String policy = HEAD + "dryRun: true\nlimits: {maxTotal: 2}\nrules: [{name: r, states: [Failed]}]\n";
+    try (Sweeper s = sweeper(policy)) {
+      List<PodRecord> pods = List.of(failed("p0"), failed("p1"), failed("p2"));
+      pods.forEach(source::put);
+      pods.forEach(s::podChanged);
+      await().atMost(Duration.ofSeconds(3)).until(() -> recent.list().size() == 3);
+      s.fullPass();
+      s.reload(PolicyLoader.parse(policy, "test"));
+      s.fullPass();
+      pods.forEach(s::podChanged);
+      await().during(Duration.ofSeconds(1)).until(() -> recent.list().size() == 3);
+      assertThat(metrics.removals.labels("dry-run", "PodLifeTime", "a", "delete", "r").get()).isEqualTo(3.0);
+      // The pod changes: that is a new state, reported again.
+      PodRecord changed = pod("p0").ns("a").on("n1").created(OLD).rv("2").phase("Failed")
+          .container(PodFixtures.terminatedAt("c", "Error", 1, OLD.plusSeconds(1))).build();
+      source.put(changed);
+      s.podChanged(changed);
+      await().atMost(Duration.ofSeconds(3)).until(() -> recent.list().size() == 4);
+      assertThat(sent).isEmpty();
+    }
+  }
 }

@@ -289,8 +289,8 @@ class SweeperTest {
       source.pods.remove(vm.key());
       s.podDeleted(vm);
       assertThat(results().get(0)).isEqualTo("vms/virt-launcher-a success");
-      assertThat(metrics.removals.labels("background", "PodLifeTime", "vms", "evict").get()).isEqualTo(1.0);
-      assertThat(metrics.removals.labels("success", "PodLifeTime", "vms", "evict").get()).isEqualTo(1.0);
+      assertThat(metrics.removals.labels("background", "PodLifeTime", "vms", "evict", "r").get()).isEqualTo(1.0);
+      assertThat(metrics.removals.labels("success", "PodLifeTime", "vms", "evict", "r").get()).isEqualTo(1.0);
     }
   }
 

@@ -42,7 +42,7 @@ class SafetyTest {
       g.count(d("ns", "n"), t);
     }
     assertThat(g.check(d("ns", "n"), 5, 100, t)).hasValueSatisfying(why -> assertThat(why)
-        .isEqualTo("would evict 6 of 10 running pods in namespace ns within 10m (max 50%)"));
+        .isEqualTo("would evict 6 of 10 running pods in namespace ns within 10m (guard.maxNamespaceShare 50%)"));
     // Checking does not count; a removal counted and then forgotten (it did not happen) leaves no trace.
     assertThat(g.check(d("ns", "n"), 5, 100, t)).isPresent();
     Instant refusedAt = t.plusSeconds(1);
@@ -76,7 +76,7 @@ class SafetyTest {
     BlastRadiusGuard restored = new BlastRadiusGuard(config);
     restored.restore(GuardWindow.decode(text));
     // 2 of 4 evicted: a third is over half; 3 removals + 3 more would pass maxRemovals 5.
-    assertThat(restored.check(d("ns", "n"), 2, 100, t.plusSeconds(30))).hasValue("would evict 3 of 4 running pods in namespace ns within 10m (max 50%)");
+    assertThat(restored.check(d("ns", "n"), 2, 100, t.plusSeconds(30))).hasValue("would evict 3 of 4 running pods in namespace ns within 10m (guard.maxNamespaceShare 50%)");
     assertThat(restored.window(t.plusSeconds(30)).encode()).isEqualTo(text);
     assertThat(restored.check(delete, 2, 100, t.plusSeconds(631))).as("the window slides on").isEmpty();
     assertThatThrownBy(() -> GuardWindow.decode("evict ns 12:x\n")).hasMessageContaining("guard window line 1");
@@ -91,7 +91,7 @@ class SafetyTest {
       assertThat(g.check(delete, 0, 0, t)).isEmpty();
       g.count(delete, t);
     }
-    assertThat(g.check(delete, 0, 0, t)).hasValue("would make 3 removals within 1m (max 2)");
+    assertThat(g.check(delete, 0, 0, t)).hasValue("would make 3 removals within 1m (guard.maxRemovals 2)");
   }
 
   @Test
