@@ -117,7 +117,9 @@ class ManifestsIT {
         "create //events other", "patch //events other",
         "get coordination.k8s.io//leases podsweeper", "create coordination.k8s.io//leases podsweeper",
         "update coordination.k8s.io//leases podsweeper", "patch coordination.k8s.io//leases podsweeper",
-        "get //configmaps podsweeper", "watch //configmaps podsweeper", "patch //configmaps podsweeper",
+        "get //configmaps podsweeper/podsweeper-control", "list //configmaps podsweeper/podsweeper-control",
+        "watch //configmaps podsweeper/podsweeper-control",
+        "patch //configmaps podsweeper/podsweeper-control", "create //configmaps podsweeper",
         "list podsweeper.io//podcleanuppolicies", "watch podsweeper.io//podcleanuppolicies",
         "list podsweeper.io//clusterpodcleanuppolicies", "watch podsweeper.io//clusterpodcleanuppolicies",
         "patch podsweeper.io//podcleanuppolicies/status other", "patch podsweeper.io//clusterpodcleanuppolicies/status",
@@ -130,8 +132,12 @@ class ManifestsIT {
         "get //secrets other", "list //secrets", "update //pods/status other",
         "delete //nodes", "patch //nodes", "delete //namespaces", "delete policy//poddisruptionbudgets other",
         "update coordination.k8s.io//leases other", "get coordination.k8s.io//leases other",
-        "patch //configmaps other", "get //configmaps other", "delete //configmaps podsweeper",
-        "delete coordination.k8s.io//leases podsweeper", "create //configmaps podsweeper", "escalate rbac.authorization.k8s.io//clusterroles",
+        "patch //configmaps other", "get //configmaps other", "create //configmaps other",
+        // The control ConfigMap by name only: not the policy, not the whole namespace; never deleted.
+        "list //configmaps podsweeper", "watch //configmaps podsweeper", "get //configmaps podsweeper/podsweeper-policy",
+        "patch //configmaps podsweeper/podsweeper-policy", "update //configmaps podsweeper/podsweeper-control",
+        "delete //configmaps podsweeper/podsweeper-control",
+        "delete coordination.k8s.io//leases podsweeper", "escalate rbac.authorization.k8s.io//clusterroles",
         // Namespaced policies: it reads them and writes their status, never their spec.
         "create podsweeper.io//podcleanuppolicies other", "update podsweeper.io//podcleanuppolicies other",
         "patch podsweeper.io//podcleanuppolicies other", "delete podsweeper.io//podcleanuppolicies other",
@@ -300,14 +306,15 @@ class ManifestsIT {
         """.formatted(namespace);
   }
 
-  /** "verb group//resource[/subresource] [namespace]": may {@code user} do it? (a SubjectAccessReview) */
+  /** "verb group//resource[/subresource] [namespace[/name]]": may {@code user} do it? (a SubjectAccessReview) */
   private static boolean allowed(KubernetesClient admin, String user, String request) {
     String[] parts = request.split(" ");
     String[] groupResource = parts[1].split("//");
     String[] resource = groupResource[1].split("/");
+    String[] object = parts.length > 2 ? parts[2].split("/") : new String[0];
     ResourceAttributesBuilder attributes = new ResourceAttributesBuilder().withVerb(parts[0]).withGroup(groupResource[0])
         .withResource(resource[0]).withSubresource(resource.length > 1 ? resource[1] : null)
-        .withNamespace(parts.length > 2 ? parts[2] : null);
+        .withNamespace(object.length > 0 ? object[0] : null).withName(object.length > 1 ? object[1] : null);
     SubjectAccessReview review = admin.authorization().v1().subjectAccessReview().create(new SubjectAccessReviewBuilder()
         .withNewSpec().withUser(user).withGroups("system:serviceaccounts", "system:serviceaccounts:" + NS, "system:authenticated")
         .withResourceAttributes(attributes.build()).endSpec().build());

@@ -131,7 +131,7 @@ public final class Service implements AutoCloseable {
     this.remover = PodRemover.create(config, policy.gracePeriodSeconds());
     this.events = new EventRecorder(client);
     this.controlMap = options.control().map(c -> new ControlConfigMap(client, c.namespace(), c.name()));
-    this.killSwitch = new KillSwitch(metrics, (paused, reason) -> controlMap.ifPresent(m -> m.write(paused, reason)));
+    this.killSwitch = new KillSwitch(metrics, controlMap.<KillSwitch.Store>map(m -> m::write).orElse((paused, reason) -> {}));
     this.sweeper = new Sweeper(policy, cache, remover::remove, metrics, clock, recent, killSwitch, this::guardTripped);
     if (options.eventsPerSecond() > 0) {
       removalEvents = Optional.of(new RemovalEvents(events, metrics, options.eventsPerSecond()));
@@ -162,7 +162,7 @@ public final class Service implements AutoCloseable {
   public void start() throws Exception {
     httpPort = http.start(options.httpHost(), options.httpPort());
     LOG.info("HTTP on {}:{} (/metrics, /healthz, /readyz, /api/v1/decisions)", options.httpHost(), httpPort);
-    controlMap.ifPresent(m -> m.start(killSwitch::observed));
+    controlMap.ifPresent(m -> m.start(killSwitch::observed, killSwitch::storeDeleted));
     try {
       cache.start(sweeper).get(options.syncTimeoutSeconds(), TimeUnit.SECONDS);
     } catch (TimeoutException e) {
