@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.podsweeper.testing.ApiServerExtension;
+import io.podsweeper.testing.PodsweeperProcess;
 import io.podsweeper.testing.TestApiServer;
 import io.podsweeper.testing.TestPods;
 import java.io.IOException;
@@ -63,13 +64,13 @@ class CrashRestartIT {
             maxAgeAfterFinish: 1h
         """.formatted(ns));
 
-    Process first = start(server, policy, dir.resolve("first.log"), "text");
+    Process first = start(server, policy, dir.resolve("first.log"), "text", ns);
     await().atMost(Duration.ofSeconds(60)).until(() -> remaining(client, ns, dueUids) <= DUE - 5);
     first.destroyForcibly().waitFor();
     int afterCrash = remaining(client, ns, dueUids);
     assertThat(afterCrash).as("killed mid-pass").isBetween(1, DUE - 5);
 
-    Process second = start(server, policy, dir.resolve("second.log"), "json");
+    Process second = start(server, policy, dir.resolve("second.log"), "json", ns);
     try {
       await().atMost(Duration.ofSeconds(60)).until(() -> remaining(client, ns, dueUids) == 0);
     } finally {
@@ -97,13 +98,8 @@ class CrashRestartIT {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  private static Process start(TestApiServer server, Path policy, Path log, String logFormat) throws IOException {
-    Path jar = Path.of(System.getProperty("podsweeper.projectDir", "."), "target", "podsweeper.jar");
-    return new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", jar.toString(), "run",
-        "--policy", policy.toString(), "--kubeconfig", server.kubeconfig().toString(), "--http-port", "0", "--http-host", "127.0.0.1",
-        "--log-format", logFormat)
-        .redirectErrorStream(true)
-        .redirectOutput(log.toFile())
-        .start();
+  private static Process start(TestApiServer server, Path policy, Path log, String logFormat, String namespace) throws IOException {
+    return PodsweeperProcess.start(log, "run", "--policy", policy.toString(), "--kubeconfig", server.kubeconfig().toString(),
+        "--namespace", namespace, "--http-port", "0", "--http-host", "127.0.0.1", "--log-format", logFormat);
   }
 }
