@@ -270,8 +270,7 @@ class ManifestsIT {
         JSON.writeValueAsString(Map.of("data", Map.of("policy.yaml", edited))));
 
     String applied = Manifests.kubectlApplyKustomization(server, Manifests.BASE);
-    assertThat(applied).contains("deployment.apps/podsweeper").contains("role.rbac.authorization.k8s.io/podsweeper")
-        .doesNotContain("configmap");
+    assertThat(applied).contains("deployment.apps/podsweeper").contains("role.rbac.authorization.k8s.io/podsweeper");
     assertThat(Manifests.control(server).getData()).containsEntry("paused", "true");
     assertThat(server.client().configMaps().inNamespace(NS).withName(Manifests.POLICY).get().getData())
         .containsEntry("policy.yaml", edited);
