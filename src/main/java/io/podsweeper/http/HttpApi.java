@@ -22,7 +22,8 @@ import java.util.function.Supplier;
 
 /**
  * The service's HTTP endpoints on Vert.x: {@code /metrics} (Prometheus text or OpenMetrics), {@code /healthz},
- * {@code /readyz} (ready once the informers have synced and while they watch) and {@code GET /api/v1/decisions}.
+ * {@code /readyz} (ready once the informers have synced and while they watch), {@code GET /api/v1/decisions}, and
+ * with an admin token {@code POST /api/v1/pause} and {@code /resume} (503 with the reason when not done everywhere).
  */
 public final class HttpApi implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
