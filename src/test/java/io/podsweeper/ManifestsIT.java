@@ -20,30 +20,23 @@ import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import io.fabric8.kubernetes.client.Config;
-import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.podsweeper.policy.Policy;
 import io.podsweeper.policy.PolicyLoader;
 import io.podsweeper.testing.ApiServerExtension;
+import io.podsweeper.testing.Manifests;
 import io.podsweeper.engine.Service;
 import io.podsweeper.kube.Leadership;
 import io.podsweeper.testing.RunningService;
 import io.podsweeper.testing.TestApiServer;
 import io.podsweeper.testing.TestPods;
-import java.io.ByteArrayInputStream;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -56,7 +49,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The shipped kustomize base ({@code manifests/}) on a real API server with RBAC: every object is accepted by the
  * server, and the service, authenticated as the manifest's ServiceAccount with exactly the manifest's
- * permissions, syncs, deletes and evicts. Without one permission it reports the 403 and keeps running.
+ * permissions, syncs, deletes and evicts. Without one permission it reports the 403 and keeps running. Applied
+ * again with the real {@code kubectl apply -k} (an upgrade, also from the 0.1.0 base), it keeps a pause and an
+ * edited policy.
  */
 @ExtendWith(ApiServerExtension.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -64,30 +59,26 @@ class ManifestsIT {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String NS = "podsweeper";
   private static final String SA = "podsweeper";
-  private static final Path PROJECT = Path.of(System.getProperty("podsweeper.projectDir", ".")).toAbsolutePath();
+  /** The 0.1.0 base's ConfigMaps, as that release applied them (with paused: "false"). */
+  private static final Path OLD_BASE = Manifests.PROJECT.resolve("src/test/resources/old-base-0.1.0");
 
   private static List<HasMetadata> applied;
 
   @BeforeAll
   static void applyTheBase(TestApiServer server) throws Exception {
-    KubernetesClient admin = server.client();
-    String rendered = run(PROJECT, "kubectl", "kustomize", PROJECT.resolve("manifests").toString());
-    List<HasMetadata> objects = admin.load(new ByteArrayInputStream(rendered.getBytes(StandardCharsets.UTF_8))).items();
-    applied = new ArrayList<>();
-    for (HasMetadata object : objects) {
-      HasMetadata servable = asServed(admin, object);
-      // Server-side apply: the server decodes and validates every field against its own schema.
-      applied.add(admin.resource(servable).fieldManager("podsweeper-manifests-it").forceConflicts().serverSideApply());
-    }
+    applied = Manifests.applyBase(server);
+    Manifests.reinstall(server);
   }
 
   @Test
   @Order(1)
   void everyObjectOfTheBaseIsAcceptedByTheServer(TestApiServer server) {
+    // No ConfigMap: the policy and the kill switch are the operator's state, created once (manifests/install/), so
+    // that re-applying the base never overwrites them.
     assertThat(applied.stream().map(o -> o.getKind() + "/" + o.getMetadata().getName()).collect(Collectors.toList()))
         .containsExactlyInAnyOrder(
             "Namespace/podsweeper", "ServiceAccount/podsweeper", "ClusterRole/podsweeper", "ClusterRoleBinding/podsweeper",
-            "Role/podsweeper", "RoleBinding/podsweeper", "ConfigMap/podsweeper-policy", "ConfigMap/podsweeper-control",
+            "Role/podsweeper", "RoleBinding/podsweeper",
             "Deployment/podsweeper", "Service/podsweeper", "PodDisruptionBudget/podsweeper",
             "CustomResourceDefinition/podcleanuppolicies.podsweeper.io",
             "CustomResourceDefinition/clusterpodcleanuppolicies.podsweeper.io", "ClusterRole/podsweeper-cleanup-policy-editor");
@@ -98,8 +89,8 @@ class ManifestsIT {
     ConfigMap policy = server.client().configMaps().inNamespace(NS).withName("podsweeper-policy").get();
     Policy parsed = PolicyLoader.parse(policy.getData().get("policy.yaml"), "podsweeper-policy");
     assertThat(parsed.dryRun()).isTrue();
-    assertThat(server.client().configMaps().inNamespace(NS).withName("podsweeper-control").get().getData())
-        .containsEntry("paused", "false");
+    // The shipped kill switch says nothing about paused: applied by mistake, it cannot resume anything.
+    assertThat(Manifests.control(server).getData()).isNullOrEmpty();
     var deployment = server.client().apps().deployments().inNamespace(NS).withName("podsweeper").get();
     var container = deployment.getSpec().getTemplate().getSpec().getContainers().get(0);
     assertThat(container.getArgs()).containsExactly(
@@ -124,9 +115,10 @@ class ManifestsIT {
         "create //events other", "patch //events other",
         "get coordination.k8s.io//leases podsweeper", "create coordination.k8s.io//leases podsweeper",
         "update coordination.k8s.io//leases podsweeper", "patch coordination.k8s.io//leases podsweeper",
-        "get //configmaps podsweeper", "watch //configmaps podsweeper", "patch //configmaps podsweeper",
-        "create //configmaps podsweeper", "get //configmaps podsweeper podsweeper-control-guard",
-        "patch //configmaps podsweeper podsweeper-control-guard",
+        "get //configmaps podsweeper/podsweeper-control", "list //configmaps podsweeper/podsweeper-control",
+        "watch //configmaps podsweeper/podsweeper-control",
+        "patch //configmaps podsweeper/podsweeper-control", "create //configmaps podsweeper",
+        "get //configmaps podsweeper/podsweeper-control-guard", "patch //configmaps podsweeper/podsweeper-control-guard",
         "list podsweeper.io//podcleanuppolicies", "watch podsweeper.io//podcleanuppolicies",
         "list podsweeper.io//clusterpodcleanuppolicies", "watch podsweeper.io//clusterpodcleanuppolicies",
         "patch podsweeper.io//podcleanuppolicies/status other", "patch podsweeper.io//clusterpodcleanuppolicies/status",
@@ -139,7 +131,11 @@ class ManifestsIT {
         "get //secrets other", "list //secrets", "update //pods/status other",
         "delete //nodes", "patch //nodes", "delete //namespaces", "delete policy//poddisruptionbudgets other",
         "update coordination.k8s.io//leases other", "get coordination.k8s.io//leases other",
-        "patch //configmaps other", "get //configmaps other", "delete //configmaps podsweeper",
+        "patch //configmaps other", "get //configmaps other", "create //configmaps other",
+        // The control ConfigMap by name only: not the policy, not the whole namespace; never deleted.
+        "list //configmaps podsweeper", "watch //configmaps podsweeper", "get //configmaps podsweeper/podsweeper-policy",
+        "patch //configmaps podsweeper/podsweeper-policy", "update //configmaps podsweeper/podsweeper-control",
+        "delete //configmaps podsweeper/podsweeper-control",
         "delete coordination.k8s.io//leases podsweeper", "escalate rbac.authorization.k8s.io//clusterroles",
         // Namespaced policies: it reads them and writes their status, never their spec.
         "create podsweeper.io//podcleanuppolicies other", "update podsweeper.io//podcleanuppolicies other",
@@ -162,7 +158,7 @@ class ManifestsIT {
     Pod crashing = TestPods.create(admin, ns, "crashing", "node-a", Map.of());
     TestPods.setStatus(admin, crashing, "Running", null, List.of(TestPods.waiting("CrashLoopBackOff", 5)));
 
-    Config identity = serviceAccountConfig(server, SA);
+    Config identity = Manifests.serviceAccountConfig(server, SA);
     try (KubernetesClient asSa = new KubernetesClientBuilder().withConfig(identity).build()) {
       // It really is the ServiceAccount: reading a pod by name or any secret is forbidden.
       assertThat(code(() -> asSa.pods().inNamespace(ns).withName("failed").get())).isEqualTo(403);
@@ -178,11 +174,11 @@ class ManifestsIT {
       Thread.sleep(Leadership.Timing.DEFAULT.retryPeriod().toMillis() * 2);
       assertThat(service.metric("podsweeper_paused")).isZero();
       await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
-        assertThat(result(service, ns, "failed")).isEqualTo("success");
-        assertThat(result(service, ns, "crashing")).isEqualTo("success");
+        assertThat(service.result(ns, "failed")).isEqualTo("success");
+        assertThat(service.result(ns, "crashing")).isEqualTo("success");
       });
-      assertThat(decision(service, ns, "failed").get("action").asText()).isEqualTo("delete");
-      assertThat(decision(service, ns, "crashing").get("action").asText()).isEqualTo("evict");
+      assertThat(service.decision(ns, "failed").get("action").asText()).isEqualTo("delete");
+      assertThat(service.decision(ns, "crashing").get("action").asText()).isEqualTo("evict");
       await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
         assertThat(admin.pods().inNamespace(ns).withName("failed").get()).isNull();
         assertThat(admin.pods().inNamespace(ns).withName("crashing").get()).isNull();
@@ -218,9 +214,9 @@ class ManifestsIT {
     ListAppender<ILoggingEvent> logged = new ListAppender<>();
     logged.start();
     sweeperLog.addAppender(logged);
-    try (RunningService service = RunningService.start(serviceAccountConfig(server, sa), policy(ns))) {
-      await().atMost(Duration.ofSeconds(15)).until(() -> decision(service, ns, "crashing") != null);
-      JsonNode d = decision(service, ns, "crashing");
+    try (RunningService service = RunningService.start(Manifests.serviceAccountConfig(server, sa), policy(ns))) {
+      await().atMost(Duration.ofSeconds(15)).until(() -> service.decision(ns, "crashing") != null);
+      JsonNode d = service.decision(ns, "crashing");
       assertThat(d.get("result").asText()).isEqualTo("error");
       assertThat(d.get("message").asText())
           .startsWith("403 ")
@@ -236,6 +232,59 @@ class ManifestsIT {
       assertThat(admin.pods().inNamespace(ns).withName("crashing").get().getMetadata().getDeletionTimestamp()).isNull();
     } finally {
       sweeperLog.detachAppender(logged);
+    }
+  }
+
+  @Test
+  @Order(5)
+  void reapplyingTheBaseDuringAPauseKeepsThePauseAndThePolicyEdit(TestApiServer server) throws Exception {
+    Manifests.reinstall(server);
+    pauseEditThePolicyAndReapplyTheBase(server);
+  }
+
+  @Test
+  @Order(6)
+  void upgradingFromTheOldBaseDoesNotResume(TestApiServer server) throws Exception {
+    // 0.1.0 shipped both ConfigMaps in the base: applied, they carry paused: "false" in kubectl's last-applied
+    // annotation, which a three-way merge would enforce again if the new base still held the key.
+    Manifests.deleteInstalled(server);
+    Manifests.kubectlApplyKustomization(server, OLD_BASE);
+    ConfigMap control = Manifests.control(server);
+    assertThat(control.getData()).containsEntry("paused", "false");
+    assertThat(control.getMetadata().getAnnotations().get("kubectl.kubernetes.io/last-applied-configuration"))
+        .contains("\"paused\":\"false\"");
+    pauseEditThePolicyAndReapplyTheBase(server);
+  }
+
+  /**
+   * An operator pauses and edits the policy with kubectl, then {@code kubectl apply -k manifests/} runs again (an
+   * upgrade): the pause and the edit stay, and a replica started afterwards (the upgrade's rollout) removes nothing.
+   */
+  private static void pauseEditThePolicyAndReapplyTheBase(TestApiServer server) throws Exception {
+    Manifests.kubectl(server, "-n", NS, "patch", "configmap", Manifests.CONTROL, "--type", "merge", "-p", "{\"data\":{\"paused\":\"true\"}}");
+    String shipped = server.client().configMaps().inNamespace(NS).withName(Manifests.POLICY).get().getData().get("policy.yaml");
+    String edited = shipped.replace("fullPassInterval: 5m", "fullPassInterval: 7m");
+    assertThat(edited).isNotEqualTo(shipped);
+    Manifests.kubectl(server, "-n", NS, "patch", "configmap", Manifests.POLICY, "--type", "merge", "-p",
+        JSON.writeValueAsString(Map.of("data", Map.of("policy.yaml", edited))));
+
+    String applied = Manifests.kubectlApplyKustomization(server, Manifests.BASE);
+    assertThat(applied).contains("deployment.apps/podsweeper").contains("role.rbac.authorization.k8s.io/podsweeper");
+    assertThat(Manifests.control(server).getData()).containsEntry("paused", "true");
+    assertThat(server.client().configMaps().inNamespace(NS).withName(Manifests.POLICY).get().getData())
+        .containsEntry("policy.yaml", edited);
+
+    String ns = server.newNamespace("mf-upgrade");
+    Pod failed = TestPods.create(server.client(), ns, "failed", "node-a", Map.of());
+    TestPods.setStatus(server.client(), failed, "Failed", null, List.of(TestPods.terminated("Error", 1, Instant.now().minus(Duration.ofHours(2)))));
+    Service.Options asDeployed = Service.Options.local(0).withControl(NS, Manifests.CONTROL);
+    try (RunningService service = RunningService.start(Manifests.serviceAccountConfig(server, SA), policy(ns), asDeployed)) {
+      assertThat(service.metric("podsweeper_paused")).isEqualTo(1.0);
+      await().atMost(Duration.ofSeconds(10)).until(() -> "paused".equals(service.result(ns, "failed")));
+      assertThat(server.removalRequests(ns)).isEmpty();
+      // Resumed only by an explicit "false"; then it removes (the replica was able to all along).
+      Manifests.kubectl(server, "-n", NS, "patch", "configmap", Manifests.CONTROL, "--type", "merge", "-p", "{\"data\":{\"paused\":\"false\"}}");
+      await().atMost(Duration.ofSeconds(15)).until(() -> server.client().pods().inNamespace(ns).withName("failed").get() == null);
     }
   }
 
@@ -255,59 +304,19 @@ class ManifestsIT {
         """.formatted(namespace);
   }
 
-  /**
-   * The object in a version this server serves. The base ships {@code policy/v1} PodDisruptionBudgets (Kubernetes
-   * 1.21+, the only version since 1.25); the 1.20 test server has only {@code policy/v1beta1}, whose spec is the
-   * same, so that one object is applied as v1beta1 there. Everything else goes as rendered.
-   */
-  private static HasMetadata asServed(KubernetesClient client, HasMetadata object) {
-    if (object instanceof io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget pdb
-        && !client.supports(io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget.class)) {
-      Map<String, Object> map = client.getKubernetesSerialization().convertValue(pdb, Map.class);
-      map.put("apiVersion", "policy/v1beta1");
-      return client.getKubernetesSerialization()
-          .convertValue(map, io.fabric8.kubernetes.api.model.policy.v1beta1.PodDisruptionBudget.class);
-    }
-    return object;
-  }
-
-  /** "verb group//resource[/subresource] [namespace]": may {@code user} do it? (a SubjectAccessReview) */
+  /** "verb group//resource[/subresource] [namespace[/name]]": may {@code user} do it? (a SubjectAccessReview) */
   private static boolean allowed(KubernetesClient admin, String user, String request) {
     String[] parts = request.split(" ");
     String[] groupResource = parts[1].split("//");
     String[] resource = groupResource[1].split("/");
+    String[] object = parts.length > 2 ? parts[2].split("/") : new String[0];
     ResourceAttributesBuilder attributes = new ResourceAttributesBuilder().withVerb(parts[0]).withGroup(groupResource[0])
         .withResource(resource[0]).withSubresource(resource.length > 1 ? resource[1] : null)
-        .withNamespace(parts.length > 2 ? parts[2] : null).withName(parts.length > 3 ? parts[3] : null);
+        .withNamespace(object.length > 0 ? object[0] : null).withName(object.length > 1 ? object[1] : null);
     SubjectAccessReview review = admin.authorization().v1().subjectAccessReview().create(new SubjectAccessReviewBuilder()
         .withNewSpec().withUser(user).withGroups("system:serviceaccounts", "system:serviceaccounts:" + NS, "system:authenticated")
         .withResourceAttributes(attributes.build()).endSpec().build());
     return Boolean.TRUE.equals(review.getStatus().getAllowed());
-  }
-
-  /**
-   * A client configuration that authenticates as ServiceAccount {@code podsweeper/NAME}: a client certificate
-   * signed by the test server's CA with the user and groups the API server gives that ServiceAccount's tokens.
-   * (No controller-manager runs there, so no token is minted.)
-   */
-  private static Config serviceAccountConfig(TestApiServer server, String name) throws Exception {
-    Path pki = server.kubeconfig().getParent().resolve("pki");
-    Path dir = Files.createTempDirectory("podsweeper-sa-");
-    Path key = dir.resolve("client.key");
-    Path csr = dir.resolve("client.csr");
-    Path crt = dir.resolve("client.crt");
-    run(dir, "openssl", "req", "-newkey", "rsa:2048", "-nodes", "-keyout", key.toString(), "-out", csr.toString(),
-        "-subj", "/O=system:serviceaccounts/O=system:serviceaccounts:" + NS + "/CN=system:serviceaccount:" + NS + ":" + name);
-    run(dir, "openssl", "x509", "-req", "-in", csr.toString(), "-CA", pki.resolve("ca.crt").toString(),
-        "-CAkey", pki.resolve("ca.key").toString(), "-CAcreateserial", "-CAserial", dir.resolve("ca.srl").toString(),
-        "-out", crt.toString(), "-days", "1");
-    Config admin = server.config();
-    return new ConfigBuilder(Config.empty())
-        .withMasterUrl(admin.getMasterUrl())
-        .withCaCertFile(admin.getCaCertFile())
-        .withClientCertFile(crt.toString())
-        .withClientKeyFile(key.toString())
-        .build();
   }
 
   private static int code(Runnable request) {
@@ -317,35 +326,5 @@ class ManifestsIT {
     } catch (KubernetesClientException e) {
       return e.getCode();
     }
-  }
-
-  private static String result(RunningService service, String ns, String name) throws IOException {
-    JsonNode d = decision(service, ns, name);
-    return d == null ? null : d.get("result").asText();
-  }
-
-  private static JsonNode decision(RunningService service, String ns, String name) throws IOException {
-    for (JsonNode d : JSON.readTree(service.get("/api/v1/decisions")).get("decisions")) {
-      if (d.get("namespace").asText().equals(ns) && d.get("name").asText().equals(name)) {
-        return d;
-      }
-    }
-    return null;
-  }
-
-  /** Runs a command; its output, or a failure that says what ran and what it printed. */
-  private static String run(Path dir, String... command) throws IOException, InterruptedException {
-    Process p;
-    try {
-      p = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(false).start();
-    } catch (IOException e) {
-      throw new IllegalStateException(command[0] + " is needed on PATH for this test: " + e.getMessage(), e);
-    }
-    byte[] out = p.getInputStream().readAllBytes();
-    byte[] err = p.getErrorStream().readAllBytes();
-    if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-      throw new IllegalStateException(String.join(" ", command) + " failed:\n" + new String(err, StandardCharsets.UTF_8));
-    }
-    return new String(out, StandardCharsets.UTF_8);
   }
 }

@@ -17,12 +17,16 @@ import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.UnaryOperator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 @Command(name = "run", description = "Run the long-lived service against a cluster (informers, deadlines, removals, HTTP).")
 final class RunCommand implements Callable<Integer> {
+  private static final Logger LOG = LoggerFactory.getLogger(RunCommand.class);
+
   @Option(names = "--policy", required = true, description = "Policy file (YAML or JSON); reloaded when it changes.")
   Path policyFile;
 
@@ -46,7 +50,7 @@ final class RunCommand implements Callable<Integer> {
   @Option(names = "--policy-reload-interval", defaultValue = "10", description = "Seconds between checks of the policy file for changes, and for PodCleanupPolicy CRDs installed after start (default: ${DEFAULT-VALUE}).")
   long reloadSeconds;
 
-  @Option(names = "--namespace", description = "The service's own namespace, for the control ConfigMap, the leader Lease and Events; default: $POD_NAMESPACE.")
+  @Option(names = "--namespace", description = "The service's own namespace, for the control ConfigMap, the leader Lease and Events; default: $POD_NAMESPACE, else the kubeconfig context's namespace, else (in a pod) the service account's.")
   String namespace;
 
   @Option(names = "--control-configmap", defaultValue = "podsweeper-control", description = "ConfigMap holding the kill switch (data.paused); empty to keep the switch in-process (default: ${DEFAULT-VALUE}).")
@@ -79,12 +83,26 @@ final class RunCommand implements Callable<Integer> {
     if (reloadSeconds < 1) {
       throw new PolicyException("--policy-reload-interval", "must be at least 1 second, got " + reloadSeconds);
     }
-    UnaryOperator<Policy> adjust = p -> dryRun ? p.withDryRun(true) : p;
-    Policy policy = adjust.apply(PolicyLoader.load(policyFile));
-    Optional<String> ownNamespace = Optional.ofNullable(namespace).or(() -> Optional.ofNullable(System.getenv("POD_NAMESPACE")));
+    Policy loaded = PolicyLoader.load(policyFile);
+    Config config = cluster.config();
+    Optional<String> ownNamespace = Optional.ofNullable(namespace).or(() -> Optional.ofNullable(System.getenv("POD_NAMESPACE")))
+        // the kubeconfig's current context, or in a pod the service account's namespace file
+        .or(() -> Optional.ofNullable(config.getNamespace())).filter(ns -> !ns.isBlank());
     if (leaderElect && ownNamespace.isEmpty()) {
-      throw new PolicyException("--leader-elect", "needs the service's namespace: set --namespace or $POD_NAMESPACE");
+      throw new PolicyException("--leader-elect", "needs the service's namespace: set --namespace, $POD_NAMESPACE or a namespace in the kubeconfig context");
     }
+    // Without its namespace the kill switch would be silently local: an operator's pause would not reach this process.
+    boolean killSwitchOff = !controlConfigMap.isEmpty() && ownNamespace.isEmpty();
+    if (killSwitchOff && !dryRun && !loaded.dryRun()) {
+      throw new PolicyException("--namespace", "no namespace for the kill switch (configmap " + controlConfigMap
+          + "): set --namespace, $POD_NAMESPACE or a namespace in the kubeconfig context; or --dry-run; or --control-configmap '' to remove without one");
+    }
+    if (killSwitchOff) {
+      LOG.warn("the kill switch is OFF: no namespace for configmap {} (--namespace, $POD_NAMESPACE, kubeconfig context); "
+          + "dry-run stays on whatever the policy says, until a restart with a namespace", controlConfigMap);
+    }
+    UnaryOperator<Policy> adjust = p -> dryRun || killSwitchOff ? p.withDryRun(true) : p;
+    Policy policy = adjust.apply(loaded);
     Optional<String> adminToken = Optional.ofNullable(adminTokenFile).map(f -> read(f, "--admin-token-file").trim());
     if (adminToken.isPresent() && adminToken.get().length() < 16) {
       throw new PolicyException("--admin-token-file", "the token must be at least 16 characters");
@@ -98,7 +116,6 @@ final class RunCommand implements Callable<Integer> {
         leaderElect ? Optional.of(new Service.Options.LeaderElection(ownNamespace.get(), lease, identity(), Leadership.Timing.DEFAULT))
             : Optional.empty(),
         adminToken, Optional.ofNullable(auditLog), eventsPerSecond);
-    Config config = cluster.config();
     CountDownLatch stopped = new CountDownLatch(1);
     Service service = new Service(config, policy, Clock.systemUTC(), options);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {

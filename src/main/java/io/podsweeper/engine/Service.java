@@ -132,7 +132,7 @@ public final class Service implements AutoCloseable {
     this.remover = PodRemover.create(config, policy.gracePeriodSeconds());
     this.events = new EventRecorder(client);
     this.controlMap = options.control().map(c -> new ControlConfigMap(client, c.namespace(), c.name()));
-    this.killSwitch = new KillSwitch(metrics, (paused, reason) -> controlMap.ifPresent(m -> m.write(paused, reason)));
+    this.killSwitch = new KillSwitch(metrics, controlMap.<KillSwitch.Store>map(m -> m::write).orElse((paused, reason) -> {}));
     // The guard's window is remembered beside the kill switch, so a restart or failover continues it.
     GuardWindowStore guardWindow = options.control()
         .map(c -> new GuardWindowConfigMap(client, c.namespace(), c.name() + "-guard"))
@@ -168,7 +168,7 @@ public final class Service implements AutoCloseable {
   public void start() throws Exception {
     httpPort = http.start(options.httpHost(), options.httpPort());
     LOG.info("HTTP on {}:{} (/metrics, /healthz, /readyz, /api/v1/decisions)", options.httpHost(), httpPort);
-    controlMap.ifPresent(m -> m.start(killSwitch::observed));
+    controlMap.ifPresent(m -> m.start(killSwitch::observed, killSwitch::storeDeleted));
     try {
       cache.start(sweeper).get(options.syncTimeoutSeconds(), TimeUnit.SECONDS);
     } catch (TimeoutException e) {

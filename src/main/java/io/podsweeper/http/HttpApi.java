@@ -14,13 +14,16 @@ import java.io.IOException;
 import java.io.StringWriter;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 /**
  * The service's HTTP endpoints on Vert.x: {@code /metrics} (Prometheus text or OpenMetrics), {@code /healthz},
- * {@code /readyz} (ready once the informers have synced and while they watch) and {@code GET /api/v1/decisions}.
+ * {@code /readyz} (ready once the informers have synced and while they watch), {@code GET /api/v1/decisions}, and
+ * with an admin token {@code POST /api/v1/pause} and {@code /resume} (503 with the reason when not done everywhere).
  */
 public final class HttpApi implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -31,9 +34,12 @@ public final class HttpApi implements AutoCloseable {
   private final RecentDecisions recent;
   private HttpServer server;
 
-  /** The admin API: off (404) unless a bearer token is configured. */
-  public record Admin(java.util.Optional<String> token, Runnable pause, Runnable resume) {
-    public static final Admin OFF = new Admin(java.util.Optional.empty(), () -> {}, () -> {});
+  /**
+   * The admin API: off (404) unless a bearer token is configured. {@code pause} and {@code resume} return empty when
+   * done, else the one-line reason they were not (answered 503: the caller must not believe it worked).
+   */
+  public record Admin(Optional<String> token, Supplier<Optional<String>> pause, Supplier<Optional<String>> resume) {
+    public static final Admin OFF = new Admin(Optional.empty(), Optional::empty, Optional::empty);
   }
 
   private final Admin admin;
@@ -79,7 +85,7 @@ public final class HttpApi implements AutoCloseable {
     ctx.response().putHeader("content-type", contentType).end(out.toString());
   }
 
-  private void adminAction(RoutingContext ctx, Runnable action, String done) {
+  private void adminAction(RoutingContext ctx, Supplier<Optional<String>> action, String done) {
     if (admin.token().isEmpty()) {
       ctx.response().setStatusCode(404).end("admin API is off: no --admin-token-file");
       return;
@@ -91,10 +97,16 @@ public final class HttpApi implements AutoCloseable {
       ctx.response().setStatusCode(401).end("unauthorized");
       return;
     }
-    ctx.vertx().executeBlocking(() -> {
-      action.run();
-      return done;
-    }).onComplete(r -> ctx.response().putHeader("content-type", "text/plain").end(r.succeeded() ? done : "failed"));
+    ctx.vertx().executeBlocking(action::get).onComplete(r -> {
+      ctx.response().putHeader("content-type", "text/plain");
+      if (r.failed()) {
+        ctx.response().setStatusCode(500).end("failed: " + r.cause().getMessage());
+      } else if (r.result().isPresent()) {
+        ctx.response().setStatusCode(503).end(r.result().get());
+      } else {
+        ctx.response().end(done);
+      }
+    });
   }
 
   /**

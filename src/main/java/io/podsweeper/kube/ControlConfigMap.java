@@ -4,9 +4,14 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.Resource;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -14,10 +19,13 @@ import org.slf4j.LoggerFactory;
 /**
  * The kill switch's state in a ConfigMap ({@code data.paused: "true"|"false"}, {@code data.reason}), so
  * {@code kubectl patch configmap podsweeper-control -p '{"data":{"paused":"true"}}'} stops every replica at once and
- * the state survives restarts. Watched with an informer; written with a merge patch (created if missing).
+ * the state survives restarts. Watched by name with an informer (list and watch with a {@code metadata.name} field
+ * selector, which RBAC's resourceNames covers); written with a merge patch, and created when missing.
  */
 public final class ControlConfigMap implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ControlConfigMap.class);
+  private static final String PAUSED = "paused";
+  private static final String REASON = "reason";
 
   private final KubernetesClient client;
   private final String namespace;
@@ -30,13 +38,16 @@ public final class ControlConfigMap implements AutoCloseable {
     this.name = name;
   }
 
-  /** Watches the ConfigMap; {@code observed} gets (paused, reason) on every change, and (false, "") if it is deleted. */
-  public void start(BiConsumer<Boolean, String> observed) {
-    informer = client.configMaps().inNamespace(namespace).withName(name).inform(new ResourceEventHandler<>() {
+  /**
+   * Watches the ConfigMap (blocks for the first list). {@code written} gets what {@code data.paused} says (empty
+   * when the key is absent) and the reason on every add and change; {@code deleted} runs when it is deleted.
+   */
+  public void start(BiConsumer<Optional<Boolean>, String> written, Runnable deleted) {
+    informer = resource().inform(new ResourceEventHandler<>() {
       @Override
       public void onAdd(ConfigMap cm) {
         Map<String, String> data = cm.getData() != null ? cm.getData() : Map.of();
-        observed.accept("true".equalsIgnoreCase(data.getOrDefault("paused", "false").trim()), data.getOrDefault("reason", ""));
+        written.accept(paused(data.get(PAUSED)), data.getOrDefault(REASON, ""));
       }
 
       @Override
@@ -46,26 +57,68 @@ public final class ControlConfigMap implements AutoCloseable {
 
       @Override
       public void onDelete(ConfigMap cm, boolean finalStateUnknown) {
-        observed.accept(false, "");
+        deleted.run();
       }
     });
   }
 
-  /** Writes the state; failures are logged, not thrown: the in-process switch already holds. */
+  /** Only "false" means running: a kill switch set to a value nobody expected stops removals rather than allow them. */
+  private Optional<Boolean> paused(String value) {
+    if (value == null) {
+      return Optional.empty();
+    }
+    String said = value.trim().toLowerCase(Locale.ROOT);
+    if (!said.equals("true") && !said.equals("false")) {
+      LOG.warn("configmap {}/{} has data.paused \"{}\": read as paused (only \"false\" resumes)", namespace, name, value);
+    }
+    return Optional.of(!said.equals("false"));
+  }
+
+  /**
+   * Writes the state for every replica: a merge patch of {@code data}, or a create when the ConfigMap is missing.
+   *
+   * @throws IllegalStateException when the API server refuses or cannot be reached; the message says why, in one line
+   */
   public void write(boolean paused, String reason) {
-    Map<String, String> data = Map.of("paused", String.valueOf(paused), "reason", reason);
+    Map<String, String> data = Map.of(PAUSED, String.valueOf(paused), REASON, reason);
     try {
-      ConfigMap existing = client.configMaps().inNamespace(namespace).withName(name).get();
-      if (existing == null) {
-        client.configMaps().inNamespace(namespace).resource(new ConfigMapBuilder().withNewMetadata().withName(name)
-            .withNamespace(namespace).endMetadata().withData(data).build()).create();
-      } else {
-        client.configMaps().inNamespace(namespace).withName(name)
-            .edit(cm -> new ConfigMapBuilder(cm).addToData(data).build());
+      try {
+        patch(data);
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 404) {
+          throw e;
+        }
+        createOrPatch(data);
       }
     } catch (KubernetesClientException e) {
-      LOG.error("cannot write the kill switch state to configmap {}/{}: {}", namespace, name, e.getMessage());
+      throw new IllegalStateException("cannot write configmap " + namespace + "/" + name + ": " + oneLine(e), e);
     }
+  }
+
+  private void patch(Map<String, String> data) {
+    resource().patch(PatchContext.of(PatchType.JSON_MERGE), client.getKubernetesSerialization().asJson(Map.of("data", data)));
+  }
+
+  /** Another replica may create it between our 404 and our create: then it exists, and the patch applies. */
+  private void createOrPatch(Map<String, String> data) {
+    try {
+      client.configMaps().inNamespace(namespace).resource(new ConfigMapBuilder().withNewMetadata().withName(name)
+          .withNamespace(namespace).endMetadata().withData(data).build()).create();
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 409) {
+        throw e;
+      }
+      patch(data);
+    }
+  }
+
+  private Resource<ConfigMap> resource() {
+    return client.configMaps().inNamespace(namespace).withName(name);
+  }
+
+  private static String oneLine(KubernetesClientException e) {
+    String message = e.getStatus() != null && e.getStatus().getMessage() != null ? e.getStatus().getMessage() : e.getMessage();
+    return (e.getCode() > 0 ? e.getCode() + " " : "") + String.valueOf(message).replaceAll("\\s+", " ").trim();
   }
 
   @Override

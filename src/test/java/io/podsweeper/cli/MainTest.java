@@ -1,6 +1,7 @@
 package io.podsweeper.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -42,6 +43,27 @@ class MainTest {
     assertThat(err).contains("--now: not an RFC 3339 instant");
     assertThat(run("plan", "--bogus")).isEqualTo(2);
     assertThat(run("validate", "--policy", "no/such/file.yaml")).isEqualTo(2);
+  }
+
+  @Test
+  void runRefusesToRemoveWhenTheKillSwitchHasNoNamespace(@TempDir Path dir) throws Exception {
+    assumeTrue(System.getenv("POD_NAMESPACE") == null, "POD_NAMESPACE is set in this environment");
+    Path policy = Files.writeString(dir.resolve("policy.yaml"),
+        "apiVersion: podsweeper.io/v1alpha1\nkind: PodSweeperPolicy\nrules: [{name: r, states: [Failed]}]\n");
+    // A kubeconfig whose context names no namespace, for a server that is not there: refused before any connection.
+    Path kubeconfig = Files.writeString(dir.resolve("kubeconfig"), """
+        apiVersion: v1
+        kind: Config
+        clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
+        users: [{name: u, user: {token: t}}]
+        contexts: [{name: c, context: {cluster: c, user: u}}]
+        current-context: c
+        """);
+    assertThat(run("run", "--policy", policy.toString(), "--kubeconfig", kubeconfig.toString())).isEqualTo(2);
+    assertThat(err).startsWith("error: --namespace: no namespace for the kill switch (configmap podsweeper-control)")
+        .contains("--dry-run").contains("--control-configmap ''").doesNotContain("\tat ");
+    assertThat(err.strip()).doesNotContain("\n");
+    assertThat(out).isEmpty();
   }
 
   @Test

@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.podsweeper.testing.ApiServerExtension;
-import io.podsweeper.testing.ServiceProcess;
+import io.podsweeper.testing.PodsweeperProcess;
 import io.podsweeper.testing.TestApiServer;
 import io.podsweeper.testing.TestPods;
 import java.io.IOException;
@@ -64,13 +64,13 @@ class CrashRestartIT {
             maxAgeAfterFinish: 1h
         """.formatted(ns));
 
-    Process first = ServiceProcess.start(server, policy, dir.resolve("first.log"), "--log-format", "text");
+    Process first = start(server, policy, dir.resolve("first.log"), ns, "--log-format", "text");
     await().atMost(Duration.ofSeconds(60)).until(() -> remaining(client, ns, dueUids) <= DUE - 5);
     first.destroyForcibly().waitFor();
     int afterCrash = remaining(client, ns, dueUids);
     assertThat(afterCrash).as("killed mid-pass").isBetween(1, DUE - 5);
 
-    Process second = ServiceProcess.start(server, policy, dir.resolve("second.log"), "--log-format", "json");
+    Process second = start(server, policy, dir.resolve("second.log"), ns, "--log-format", "json");
     try {
       await().atMost(Duration.ofSeconds(60)).until(() -> remaining(client, ns, dueUids) == 0);
     } finally {
@@ -115,10 +115,10 @@ class CrashRestartIT {
             namespaces: {include: [%s]}
             states: [CrashLoopBackOff]
         """.formatted(ns));
-    Process first = ServiceProcess.start(server, policy, dir.resolve("first.log"), "--namespace", ns);
+    Process first = start(server, policy, dir.resolve("first.log"), ns);
     await().atMost(Duration.ofSeconds(60)).until(() -> server.removalRequests(ns).size() >= 3);
     first.destroyForcibly().waitFor();
-    Process second = ServiceProcess.start(server, policy, dir.resolve("second.log"), "--namespace", ns);
+    Process second = start(server, policy, dir.resolve("second.log"), ns);
     try {
       await().atMost(Duration.ofSeconds(60)).until(() -> {
         var control = client.configMaps().inNamespace(ns).withName("podsweeper-control").get();
@@ -140,5 +140,10 @@ class CrashRestartIT {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
-
+  private static Process start(TestApiServer server, Path policy, Path log, String namespace, String... extra) throws IOException {
+    List<String> args = new ArrayList<>(List.of("run", "--policy", policy.toString(), "--kubeconfig", server.kubeconfig().toString(),
+        "--namespace", namespace, "--http-port", "0", "--http-host", "127.0.0.1"));
+    args.addAll(List.of(extra));
+    return PodsweeperProcess.start(log, args.toArray(String[]::new));
+  }
 }

@@ -1,5 +1,7 @@
 package io.podsweeper.testing;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.client.Config;
 import io.podsweeper.engine.Service;
 import io.podsweeper.policy.Policy;
@@ -13,6 +15,7 @@ import java.time.Clock;
 
 /** The service started in-process against the test API server, as {@code podsweeper run} starts it. */
 public final class RunningService implements AutoCloseable {
+  private static final ObjectMapper JSON = new ObjectMapper();
   private final Service service;
   private final HttpClient http = HttpClient.newHttpClient();
 
@@ -47,13 +50,18 @@ public final class RunningService implements AutoCloseable {
 
   /** POST with an optional bearer token; returns the status code. */
   public int post(String path, String token) {
+    return postForAnswer(path, token).statusCode();
+  }
+
+  /** POST with an optional bearer token; the status code and the body. */
+  public HttpResponse<String> postForAnswer(String path, String token) {
     HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + service.httpPort() + path))
         .POST(HttpRequest.BodyPublishers.noBody());
     if (token != null) {
       request.header("Authorization", "Bearer " + token);
     }
     try {
-      return http.send(request.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+      return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
     } catch (IOException e) {
       throw new IllegalStateException(e);
     } catch (InterruptedException e) {
@@ -84,6 +92,26 @@ public final class RunningService implements AutoCloseable {
       Thread.currentThread().interrupt();
       throw new IllegalStateException(e);
     }
+  }
+
+  /** The latest decision about pod {@code namespace/name} in GET /api/v1/decisions, or null. */
+  public JsonNode decision(String namespace, String name) {
+    try {
+      for (JsonNode d : JSON.readTree(get("/api/v1/decisions")).get("decisions")) {
+        if (d.get("namespace").asText().equals(namespace) && d.get("name").asText().equals(name)) {
+          return d;
+        }
+      }
+      return null;
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** That decision's result ({@code success}, {@code paused}, …), or "" when there is none. */
+  public String result(String namespace, String name) {
+    JsonNode d = decision(namespace, name);
+    return d == null ? "" : d.get("result").asText();
   }
 
   /** The value of one sample in /metrics, e.g. {@code podsweeper_removals_total{result="success",...}}; 0 if absent. */

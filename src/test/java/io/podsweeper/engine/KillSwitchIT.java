@@ -1,0 +1,230 @@
+package io.podsweeper.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
+import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
+import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.podsweeper.kube.Leadership;
+import io.podsweeper.testing.ApiServerExtension;
+import io.podsweeper.testing.Manifests;
+import io.podsweeper.testing.RunningService;
+import io.podsweeper.testing.TestApiServer;
+import io.podsweeper.testing.TestPods;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The kill switch as deployed: replicas authenticated as the manifests' ServiceAccount, the control ConfigMap in
+ * namespace {@code podsweeper} under the shipped Role. The API server's audit log witnesses what was sent: no
+ * removal after a pause was answered, and who wrote the ConfigMap.
+ */
+@ExtendWith(ApiServerExtension.class)
+class KillSwitchIT {
+  private static final String NS = Manifests.NAMESPACE;
+  private static final String TOKEN = "kill-switch-admin-token-0123456789";
+  private static final Leadership.Timing FAST = new Leadership.Timing(Duration.ofSeconds(3), Duration.ofSeconds(2), Duration.ofMillis(500));
+
+  @BeforeAll
+  static void applyTheBase(TestApiServer server) throws Exception {
+    Manifests.applyBase(server);
+  }
+
+  @Test
+  void aPauseWithTheConfigMapDeletedCreatesItAndStopsEveryReplica(TestApiServer server) throws Exception {
+    KubernetesClient admin = server.client();
+    admin.configMaps().inNamespace(NS).withName(Manifests.CONTROL).delete();
+    String ns = server.newNamespace("ks-two");
+    Config asDeployed = Manifests.serviceAccountConfig(server, Manifests.SERVICE_ACCOUNT);
+    String lease = "ks-" + UUID.randomUUID().toString().substring(0, 8);
+    List<RunningService> replicas = new ArrayList<>();
+    try {
+      for (String id : List.of("replica-1", "replica-2")) {
+        replicas.add(RunningService.start(asDeployed, crashloopPolicy(ns), Service.Options.local(0)
+            .withControl(NS, Manifests.CONTROL).withAdminToken(TOKEN)
+            .withLeaderElection(new Service.Options.LeaderElection(NS, lease, id, FAST))));
+      }
+      await().atMost(Duration.ofSeconds(10)).until(() -> replicas.stream().mapToDouble(r -> r.metric("podsweeper_leader")).sum() == 1.0);
+      RunningService leader = replicas.stream().filter(r -> r.metric("podsweeper_leader") == 1.0).findFirst().orElseThrow();
+      RunningService follower = replicas.stream().filter(r -> r != leader).findFirst().orElseThrow();
+      crashing(admin, ns, "before");
+      await().atMost(Duration.ofSeconds(10)).until(() -> gone(admin, ns, "before"));
+
+      // The pause goes to the follower, which removes nothing itself: only the ConfigMap can stop the leader.
+      Instant asked = Instant.now();
+      HttpResponse<String> answer = follower.postForAnswer("/api/v1/pause", TOKEN);
+      Instant answered = Instant.now();
+      assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+      assertThat(server.audit()).anySatisfy(e -> {
+        assertThat(e.resource() + " " + e.verb() + " " + e.namespace() + "/" + e.name())
+            .isEqualTo("configmaps create " + NS + "/" + Manifests.CONTROL);
+        assertThat(e.user()).isEqualTo(Manifests.user(Manifests.SERVICE_ACCOUNT));
+        assertThat(e.code()).isEqualTo(201);
+        assertThat(e.received()).isBetween(asked, answered);
+      });
+      assertThat(Manifests.control(server).getData()).containsEntry("paused", "true")
+          .containsEntry("reason", "paused through the admin API");
+      for (RunningService replica : replicas) {
+        await().atMost(Duration.ofSeconds(5)).until(() -> replica.metric("podsweeper_paused") == 1.0);
+      }
+
+      for (int i = 0; i < 5; i++) {
+        crashing(admin, ns, "after-" + i);
+      }
+      for (int i = 0; i < 5; i++) {
+        String name = "after-" + i;
+        await().atMost(Duration.ofSeconds(10)).until(() -> leader.result(ns, name).equals("paused"));
+      }
+      Thread.sleep(2000);
+      assertThat(server.removalRequests(ns)).allSatisfy(e -> assertThat(e.received()).isBefore(answered));
+      assertThat(admin.pods().inNamespace(ns).list().getItems()).hasSize(5);
+
+      assertThat(follower.post("/api/v1/resume", TOKEN)).isEqualTo(200);
+      await().atMost(Duration.ofSeconds(15)).until(() -> admin.pods().inNamespace(ns).list().getItems().isEmpty());
+    } finally {
+      replicas.forEach(RunningService::close);
+    }
+  }
+
+  @Test
+  void aPauseThatCannotBeWrittenAnswersAnErrorAndStillStopsThisReplica(TestApiServer server) throws Exception {
+    KubernetesClient admin = server.client();
+    admin.configMaps().inNamespace(NS).withName(Manifests.CONTROL).delete();
+    String ns = server.newNamespace("ks-403");
+    // 0.1.0's Role could not create the ConfigMap: the shipped permissions without that one rule.
+    String sa = "podsweeper-no-create";
+    grantShippedRolesWithout(admin, sa, "configmaps", "create");
+    try (RunningService service = RunningService.start(Manifests.serviceAccountConfig(server, sa), crashloopPolicy(ns),
+        Service.Options.local(0).withControl(NS, Manifests.CONTROL).withAdminToken(TOKEN))) {
+      crashing(admin, ns, "before");
+      await().atMost(Duration.ofSeconds(10)).until(() -> gone(admin, ns, "before"));
+
+      HttpResponse<String> pause = service.postForAnswer("/api/v1/pause", TOKEN);
+      Instant answered = Instant.now();
+      assertThat(pause.statusCode()).isEqualTo(503);
+      assertThat(pause.body()).doesNotContain("\n")
+          .startsWith("paused this replica only, the other replicas were not reached: cannot write configmap "
+              + NS + "/" + Manifests.CONTROL + ": 403 ")
+          .contains("cannot create resource \"configmaps\"");
+      assertThat(Manifests.control(server)).isNull();
+      // Safety first: this replica is paused all the same.
+      assertThat(service.metric("podsweeper_paused")).isEqualTo(1.0);
+      crashing(admin, ns, "after");
+      await().atMost(Duration.ofSeconds(10)).until(() -> service.result(ns, "after").equals("paused"));
+
+      // A resume that cannot be written for every replica resumes nothing.
+      HttpResponse<String> resume = service.postForAnswer("/api/v1/resume", TOKEN);
+      assertThat(resume.statusCode()).isEqualTo(503);
+      assertThat(resume.body()).startsWith("not resumed: cannot write configmap " + NS + "/" + Manifests.CONTROL + ": 403 ");
+      assertThat(service.metric("podsweeper_paused")).isEqualTo(1.0);
+      Thread.sleep(2000);
+      assertThat(gone(admin, ns, "after")).isFalse();
+      assertThat(server.removalRequests(ns)).allSatisfy(e -> assertThat(e.received()).isBefore(answered));
+    }
+  }
+
+  @Test
+  void deletingTheConfigMapOrItsPausedKeyDoesNotResume(TestApiServer server) throws Exception {
+    KubernetesClient admin = server.client();
+    Manifests.reinstall(server);
+    String ns = server.newNamespace("ks-del");
+    try (RunningService service = RunningService.start(Manifests.serviceAccountConfig(server, Manifests.SERVICE_ACCOUNT),
+        crashloopPolicy(ns), Service.Options.local(0).withControl(NS, Manifests.CONTROL))) {
+      Manifests.kubectl(server, "-n", NS, "patch", "configmap", Manifests.CONTROL, "--type", "merge", "-p",
+          "{\"data\":{\"paused\":\"true\",\"reason\":\"freeze\"}}");
+      await().atMost(Duration.ofSeconds(5)).until(() -> service.metric("podsweeper_paused") == 1.0);
+
+      // Deleted: still paused, and the replica writes the state back (as the ServiceAccount) for restarts to find.
+      Instant deleted = Instant.now();
+      Manifests.kubectl(server, "-n", NS, "delete", "configmap", Manifests.CONTROL);
+      await().atMost(Duration.ofSeconds(10)).until(() -> isPaused(Manifests.control(server)));
+      assertThat(Manifests.control(server).getData()).containsEntry("reason", "freeze");
+      assertThat(server.audit()).anySatisfy(e -> {
+        assertThat(e.resource() + " " + e.verb() + " " + e.name()).isEqualTo("configmaps create " + Manifests.CONTROL);
+        assertThat(e.user()).isEqualTo(Manifests.user(Manifests.SERVICE_ACCOUNT));
+        assertThat(e.received()).isAfter(deleted);
+      });
+      crashing(admin, ns, "a");
+      await().atMost(Duration.ofSeconds(10)).until(() -> service.result(ns, "a").equals("paused"));
+
+      // An update that drops the key (a replace, an apply of a manifest without it) is not a resume either.
+      admin.configMaps().inNamespace(NS).withName(Manifests.CONTROL).edit(cm -> {
+        cm.setData(Map.of("note", "replaced"));
+        return cm;
+      });
+      await().atMost(Duration.ofSeconds(10)).until(() -> isPaused(Manifests.control(server)));
+      assertThat(service.metric("podsweeper_paused")).isEqualTo(1.0);
+      Thread.sleep(2000);
+      assertThat(server.removalRequests(ns)).isEmpty();
+
+      // Only an explicit "false" resumes.
+      Manifests.kubectl(server, "-n", NS, "patch", "configmap", Manifests.CONTROL, "--type", "merge", "-p",
+          "{\"data\":{\"paused\":\"false\"}}");
+      await().atMost(Duration.ofSeconds(10)).until(() -> gone(admin, ns, "a"));
+    }
+  }
+
+  /** ServiceAccount {@code podsweeper/NAME} with the shipped ClusterRole, and the shipped Role less one verb on one resource. */
+  private static void grantShippedRolesWithout(KubernetesClient admin, String sa, String resource, String verb) {
+    List<PolicyRule> rules = new ArrayList<>();
+    for (PolicyRule rule : admin.rbac().roles().inNamespace(NS).withName("podsweeper").get().getRules()) {
+      if (rule.getResources().contains(resource)) {
+        rule.setVerbs(rule.getVerbs().stream().filter(v -> !v.equals(verb)).toList());
+      }
+      if (!rule.getVerbs().isEmpty()) {
+        rules.add(rule);
+      }
+    }
+    admin.serviceAccounts().inNamespace(NS).resource(new ServiceAccountBuilder().withNewMetadata().withName(sa).endMetadata().build())
+        .serverSideApply();
+    admin.rbac().roles().inNamespace(NS).resource(new RoleBuilder().withNewMetadata().withName(sa).endMetadata().withRules(rules).build())
+        .serverSideApply();
+    admin.rbac().roleBindings().inNamespace(NS).resource(new RoleBindingBuilder().withNewMetadata().withName(sa).endMetadata()
+        .withNewRoleRef("rbac.authorization.k8s.io", "Role", sa)
+        .addNewSubject().withKind("ServiceAccount").withName(sa).withNamespace(NS).endSubject().build()).serverSideApply();
+    admin.rbac().clusterRoleBindings().resource(new ClusterRoleBindingBuilder().withNewMetadata().withName(sa).endMetadata()
+        .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", "podsweeper")
+        .addNewSubject().withKind("ServiceAccount").withName(sa).withNamespace(NS).endSubject().build()).serverSideApply();
+  }
+
+  private static boolean isPaused(ConfigMap cm) {
+    return cm != null && cm.getData() != null && "true".equals(cm.getData().get("paused"));
+  }
+
+  private static void crashing(KubernetesClient client, String ns, String name) {
+    TestPods.setStatus(client, TestPods.create(client, ns, name, "node-a", Map.of()), "Running", null,
+        List.of(TestPods.waiting("CrashLoopBackOff", 4)));
+  }
+
+  private static boolean gone(KubernetesClient client, String ns, String name) {
+    return client.pods().inNamespace(ns).withName(name).get() == null;
+  }
+
+  /** Crash-looping pods of {@code ns} go after 1 s; the blast-radius guard is lifted (its own trip pauses too). */
+  private static String crashloopPolicy(String ns) {
+    return """
+        apiVersion: podsweeper.io/v1alpha1
+        kind: PodSweeperPolicy
+        guard: {maxNamespaceShare: 1.0, maxClusterShare: 1.0}
+        rules:
+          - name: crashloop
+            namespaces: {include: [%s]}
+            states: [CrashLoopBackOff]
+            maxAge: 1s
+        """.formatted(ns);
+  }
+}

@@ -1,0 +1,25 @@
+package io.podsweeper.testing;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/** The real {@code podsweeper} command (the shaded jar that {@code mvn package} built) in a process of its own. */
+public final class PodsweeperProcess {
+  private PodsweeperProcess() {}
+
+  /**
+   * Starts {@code java -jar target/podsweeper.jar ARGS}, its output (both streams) to {@code log}. The environment
+   * names no namespace ({@code POD_NAMESPACE}, {@code KUBERNETES_NAMESPACE}): only the arguments and the kubeconfig do.
+   */
+  public static Process start(Path log, String... args) throws IOException {
+    Path jar = Path.of(System.getProperty("podsweeper.projectDir", "."), "target", "podsweeper.jar");
+    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", jar.toString()));
+    command.addAll(List.of(args));
+    ProcessBuilder process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+    process.environment().remove("POD_NAMESPACE");
+    process.environment().remove("KUBERNETES_NAMESPACE");
+    return process.start();
+  }
+}
