@@ -108,6 +108,10 @@ class KillSwitchIT {
     // 0.1.0's Role could not create the ConfigMap: the shipped permissions without that one rule.
     String sa = "podsweeper-no-create";
     grantShippedRolesWithout(admin, sa, "configmaps", "create");
+    // The guard's window ConfigMap exists already (it is kept before every eviction, and without create it could not
+    // be made): this test is about the kill switch's.
+    admin.configMaps().inNamespace(NS).resource(new io.fabric8.kubernetes.api.model.ConfigMapBuilder().withNewMetadata()
+        .withName(Manifests.CONTROL + "-guard").endMetadata().build()).createOr(c -> c.update());
     try (RunningService service = RunningService.start(Manifests.serviceAccountConfig(server, sa), crashloopPolicy(ns),
         Service.Options.local(0).withControl(NS, Manifests.CONTROL).withAdminToken(TOKEN))) {
       crashing(admin, ns, "before");
