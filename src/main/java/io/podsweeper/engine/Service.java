@@ -1,6 +1,7 @@
 package io.podsweeper.engine;
 
 import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.podsweeper.cluster.PodRecord;
@@ -120,15 +121,18 @@ public final class Service implements AutoCloseable {
   private final HttpApi http;
   private final Optional<RemovalEvents> removalEvents;
   private final Optional<AuditLog> auditLog;
+  /** The given client configuration, with this replica's user agent: every client of the service is built from it. */
+  private final Config clientConfig;
   private Leadership leadership;
   private volatile boolean synced;
   private int httpPort;
 
   public Service(Config config, Policy policy, Clock clock, Options options) {
     this.options = options;
-    this.client = new KubernetesClientBuilder().withConfig(config).build();
+    this.clientConfig = new ConfigBuilder(config).withUserAgent(userAgent(options.leaderElection())).build();
+    this.client = new KubernetesClientBuilder().withConfig(clientConfig).build();
     this.cache = new ClusterCache(client, metrics);
-    this.remover = PodRemover.create(config, policy.gracePeriodSeconds());
+    this.remover = PodRemover.create(clientConfig, policy.gracePeriodSeconds());
     this.events = new EventRecorder(client);
     this.controlMap = options.control().map(c -> new ControlConfigMap(client, c.namespace(), c.name()));
     this.killSwitch = new KillSwitch(metrics, (paused, reason) -> controlMap.ifPresent(m -> m.write(paused, reason)));
@@ -185,6 +189,15 @@ public final class Service implements AutoCloseable {
       long every = options.reloadInterval().toMillis();
       background.scheduleWithFixedDelay(watcher::check, every, every, TimeUnit.MILLISECONDS);
     });
+  }
+
+  /**
+   * What every request of this process says it comes from, e.g. {@code podsweeper/0.1.0 (podsweeper-7d9f-x2x)}: with
+   * several replicas, the API server's audit log then tells which one sent a removal.
+   */
+  private static String userAgent(Optional<Options.LeaderElection> leaderElection) {
+    String version = Optional.ofNullable(Service.class.getPackage().getImplementationVersion()).orElse("dev");
+    return "podsweeper/" + version + leaderElection.map(le -> " (" + le.identity() + ")").orElse("");
   }
 
   public int httpPort() {
