@@ -123,7 +123,7 @@ public final class Service implements AutoCloseable {
   private final Optional<AuditLog> auditLog;
   /** The given client configuration, with this replica's user agent: every client of the service is built from it. */
   private final Config clientConfig;
-  private Leadership leadership;
+  private volatile Leadership leadership;
   private volatile boolean synced;
   private int httpPort;
 
@@ -155,7 +155,8 @@ public final class Service implements AutoCloseable {
         namespacedPolicies.removed(o.decision().profile(), o.time());
       }
     });
-    this.http = new HttpApi(metrics.registry(), () -> synced && cache.isCurrent(), recent,
+    this.http = new HttpApi(metrics.registry(), () -> synced && cache.isCurrent(),
+        () -> Optional.ofNullable(leadership).flatMap(Leadership::whyNotCampaigning), recent,
         new HttpApi.Admin(options.adminToken(), () -> killSwitch.pause("paused through the admin API"), killSwitch::resume));
     metrics.registerScrapeTimeGauge(
         "podsweeper_terminated_pods",
@@ -177,7 +178,8 @@ public final class Service implements AutoCloseable {
     if (options.leaderElection().isPresent()) {
       Options.LeaderElection le = options.leaderElection().get();
       sweeper.setLeading(false);
-      leadership = new Leadership(client, le.namespace(), le.lease(), le.identity(), le.timing());
+      leadership = new Leadership(clientConfig, le.namespace(), le.lease(), le.identity(), le.timing());
+      sweeper.fenceWith(leadership::holdsValidLease);
       leadership.start(sweeper::setLeading);
     } else {
       sweeper.setLeading(true);
