@@ -465,6 +465,17 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
 
   /** @param capped the removal was counted against its namespace's hourly cap when admitted */
   private void send(String key, PodRecord pod, Decision decision, Instant admitted, Instant now, boolean capped) {
+    if (!leaseValid.getAsBoolean()) {
+      // The fence, last thing before the request: the lease may have run out while this waited (a stopped process).
+      LOG.warn("not removing {}: this replica's lease is no longer valid", key);
+      guard.uncount(decision, admitted);
+      if (capped) {
+        namespaceCap.uncount(pod.namespace(), admitted);
+      }
+      removedLately.invalidate(pod.uid());
+      budget.giveBack(decision);
+      return;
+    }
     long started = System.nanoTime();
     PodRemover.Result result = requests.send(decision);
     metrics.requestDuration.labels(decision.action().wireName()).observe((System.nanoTime() - started) / 1e9);
