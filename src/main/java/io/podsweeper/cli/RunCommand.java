@@ -3,6 +3,7 @@ package io.podsweeper.cli;
 import io.fabric8.kubernetes.client.Config;
 import io.podsweeper.engine.Service;
 import io.podsweeper.kube.Leadership;
+import io.podsweeper.policy.Durations;
 import io.podsweeper.policy.Policy;
 import io.podsweeper.policy.PolicyException;
 import io.podsweeper.policy.PolicyLoader;
@@ -65,6 +66,15 @@ final class RunCommand implements Callable<Integer> {
   @Option(names = "--leader-elect-identity", description = "This replica's identity; default: $POD_NAME, else host name and a random suffix.")
   String identity;
 
+  @Option(names = "--leader-elect-lease-duration", description = "How long a Lease holds without renewal, in whole seconds; a follower waits this long before taking over (default: ${DEFAULT-VALUE}).")
+  String leaseDuration = Durations.format(Leadership.Timing.DEFAULT.leaseDuration());
+
+  @Option(names = "--leader-elect-renew-deadline", description = "How long the leader keeps trying to renew before it steps down; shorter than the lease duration (default: ${DEFAULT-VALUE}).")
+  String renewDeadline = Durations.format(Leadership.Timing.DEFAULT.renewDeadline());
+
+  @Option(names = "--leader-elect-retry-period", description = "How long between attempts to acquire or renew the Lease (default: ${DEFAULT-VALUE}).")
+  String retryPeriod = Durations.format(Leadership.Timing.DEFAULT.retryPeriod());
+
   @Option(names = "--admin-token-file", description = "File holding a bearer token; enables POST /api/v1/pause and /api/v1/resume.")
   Path adminTokenFile;
 
@@ -103,6 +113,7 @@ final class RunCommand implements Callable<Integer> {
     }
     UnaryOperator<Policy> adjust = p -> dryRun || killSwitchOff ? p.withDryRun(true) : p;
     Policy policy = adjust.apply(loaded);
+    Leadership.Timing timing = leaderElectionTiming();
     Optional<String> adminToken = Optional.ofNullable(adminTokenFile).map(f -> read(f, "--admin-token-file").trim());
     if (adminToken.isPresent() && adminToken.get().length() < 16) {
       throw new PolicyException("--admin-token-file", "the token must be at least 16 characters");
@@ -113,7 +124,7 @@ final class RunCommand implements Callable<Integer> {
     Service.Options options = new Service.Options(httpHost, httpPort, syncTimeoutSeconds, Optional.of(policyFile), adjust,
         Duration.ofSeconds(reloadSeconds),
         controlConfigMap.isEmpty() ? Optional.empty() : ownNamespace.map(ns -> new Service.Options.ObjectName(ns, controlConfigMap)),
-        leaderElect ? Optional.of(new Service.Options.LeaderElection(ownNamespace.get(), lease, identity(), Leadership.Timing.DEFAULT))
+        leaderElect ? Optional.of(new Service.Options.LeaderElection(ownNamespace.get(), lease, identity(), timing))
             : Optional.empty(),
         adminToken, Optional.ofNullable(auditLog), eventsPerSecond);
     CountDownLatch stopped = new CountDownLatch(1);
@@ -125,6 +136,32 @@ final class RunCommand implements Callable<Integer> {
     service.start();
     stopped.await();
     return 0;
+  }
+
+  /** The three lease timings, as fabric8's elector needs them (upstream's descheduler asks the same of its flags). */
+  private Leadership.Timing leaderElectionTiming() {
+    Duration lease = duration("--leader-elect-lease-duration", leaseDuration);
+    Duration renew = duration("--leader-elect-renew-deadline", renewDeadline);
+    Duration retry = duration("--leader-elect-retry-period", retryPeriod);
+    if (lease.toMillis() % 1000 != 0 || lease.compareTo(Duration.ofSeconds(2)) < 0) {
+      throw new PolicyException("--leader-elect-lease-duration",
+          "must be whole seconds and at least 2s (a Lease holds whole seconds; its leader stops acting at least 1s before it runs out), got "
+              + leaseDuration);
+    }
+    if (renew.compareTo(lease) >= 0) {
+      throw new PolicyException("--leader-elect-renew-deadline",
+          "must be shorter than --leader-elect-lease-duration " + leaseDuration + ", got " + renewDeadline);
+    }
+    if (retry.toMillis() * Leadership.Timing.RETRY_SPREAD >= renew.toMillis()) {
+      throw new PolicyException("--leader-elect-retry-period", "must be shorter than --leader-elect-renew-deadline " + renewDeadline
+          + " divided by " + Leadership.Timing.RETRY_SPREAD + " (with its jitter the elector waits up to that many retry periods), got "
+          + retryPeriod);
+    }
+    return new Leadership.Timing(lease, renew, retry);
+  }
+
+  private static Duration duration(String flag, String text) {
+    return Durations.parse(text).orElseThrow(() -> new PolicyException(flag, "must be a positive duration such as 15s or 1m30s, got \"" + text + "\""));
   }
 
   private String identity() throws IOException {

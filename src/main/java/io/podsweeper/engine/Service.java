@@ -1,6 +1,7 @@
 package io.podsweeper.engine;
 
 import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.podsweeper.cluster.PodRecord;
@@ -121,15 +122,18 @@ public final class Service implements AutoCloseable {
   private final HttpApi http;
   private final Optional<RemovalEvents> removalEvents;
   private final Optional<AuditLog> auditLog;
-  private Leadership leadership;
+  /** The given client configuration, with this replica's user agent: every client of the service is built from it. */
+  private final Config clientConfig;
+  private volatile Leadership leadership;
   private volatile boolean synced;
   private int httpPort;
 
   public Service(Config config, Policy policy, Clock clock, Options options) {
     this.options = options;
-    this.client = new KubernetesClientBuilder().withConfig(config).build();
+    this.clientConfig = new ConfigBuilder(config).withUserAgent(userAgent(options.leaderElection())).build();
+    this.client = new KubernetesClientBuilder().withConfig(clientConfig).build();
     this.cache = new ClusterCache(client, metrics);
-    this.remover = PodRemover.create(config, policy.gracePeriodSeconds());
+    this.remover = PodRemover.create(clientConfig, policy.gracePeriodSeconds());
     this.events = new EventRecorder(client);
     this.controlMap = options.control().map(c -> new ControlConfigMap(client, c.namespace(), c.name()));
     this.killSwitch = new KillSwitch(metrics, controlMap.<KillSwitch.Store>map(m -> m::write).orElse((paused, reason) -> {}));
@@ -157,7 +161,8 @@ public final class Service implements AutoCloseable {
         namespacedPolicies.removed(o.decision().profile(), o.time());
       }
     });
-    this.http = new HttpApi(metrics.registry(), () -> synced && cache.isCurrent(), recent,
+    this.http = new HttpApi(metrics.registry(), () -> synced && cache.isCurrent(),
+        () -> Optional.ofNullable(leadership).flatMap(Leadership::whyNotCampaigning), recent,
         new HttpApi.Admin(options.adminToken(), () -> killSwitch.pause("paused through the admin API"), killSwitch::resume));
     metrics.registerScrapeTimeGauge(
         "podsweeper_terminated_pods",
@@ -179,7 +184,8 @@ public final class Service implements AutoCloseable {
     if (options.leaderElection().isPresent()) {
       Options.LeaderElection le = options.leaderElection().get();
       sweeper.setLeading(false);
-      leadership = new Leadership(client, le.namespace(), le.lease(), le.identity(), le.timing());
+      leadership = new Leadership(clientConfig, le.namespace(), le.lease(), le.identity(), le.timing());
+      sweeper.fenceWith(leadership::holdsValidLease);
       leadership.start(sweeper::setLeading);
     } else {
       sweeper.setLeading(true);
@@ -191,6 +197,15 @@ public final class Service implements AutoCloseable {
       long every = options.reloadInterval().toMillis();
       background.scheduleWithFixedDelay(watcher::check, every, every, TimeUnit.MILLISECONDS);
     });
+  }
+
+  /**
+   * What every request of this process says it comes from, e.g. {@code podsweeper/0.1.0 (podsweeper-7d9f-x2x)}: with
+   * several replicas, the API server's audit log then tells which one sent a removal.
+   */
+  private static String userAgent(Optional<Options.LeaderElection> leaderElection) {
+    String version = Optional.ofNullable(Service.class.getPackage().getImplementationVersion()).orElse("dev");
+    return "podsweeper/" + version + leaderElection.map(le -> " (" + le.identity() + ")").orElse("");
   }
 
   public int httpPort() {

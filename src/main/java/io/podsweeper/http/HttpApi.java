@@ -21,9 +21,10 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
- * The service's HTTP endpoints on Vert.x: {@code /metrics} (Prometheus text or OpenMetrics), {@code /healthz},
- * {@code /readyz} (ready once the informers have synced and while they watch), {@code GET /api/v1/decisions}, and
- * with an admin token {@code POST /api/v1/pause} and {@code /resume} (503 with the reason when not done everywhere).
+ * The service's HTTP endpoints on Vert.x: {@code /metrics} (Prometheus text or OpenMetrics), {@code /healthz} (fails
+ * with the reason when the process can no longer do its job, e.g. it stopped campaigning for the lease, so that it is
+ * restarted), {@code /readyz} (ready once the informers have synced and while they watch), {@code GET /api/v1/decisions},
+ * and with an admin token {@code POST /api/v1/pause} and {@code /resume} (503 with the reason when not done everywhere).
  */
 public final class HttpApi implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -31,6 +32,7 @@ public final class HttpApi implements AutoCloseable {
   private final Vertx vertx = Vertx.vertx();
   private final CollectorRegistry registry;
   private final BooleanSupplier ready;
+  private final Supplier<Optional<String>> unhealthy;
   private final RecentDecisions recent;
   private HttpServer server;
 
@@ -44,9 +46,12 @@ public final class HttpApi implements AutoCloseable {
 
   private final Admin admin;
 
-  public HttpApi(CollectorRegistry registry, BooleanSupplier ready, RecentDecisions recent, Admin admin) {
+  /** @param unhealthy empty while healthy, else why not */
+  public HttpApi(CollectorRegistry registry, BooleanSupplier ready, Supplier<Optional<String>> unhealthy, RecentDecisions recent,
+      Admin admin) {
     this.registry = registry;
     this.ready = ready;
+    this.unhealthy = unhealthy;
     this.recent = recent;
     this.admin = admin;
   }
@@ -54,7 +59,7 @@ public final class HttpApi implements AutoCloseable {
   /** Listens on {@code port} (0 = any free port) and returns the port. */
   public int start(String host, int port) throws Exception {
     Router router = Router.router(vertx);
-    router.get("/healthz").handler(ctx -> ctx.response().putHeader("content-type", "text/plain").end("ok"));
+    router.get("/healthz").handler(this::healthz);
     router.get("/readyz").handler(this::readyz);
     router.get("/metrics").blockingHandler(this::metrics, false);
     router.get("/api/v1/decisions").handler(this::decisions);
@@ -63,6 +68,11 @@ public final class HttpApi implements AutoCloseable {
     server = vertx.createHttpServer().requestHandler(router).listen(port, host)
         .toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
     return server.actualPort();
+  }
+
+  private void healthz(RoutingContext ctx) {
+    Optional<String> problem = unhealthy.get();
+    ctx.response().setStatusCode(problem.isEmpty() ? 200 : 503).putHeader("content-type", "text/plain").end(problem.orElse("ok"));
   }
 
   private void readyz(RoutingContext ctx) {

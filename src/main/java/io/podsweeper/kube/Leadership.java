@@ -1,11 +1,19 @@
 package io.podsweeper.kube;
 
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfig;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
 import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -13,12 +21,30 @@ import org.slf4j.LoggerFactory;
 /**
  * Leader election on a coordination.k8s.io Lease (fabric8's LeaderElector): of several replicas only the leader
  * removes pods; when it dies, another takes over within the lease duration.
+ *
+ * <p>fabric8's elector is single-use: once it loses the lease (e.g. the API server was away past the renew deadline)
+ * it never campaigns again. So each time one ends, short of {@link #close}, a new one campaigns; if that cannot
+ * start, {@link #whyNotCampaigning} says why (and /healthz fails), rather than a ready replica that can never lead.
+ *
+ * <p>Leading is fenced ({@link FencedLock}): {@link #holdsValidLease} is true only while fabric8 says this replica
+ * leads and the lease it last renewed has not run out by the local monotonic clock, and the {@code leading} callback
+ * follows it, so a replica that stalled or lost the API server stops before another can acquire.
  */
 public final class Leadership implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Leadership.class);
+  /** How often the callback is brought in line with the fence: its expiry is noticed by nobody else. */
+  private static final Duration FENCE_CHECK = Duration.ofMillis(200);
 
   public record Timing(Duration leaseDuration, Duration renewDeadline, Duration retryPeriod) {
     public static final Timing DEFAULT = new Timing(Duration.ofSeconds(15), Duration.ofSeconds(10), Duration.ofSeconds(2));
+    /** fabric8 waits up to this many retry periods between attempts (its jitter is 1.2), and wants them within the renew deadline. */
+    public static final double RETRY_SPREAD = 2.2;
+
+    /** How long a renewal keeps the fence up: the lease duration less max(1 s, a tenth of it). */
+    Duration fenceValidity() {
+      Duration margin = leaseDuration.dividedBy(10);
+      return leaseDuration.minus(margin.compareTo(Duration.ofSeconds(1)) > 0 ? margin : Duration.ofSeconds(1));
+    }
   }
 
   private final KubernetesClient client;
@@ -26,45 +52,133 @@ public final class Leadership implements AutoCloseable {
   private final String lease;
   private final String identity;
   private final Timing timing;
+  private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+    Thread t = new Thread(r, "leadership");
+    t.setDaemon(true);
+    return t;
+  });
+  private Consumer<Boolean> leading;
+  private volatile FencedLock fence;
+  /** What fabric8's current elector last said: this replica leads. */
+  private volatile boolean elected;
+  private volatile Optional<String> notCampaigning = Optional.empty();
+  /** Guarded by this, like the fields below. */
   private CompletableFuture<?> running;
+  private boolean told;
+  private boolean closed;
 
-  public Leadership(KubernetesClient client, String namespace, String lease, String identity, Timing timing) {
-    this.client = client;
+  /**
+   * @param base the service's client configuration; leader election gets a client of its own from it, as
+   *     kube-controller-manager does: each request bounded by the renew deadline and no retries in the HTTP layer
+   *     (fabric8 retries a refused connection for ~19 s by default, far past any renew deadline)
+   */
+  public Leadership(Config base, String namespace, String lease, String identity, Timing timing) {
+    int deadline = (int) timing.renewDeadline().toMillis();
+    this.client = new KubernetesClientBuilder().withConfig(new ConfigBuilder(base)
+        .withRequestRetryBackoffLimit(0).withRequestTimeout(deadline).withConnectionTimeout(deadline).build()).build();
     this.namespace = namespace;
     this.lease = lease;
     this.identity = identity;
     this.timing = timing;
+    this.fence = newFence();
   }
 
-  /** Campaigns for the lease in the background; {@code leading} is told true on winning, false on losing it. */
+  /** Campaigns for the lease in the background, again after each loss; {@code leading} follows {@link #holdsValidLease}. */
   public void start(Consumer<Boolean> leading) {
-    running = client.leaderElector().withConfig(new LeaderElectionConfigBuilder()
-            .withName("podsweeper")
-            .withLock(new LeaseLock(namespace, lease, identity))
-            .withLeaseDuration(timing.leaseDuration())
-            .withRenewDeadline(timing.renewDeadline())
-            .withRetryPeriod(timing.retryPeriod())
-            .withReleaseOnCancel(true)
-            .withLeaderCallbacks(new LeaderCallbacks(
-                () -> {
-                  LOG.info("{} is the leader: removing pods", identity);
-                  leading.accept(true);
-                },
-                () -> {
-                  LOG.warn("{} lost leadership: no more removals from this replica", identity);
-                  leading.accept(false);
-                },
-                newLeader -> LOG.info("leader is now {}", newLeader)))
-            .build())
-        .build()
-        .start();
+    this.leading = leading;
+    scheduler.execute(this::campaign);
+    scheduler.scheduleWithFixedDelay(this::tell, FENCE_CHECK.toMillis(), FENCE_CHECK.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /** The fence: this replica leads and, by the local monotonic clock, its lease has not run out. */
+  public boolean holdsValidLease() {
+    return elected && fence.valid();
+  }
+
+  /** Empty while this replica campaigns for the lease (or holds it); why not, once it has given up. */
+  public Optional<String> whyNotCampaigning() {
+    return notCampaigning;
+  }
+
+  private FencedLock newFence() {
+    return new FencedLock(new LeaseLock(namespace, lease, identity), timing.fenceValidity(), System::nanoTime);
+  }
+
+  private synchronized void campaign() {
+    if (closed) {
+      return;
+    }
+    fence = newFence();
+    try {
+      running = client.leaderElector().withConfig(electionConfig(fence)).build().start();
+    } catch (RuntimeException e) {
+      LOG.error("{} cannot campaign for the lease: {}; it will never lead", identity, e.toString());
+      notCampaigning = Optional.of("leader election stopped: " + e);
+      return;
+    }
+    running.whenComplete((done, failure) -> campaignEnded(failure));
+  }
+
+  private synchronized void campaignEnded(Throwable failure) {
+    elected = false;
+    tell();
+    if (closed) {
+      return;
+    }
+    LOG.warn("{}'s campaign for the lease ended{}; campaigning again", identity, failure == null ? "" : " (" + failure + ")");
+    // Not at once: an elector that ends as soon as it starts must not spin.
+    scheduler.schedule(this::campaign, timing.retryPeriod().toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  private LeaderElectionConfig electionConfig(FencedLock lock) {
+    return new LeaderElectionConfigBuilder()
+        .withName("podsweeper")
+        .withLock(lock)
+        .withLeaseDuration(timing.leaseDuration())
+        .withRenewDeadline(timing.renewDeadline())
+        .withRetryPeriod(timing.retryPeriod())
+        .withReleaseOnCancel(true)
+        .withLeaderCallbacks(new LeaderCallbacks(
+            () -> elected(true),
+            () -> elected(false),
+            newLeader -> LOG.info("leader is now {}", newLeader)))
+        .build();
+  }
+
+  private synchronized void elected(boolean value) {
+    elected = value;
+    tell();
+  }
+
+  /** Tells {@code leading} when {@link #holdsValidLease} changed, also when only the fence ran out. */
+  private synchronized void tell() {
+    boolean valid = holdsValidLease();
+    if (valid != told) {
+      told = valid;
+      if (valid) {
+        LOG.info("{} is the leader: removing pods", identity);
+      } else if (elected) {
+        LOG.warn("{}'s lease ran out by its own clock before it could renew: no removals until it does", identity);
+      } else {
+        LOG.warn("{} lost leadership: no more removals from this replica", identity);
+      }
+      leading.accept(valid);
+    }
   }
 
   /** Steps down (releasing the lease, so another replica takes over at once). */
   @Override
   public void close() {
-    if (running != null) {
-      running.cancel(true);
+    CompletableFuture<?> campaign;
+    synchronized (this) {
+      closed = true;
+      campaign = running;
     }
+    // Outside this lock: cancelling releases the lease under the elector's lock, whose callbacks take this one.
+    if (campaign != null) {
+      campaign.cancel(true);
+    }
+    scheduler.shutdownNow();
+    client.close();
   }
 }
