@@ -93,6 +93,7 @@ final class RunCommand implements Callable<Integer> {
     if (reloadSeconds < 1) {
       throw new PolicyException("--policy-reload-interval", "must be at least 1 second, got " + reloadSeconds);
     }
+    Leadership.Timing timing = leaderElectionTiming();
     Policy loaded = PolicyLoader.load(policyFile);
     Config config = cluster.config();
     Optional<String> ownNamespace = Optional.ofNullable(namespace).or(() -> Optional.ofNullable(System.getenv("POD_NAMESPACE")))
@@ -113,7 +114,6 @@ final class RunCommand implements Callable<Integer> {
     }
     UnaryOperator<Policy> adjust = p -> dryRun || killSwitchOff ? p.withDryRun(true) : p;
     Policy policy = adjust.apply(loaded);
-    Leadership.Timing timing = leaderElectionTiming();
     Optional<String> adminToken = Optional.ofNullable(adminTokenFile).map(f -> read(f, "--admin-token-file").trim());
     if (adminToken.isPresent() && adminToken.get().length() < 16) {
       throw new PolicyException("--admin-token-file", "the token must be at least 16 characters");
