@@ -1,12 +1,14 @@
 package io.podsweeper.engine;
 
 import io.podsweeper.metrics.Metrics;
+import io.podsweeper.strategy.Action;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Stops every removal at once, without a restart. Its state lives in the control ConfigMap when there is one (so
+ * Stops every removal at once, without a restart; or only evictions ({@code paused: "evictions"}, what a tripped
+ * blast-radius share sets), while finished pods are still cleaned up. Its state lives in the control ConfigMap when there is one (so
  * it survives restarts and holds for every replica); {@link #pause}/{@link #resume} write it there, and
  * {@link #observed} takes what the ConfigMap says, whoever changed it.
  *
@@ -18,16 +20,35 @@ import org.slf4j.LoggerFactory;
 public final class KillSwitch {
   private static final Logger LOG = LoggerFactory.getLogger(KillSwitch.class);
 
+  /** What is stopped, and its word in {@code data.paused}. */
+  public enum Scope {
+    /** Evictions of running pods; finished pods are still deleted (garbage collection is the job). */
+    EVICTIONS("evictions"),
+    ALL("true");
+
+    private final String word;
+
+    Scope(String word) {
+      this.word = word;
+    }
+  }
+
+  static final String RUNNING = "false";
+
   /** Where the state is shared with the other replicas (the control ConfigMap), or nowhere. */
   @FunctionalInterface
   public interface Store {
-    /** Throws when the state could not be shared; the message says why, in one line. */
-    void write(boolean paused, String reason);
+    /**
+     * Writes {@code paused} ("true", "evictions" or "false") and the reason. Throws when the state could not be
+     * shared; the message says why, in one line.
+     */
+    void write(String paused, String reason);
   }
 
   private final Metrics metrics;
   private final Store store;
-  private volatile boolean paused;
+  /** What is stopped; null while removals run. */
+  private volatile Scope scope;
   private volatile String reason = "";
   private volatile Runnable onResume = () -> {};
 
@@ -37,8 +58,15 @@ public final class KillSwitch {
     metrics.paused.set(0);
   }
 
+  /** True while anything is stopped. */
   public boolean paused() {
-    return paused;
+    return scope != null;
+  }
+
+  /** True if a removal of this kind must not be sent now. */
+  public boolean holds(Action action) {
+    Scope now = scope;
+    return now == Scope.ALL || (now == Scope.EVICTIONS && action == Action.EVICT);
   }
 
   public String reason() {
@@ -55,8 +83,17 @@ public final class KillSwitch {
    * @return empty when every replica was told; else why the others were not (this one is paused all the same)
    */
   public synchronized Optional<String> pause(String why) {
-    set(true, why);
-    return share(true, why).map(problem -> "paused this replica only, the other replicas were not reached: " + problem);
+    return pause(Scope.ALL, why);
+  }
+
+  /** Stops evictions only (a full pause stays full); see {@link #pause(String)}. */
+  public synchronized Optional<String> pauseEvictions(String why) {
+    return pause(scope == Scope.ALL ? Scope.ALL : Scope.EVICTIONS, why);
+  }
+
+  private Optional<String> pause(Scope what, String why) {
+    set(what, why);
+    return share(what.word, why).map(problem -> "paused this replica only, the other replicas were not reached: " + problem);
   }
 
   /**
@@ -65,55 +102,72 @@ public final class KillSwitch {
    * @return empty when resumed; else why not
    */
   public synchronized Optional<String> resume() {
-    Optional<String> problem = share(false, "");
+    Optional<String> problem = share(RUNNING, "");
     if (problem.isPresent()) {
       return Optional.of("not resumed: " + problem.get());
     }
-    set(false, "");
+    set(null, "");
     return Optional.empty();
   }
 
   /**
-   * What the control ConfigMap says, whoever wrote it: {@code nowPaused} is its {@code paused} key, empty when the
-   * key is absent. An absent key means running only while nothing is paused.
+   * What the control ConfigMap says, whoever wrote it: {@code said} is its {@code paused} key, empty when the key is
+   * absent. An absent key means running only while nothing is paused. Only "false" means running: a value nobody
+   * expected stops every removal rather than allow them.
    */
-  public synchronized void observed(Optional<Boolean> nowPaused, String why) {
-    if (nowPaused.isPresent()) {
-      set(nowPaused.get(), nowPaused.get() ? why : "");
-    } else if (paused) {
-      LOG.warn("the control ConfigMap lost its paused key: still paused (only paused: \"false\" resumes); writing it back");
-      share(true, reason);
+  public synchronized void observed(Optional<String> said, String why) {
+    if (said.isEmpty()) {
+      if (scope != null) {
+        LOG.warn("the control ConfigMap lost its paused key: still paused (only paused: \"false\" resumes); writing it back");
+        share(scope.word, reason);
+      }
+      return;
+    }
+    String word = said.get().trim().toLowerCase(java.util.Locale.ROOT);
+    if (word.equals(RUNNING)) {
+      set(null, "");
+      if (!why.isBlank()) {
+        // An operator resumed by hand: clear the old reason, or their next pause would seem to be the guard's.
+        share(RUNNING, "");
+      }
+    } else if (word.equals(Scope.EVICTIONS.word)) {
+      set(Scope.EVICTIONS, why);
+    } else {
+      if (!word.equals(Scope.ALL.word)) {
+        LOG.warn("the control ConfigMap has paused: \"{}\": read as paused (only \"false\" resumes)", said.get());
+      }
+      set(Scope.ALL, why);
     }
   }
 
   /** The control ConfigMap was deleted: not a resume. A paused replica writes it back, so restarts stay paused. */
   public synchronized void storeDeleted() {
-    if (paused) {
+    if (scope != null) {
       LOG.warn("the control ConfigMap was deleted: still paused (only paused: \"false\" resumes); writing it back");
-      share(true, reason);
+      share(scope.word, reason);
     } else {
       LOG.warn("the control ConfigMap was deleted: removals go on; a pause will create it again");
     }
   }
 
-  private Optional<String> share(boolean nowPaused, String why) {
+  private Optional<String> share(String paused, String why) {
     try {
-      store.write(nowPaused, why);
+      store.write(paused, why);
       return Optional.empty();
     } catch (RuntimeException e) {
-      LOG.error("the kill switch state (paused={}) did not reach the other replicas: {}", nowPaused, e.getMessage());
+      LOG.error("the kill switch state (paused: {}) did not reach the other replicas: {}", paused, e.getMessage());
       return Optional.of(String.valueOf(e.getMessage()));
     }
   }
 
-  private void set(boolean nowPaused, String why) {
-    boolean was = paused;
+  private void set(Scope now, String why) {
+    Scope was = scope;
     reason = why == null ? "" : why;
-    paused = nowPaused;
-    metrics.paused.set(nowPaused ? 1 : 0);
-    if (nowPaused && !was) {
-      LOG.warn("removals PAUSED: {}", reason.isEmpty() ? "by an operator" : reason);
-    } else if (!nowPaused && was) {
+    scope = now;
+    metrics.paused.set(now == null ? 0 : 1);
+    if (now != null && now != was) {
+      LOG.warn("{} PAUSED: {}", now == Scope.ALL ? "removals" : "evictions", reason.isEmpty() ? "by an operator" : reason);
+    } else if (now == null && was != null) {
       LOG.info("removals resumed");
       onResume.run();
     }

@@ -37,7 +37,7 @@ final class Outcomes {
 
   void record(Decision d, Result result, String message, boolean dryRun) {
     metrics.removals.labels(result.label(), d.strategy(), d.namespace(), d.action().wireName(), d.rule()).inc();
-    if (result != Result.PAUSED) {
+    if (result != Result.PAUSED && result != Result.WOULD_TRIP_GUARD) {
       metrics.deschedulerEvicted.labels(deschedulerResult(result, message), d.strategy(), d.profile(), d.namespace(), d.node()).inc();
     }
     Instant time = clock.instant();
@@ -63,7 +63,7 @@ final class Outcomes {
     return switch (result) {
       case SUCCESS, DRY_RUN -> "success";
       case BACKGROUND -> "background";
-      case LIMITED -> RemovalBudget.CAPS.stream().filter(message::startsWith).findFirst().orElse("throttled");
+      case LIMITED, WOULD_BE_LIMITED -> RemovalBudget.CAPS.stream().filter(message::startsWith).findFirst().orElse("throttled");
       default -> "error";
     };
   }

@@ -18,7 +18,8 @@ import java.util.function.Predicate;
 public final class RecentDecisions {
   public record Entry(Instant time, Decision decision, String result, String message, boolean dryRun) {}
 
-  private static final Set<String> HELD = Set.of(Result.DRY_RUN.label(), Result.PAUSED.label(), Result.LIMITED.label());
+  private static final Set<String> HELD = Set.of(Result.DRY_RUN.label(), Result.PAUSED.label(), Result.LIMITED.label(),
+      Result.WOULD_BE_LIMITED.label(), Result.WOULD_TRIP_GUARD.label(), Result.PDB_WOULD_REFUSE.label());
 
   private final int capacity;
   private final Deque<Entry> sent = new ArrayDeque<>();

@@ -66,9 +66,10 @@ final class RemovalGate implements AutoCloseable {
    * A pod the worker wants removed.
    *
    * @param balance made by a node-aware strategy over a whole pass (it holds only under the policy it was made by)
+   * @param dryRun the policy it was made under is a dry-run: the whole path runs, the request is a server-side dry-run
    * @param dueSince when it became due, for the decision-to-request latency; null if unknown
    */
-  record Candidate(Decision decision, boolean balance, long generation, Instant dueSince) {}
+  record Candidate(Decision decision, boolean balance, long generation, boolean dryRun, Instant dueSince) {}
 
   /** What a removal took from the limits, so that everything can be given back together if it does not happen. */
   private record Reservation(RemovalBudget budget, BlastRadiusGuard guard, boolean capped, Instant at) {}
@@ -158,6 +159,13 @@ final class RemovalGate implements AutoCloseable {
       budget = new RemovalBudget(now.limits());
       bucket = new TokenBucket(now.limits().perSecond());
       guard = new BlastRadiusGuard(now.guard());
+    } else if (old.dryRun() != now.dryRun()) {
+      // A dry-run counted what would have been removed; the live run starts from what really was (the window the
+      // cluster remembers), and a dry-run from a clean slate.
+      budget = new RemovalBudget(now.limits());
+      bucket = new TokenBucket(now.limits().perSecond());
+      guard = new BlastRadiusGuard(now.guard());
+      journal.forget();
     } else {
       if (!old.limits().equals(now.limits())) {
         budget = budget.withLimits(now.limits());
@@ -232,14 +240,14 @@ final class RemovalGate implements AutoCloseable {
       retryLater.accept(decision.podKey(), Duration.between(now, waiting.retryAt()));
       return;
     }
-    if (heldBack(pod, decision, now)) {
+    if (heldBack(pod, candidate, now)) {
       return;
     }
     if (!journal.takeOver(guard)) {
       retryLater.accept(decision.podKey(), STALE_CACHE_RETRY);
       return;
     }
-    Optional<Reservation> reservation = reserve(pod, decision, now);
+    Optional<Reservation> reservation = reserve(pod, candidate, now);
     if (reservation.isEmpty()) {
       return;
     }
@@ -262,19 +270,23 @@ final class RemovalGate implements AutoCloseable {
     });
   }
 
-  /** Reasons to decide but not act: a follower, a dry-run, the kill switch, an eviction in progress, a throttle. */
-  private boolean heldBack(PodRecord pod, Decision decision, Instant now) {
+  /**
+   * Reasons to decide but not act: a follower, the kill switch, an eviction in progress, a throttle; in a dry-run,
+   * a pod state whose dry-run request was already accepted (it would be removed: no need to ask again).
+   */
+  private boolean heldBack(PodRecord pod, Candidate candidate, Instant now) {
+    Decision decision = candidate.decision();
+    boolean dryRun = candidate.dryRun();
     if (!mayLead.getAsBoolean()) {
       // A follower decides (its state stays warm) but never removes; the leader's full pass picks this up.
       return true;
     }
-    Policy active = rules.get().policy();
-    if (active.dryRun()) {
-      reportOnce(decision, Result.DRY_RUN, "dry-run: nothing removed", true);
+    if (dryRun && stateReported(decision, Result.DRY_RUN)) {
       return true;
     }
-    if (killSwitch.paused()) {
-      reportOnce(decision, Result.PAUSED, "removals are paused: " + killSwitch.reason(), false);
+    Policy active = rules.get().policy();
+    if (killSwitch.holds(decision.action())) {
+      reportOnce(decision, Result.PAUSED, "removals are paused: " + killSwitch.reason(), dryRun);
       return true;
     }
     if (inBackground.getIfPresent(pod.uid()) != null) {
@@ -284,34 +296,48 @@ final class RemovalGate implements AutoCloseable {
     Optional<String> throttled = ownerThrottle(pod, active)
         .or(() -> hourlyCap == null ? Optional.empty() : namespaceCap.check(pod.namespace(), hourlyCap, now));
     if (throttled.isPresent()) {
-      reportOnce(decision, Result.LIMITED, throttled.get() + "; retried in the next pass", false);
+      reportOnce(decision, dryRun ? Result.WOULD_BE_LIMITED : Result.LIMITED, throttled.get() + "; retried in the next pass", dryRun);
       return true;
     }
     return false;
   }
 
   /** Takes the removal from the budget, the guard's window and the hourly cap, or says no (and takes nothing). */
-  private Optional<Reservation> reserve(PodRecord pod, Decision decision, Instant now) {
+  private Optional<Reservation> reserve(PodRecord pod, Candidate candidate, Instant now) {
+    Decision decision = candidate.decision();
     RemovalBudget inBudget = budget;
     Optional<String> limit = inBudget.take(decision);
     if (limit.isPresent()) {
-      reportOnce(decision, Result.LIMITED, limit.get() + "; retried in the next pass", false);
+      reportOnce(decision, candidate.dryRun() ? Result.WOULD_BE_LIMITED : Result.LIMITED, limit.get() + "; retried in the next pass",
+          candidate.dryRun());
       return Optional.empty();
     }
     BlastRadiusGuard inGuard = guard;
-    Optional<String> tripped;
+    Optional<BlastRadiusGuard.Trip> tripped;
     synchronized (inGuard) {
       tripped = inGuard.check(decision, running(pod.namespace()), running(null), now);
       if (tripped.isEmpty()) {
         inGuard.count(decision, now);
       }
     }
+    if (tripped.isPresent() && candidate.dryRun()) {
+      inBudget.giveBack(decision);
+      reportOnce(decision, Result.WOULD_TRIP_GUARD, "blast-radius guard: " + tripped.get().reason()
+          + "; the live run would pause " + (tripped.get().evictionsOnly() ? "evictions" : "removals") + " here", true);
+      return Optional.empty();
+    }
     if (tripped.isPresent()) {
       inBudget.giveBack(decision);
-      String why = "blast-radius guard: " + tripped.get() + "; removals are paused until an operator resumes"
-          + " (data.paused: \"false\" in the control ConfigMap, or POST /api/v1/resume), which starts the window over";
+      boolean evictionsOnly = tripped.get().evictionsOnly();
+      String why = "blast-radius guard: " + tripped.get().reason() + "; " + (evictionsOnly ? "evictions" : "removals")
+          + " are paused until an operator resumes (data.paused: \"false\" in the control ConfigMap, or POST /api/v1/resume),"
+          + " which starts the window over" + (evictionsOnly ? "; finished pods are still deleted" : "");
       metrics.guardTripped.set(1);
-      killSwitch.pause(why);
+      if (evictionsOnly) {
+        killSwitch.pauseEvictions(why);
+      } else {
+        killSwitch.pause(why);
+      }
       guardTrippedNotice.accept(why);
       LOG.error("{}", why);
       reportOnce(decision, Result.PAUSED, why, false);
@@ -364,13 +390,14 @@ final class RemovalGate implements AutoCloseable {
 
   /** The cheap part of the final check, for the waits: leadership, the kill switch, the policy generation. */
   private boolean mayStillGo(Candidate candidate) {
-    return !closing && mayLead.getAsBoolean() && !killSwitch.paused() && rules.get().generation() == candidate.generation();
+    return !closing && mayLead.getAsBoolean() && !killSwitch.holds(candidate.decision().action())
+        && rules.get().generation() == candidate.generation();
   }
 
   /** On the sender's thread: the final check, then at once the request, then commit or roll back. */
   private void sendIfStillWanted(PodRecord pod, Candidate candidate, Reservation reservation) {
     Decision decision = candidate.decision();
-    if (reservation.guard().counts(decision) && !journal.persist(reservation.guard())) {
+    if (!candidate.dryRun() && reservation.guard().counts(decision) && !journal.persist(reservation.guard())) {
       release(decision, reservation);
       retryLater.accept(decision.podKey(), STALE_CACHE_RETRY);
       return;
@@ -379,7 +406,7 @@ final class RemovalGate implements AutoCloseable {
     if (stop.isPresent()) {
       release(decision, reservation);
       LOG.debug("not sending the removal of {}: {}", decision.podKey(), stop.get());
-      if (killSwitch.paused()) {
+      if (killSwitch.holds(decision.action())) {
         reportOnce(decision, Result.PAUSED, "removals are paused: " + killSwitch.reason(), false);
       } else if (!closing) {
         retryLater.accept(decision.podKey(), cache.isCurrent() ? Duration.ZERO : STALE_CACHE_RETRY);
@@ -390,9 +417,13 @@ final class RemovalGate implements AutoCloseable {
       metrics.decisionToRequest.observe(Math.max(0, Duration.between(candidate.dueSince(), clock.instant()).toNanos() / 1e9));
     }
     long started = System.nanoTime();
-    PodRemover.Result result = requests.send(decision);
+    PodRemover.Result result = requests.send(decision, candidate.dryRun());
     metrics.requestDuration.labels(decision.action().wireName()).observe((System.nanoTime() - started) / 1e9);
-    settle(pod, decision, reservation, result);
+    if (candidate.dryRun()) {
+      settleDryRun(decision, reservation, result);
+    } else {
+      settle(pod, decision, reservation, result);
+    }
   }
 
   /**
@@ -407,7 +438,7 @@ final class RemovalGate implements AutoCloseable {
     if (!mayLead.getAsBoolean()) {
       return Optional.of("this replica does not hold a valid lease");
     }
-    if (killSwitch.paused()) {
+    if (killSwitch.holds(decision.action())) {
       return Optional.of("removals are paused");
     }
     if (!cache.isCurrent()) {
@@ -468,6 +499,25 @@ final class RemovalGate implements AutoCloseable {
     }
   }
 
+  /**
+   * A server-side dry-run's answer: accepted keeps its reservation (later pods meet the limits and the guard as they
+   * would live); a refusal is what the live run would meet; neither is retried until the pod changes.
+   */
+  private void settleDryRun(Decision decision, Reservation reservation, PodRemover.Result result) {
+    switch (result.outcome()) {
+      case REMOVED -> reportOnce(decision, Result.DRY_RUN, "dry-run: the API server would accept it (dryRun=All)", true);
+      case REFUSED -> {
+        release(decision, reservation);
+        reportOnce(decision, Result.PDB_WOULD_REFUSE, result.message(), true);
+      }
+      default -> {
+        release(decision, reservation);
+        reportOnce(decision, result.outcome() == PodRemover.Outcome.ERROR ? Result.ERROR
+            : result.outcome() == PodRemover.Outcome.CONFLICT ? Result.CONFLICT : Result.GONE, result.code() + " " + result.message(), true);
+      }
+    }
+  }
+
   /** An eviction in background: a 429 that says the eviction started an evacuation, for a pod that asked for it. */
   private static boolean acceptedInBackground(PodRecord pod, PodRemover.Result result) {
     return pod.annotations().containsKey(PodRecord.REQUEST_EVICT_ONLY_ANNOTATION) && result.message().contains(EVACUATION_MESSAGE);
@@ -478,11 +528,19 @@ final class RemovalGate implements AutoCloseable {
    * and for a pause its reason (a limit's message changes with counts that are not the pod's state).
    */
   private void reportOnce(Decision decision, Result result, String message, boolean dryRun) {
-    String state = decision.resourceVersion() + "\n" + decision.profile() + "\n" + decision.rule() + "\n" + result
-        + (result == Result.PAUSED ? "\n" + message : "");
+    String state = state(decision, result) + (result == Result.PAUSED ? "\n" + message : "");
     if (!state.equals(reported.asMap().put(decision.uid(), state))) {
       outcomes.record(decision, result, message, dryRun);
     }
+  }
+
+  /** True if this very pod state was last reported with {@code result}. */
+  private boolean stateReported(Decision decision, Result result) {
+    return state(decision, result).equals(reported.getIfPresent(decision.uid()));
+  }
+
+  private static String state(Decision decision, Result result) {
+    return decision.resourceVersion() + "\n" + decision.profile() + "\n" + decision.rule() + "\n" + result;
   }
 
   /** Koordinator-style per-workload throttles: evictions in progress and unavailable pods per owner. */

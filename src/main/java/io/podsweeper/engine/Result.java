@@ -5,7 +5,14 @@ public enum Result {
   SUCCESS("success"),
   /** Accepted as an eviction in background (e.g. a live migration): in progress, counted when it ends. */
   BACKGROUND("background"),
+  /** A dry-run the API server would accept (server-side dry-run of the very request). */
   DRY_RUN("dry-run"),
+  /** A dry-run held back by a limit or throttle, as the live run would be. */
+  WOULD_BE_LIMITED("would-be-limited"),
+  /** A dry-run the blast-radius guard would refuse (the live run would pause). */
+  WOULD_TRIP_GUARD("would-trip-guard"),
+  /** A dry-run eviction the API server refused (a PodDisruptionBudget): the live run would back off and retry. */
+  PDB_WOULD_REFUSE("pdb-would-refuse"),
   PAUSED("paused"),
   PDB_REFUSED("pdb-refused"),
   CONFLICT("conflict"),

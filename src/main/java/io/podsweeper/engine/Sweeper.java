@@ -66,7 +66,7 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
   private ScheduledFuture<?> fullPasses;
 
   public Sweeper(Policy policy, PodSource cache, RemovalRequests requests, Metrics metrics, Clock clock, RecentDecisions recent) {
-    this(policy, cache, requests, metrics, clock, recent, new KillSwitch(metrics, (p, r) -> {}), reason -> {}, GuardWindowStore.NONE);
+    this(policy, cache, requests, metrics, clock, recent, new KillSwitch(metrics, (paused, reason) -> {}), reason -> {}, GuardWindowStore.NONE);
   }
 
   /**
@@ -311,8 +311,8 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
     }
     PodRecord pod = current.get();
     RemovalGate.Candidate candidate = verdict.isPresent()
-        ? new RemovalGate.Candidate(verdict.get().decide(pod, now), false, in.generation(), due)
-        : new RemovalGate.Candidate(balanced.get().decision(), true, balanced.get().generation(), due);
+        ? new RemovalGate.Candidate(verdict.get().decide(pod, now), false, in.generation(), in.policy().dryRun(), due)
+        : new RemovalGate.Candidate(balanced.get().decision(), true, balanced.get().generation(), in.policy().dryRun(), due);
     gate.admit(pod, candidate);
   }
 

@@ -9,21 +9,17 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.BiConsumer;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * The kill switch's state in a ConfigMap ({@code data.paused: "true"|"false"}, {@code data.reason}), so
+ * The kill switch's state in a ConfigMap ({@code data.paused: "true"|"evictions"|"false"}, {@code data.reason}), so
  * {@code kubectl patch configmap podsweeper-control -p '{"data":{"paused":"true"}}'} stops every replica at once and
  * the state survives restarts. Watched by name with an informer (list and watch with a {@code metadata.name} field
  * selector, which RBAC's resourceNames covers); written with a merge patch, and created when missing.
  */
 public final class ControlConfigMap implements AutoCloseable {
-  private static final Logger LOG = LoggerFactory.getLogger(ControlConfigMap.class);
   private static final String PAUSED = "paused";
   private static final String REASON = "reason";
 
@@ -42,12 +38,12 @@ public final class ControlConfigMap implements AutoCloseable {
    * Watches the ConfigMap (blocks for the first list). {@code written} gets what {@code data.paused} says (empty
    * when the key is absent) and the reason on every add and change; {@code deleted} runs when it is deleted.
    */
-  public void start(BiConsumer<Optional<Boolean>, String> written, Runnable deleted) {
+  public void start(BiConsumer<Optional<String>, String> written, Runnable deleted) {
     informer = resource().inform(new ResourceEventHandler<>() {
       @Override
       public void onAdd(ConfigMap cm) {
         Map<String, String> data = cm.getData() != null ? cm.getData() : Map.of();
-        written.accept(paused(data.get(PAUSED)), data.getOrDefault(REASON, ""));
+        written.accept(Optional.ofNullable(data.get(PAUSED)), data.getOrDefault(REASON, ""));
       }
 
       @Override
@@ -62,25 +58,13 @@ public final class ControlConfigMap implements AutoCloseable {
     });
   }
 
-  /** Only "false" means running: a kill switch set to a value nobody expected stops removals rather than allow them. */
-  private Optional<Boolean> paused(String value) {
-    if (value == null) {
-      return Optional.empty();
-    }
-    String said = value.trim().toLowerCase(Locale.ROOT);
-    if (!said.equals("true") && !said.equals("false")) {
-      LOG.warn("configmap {}/{} has data.paused \"{}\": read as paused (only \"false\" resumes)", namespace, name, value);
-    }
-    return Optional.of(!said.equals("false"));
-  }
-
   /**
    * Writes the state for every replica: a merge patch of {@code data}, or a create when the ConfigMap is missing.
    *
    * @throws IllegalStateException when the API server refuses or cannot be reached; the message says why, in one line
    */
-  public void write(boolean paused, String reason) {
-    Map<String, String> data = Map.of(PAUSED, String.valueOf(paused), REASON, reason);
+  public void write(String paused, String reason) {
+    Map<String, String> data = Map.of(PAUSED, paused, REASON, reason);
     try {
       try {
         patch(data);

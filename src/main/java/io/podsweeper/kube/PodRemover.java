@@ -85,21 +85,27 @@ public final class PodRemover implements AutoCloseable {
     return evictionApiVersion;
   }
 
-  public Result remove(Decision decision) {
+  /** @param dryRun ask the API server to judge the request without acting on it ({@code dryRun=All}) */
+  public Result remove(Decision decision, boolean dryRun) {
     String podUrl = client.getMasterUrl().toString().replaceAll("/$", "")
         + "/api/v1/namespaces/" + encode(decision.namespace()) + "/pods/" + encode(decision.name());
     HttpRequest.Builder request = client.getHttpClient().newHttpRequestBuilder()
         .timeout(REQUEST_TIMEOUT_SECONDS, TimeUnit.SECONDS);
     ObjectNode deleteOptions = deleteOptions(decision);
+    String query = "";
+    if (dryRun) {
+      deleteOptions.putArray("dryRun").add("All");
+      query = "?dryRun=All";
+    }
     if (decision.action() == Action.DELETE) {
-      request.uri(podUrl).delete("application/json", deleteOptions.toString());
+      request.uri(podUrl + query).delete("application/json", deleteOptions.toString());
     } else {
       ObjectNode eviction = JSON.createObjectNode();
       eviction.put("apiVersion", evictionApiVersion);
       eviction.put("kind", "Eviction");
       eviction.putObject("metadata").put("name", decision.name()).put("namespace", decision.namespace());
       eviction.set("deleteOptions", deleteOptions);
-      request.uri(podUrl + "/eviction").post("application/json", eviction.toString());
+      request.uri(podUrl + "/eviction" + query).post("application/json", eviction.toString());
     }
     try {
       HttpResponse<String> response = client.getHttpClient().sendAsync(request.build(), String.class)

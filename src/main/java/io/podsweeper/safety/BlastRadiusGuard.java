@@ -25,6 +25,14 @@ public final class BlastRadiusGuard {
   /** Counts every change of the window, so a journal knows whether what it last wrote still covers it. */
   private long version;
 
+  /**
+   * Why one more removal would be one too many.
+   *
+   * @param evictionsOnly a share of running pods was reached (stop evicting; finished pods may still be deleted),
+   *     rather than {@code maxRemovals} (stop everything)
+   */
+  public record Trip(String reason, boolean evictionsOnly) {}
+
   public BlastRadiusGuard(Guard config) {
     this.config = config;
   }
@@ -38,7 +46,7 @@ public final class BlastRadiusGuard {
    *     itself included; pods this guard admitted and that are gone since are added back
    * @param runningInCluster running pods in the whole cluster
    */
-  public synchronized Optional<String> check(Decision d, int runningInNamespace, int runningInCluster, Instant now) {
+  public synchronized Optional<Trip> check(Decision d, int runningInNamespace, int runningInCluster, Instant now) {
     Instant since = now.minus(config.window());
     prune(removals, since);
     prune(evictions, since);
@@ -46,21 +54,22 @@ public final class BlastRadiusGuard {
     prune(inNamespace, since);
     String window = " within " + io.podsweeper.policy.Durations.format(config.window());
     if (config.maxRemovals().isPresent() && removals.size() + 1 > config.maxRemovals().getAsInt()) {
-      return Optional.of("would make " + (removals.size() + 1) + " removals" + window + " (guard.maxRemovals " + config.maxRemovals().getAsInt() + ")");
+      return Optional.of(new Trip("would make " + (removals.size() + 1) + " removals" + window + " (guard.maxRemovals "
+          + config.maxRemovals().getAsInt() + ")", false));
     }
     if (d.action() == Action.EVICT) {
       // Shares are of the pods there were when the window began: those still running plus those it evicted.
       int nsCount = inNamespace.size() + 1;
       int nsPopulation = runningInNamespace + inNamespace.size();
       if (nsCount > config.minEvictions() && nsCount > config.maxNamespaceShare() * nsPopulation) {
-        return Optional.of("would evict " + nsCount + " of " + nsPopulation + " running pods in namespace " + d.namespace()
-            + window + " (guard.maxNamespaceShare " + percent(config.maxNamespaceShare()) + ")");
+        return Optional.of(new Trip("would evict " + nsCount + " of " + nsPopulation + " running pods in namespace " + d.namespace()
+            + window + " (guard.maxNamespaceShare " + percent(config.maxNamespaceShare()) + ")", true));
       }
       int clusterCount = evictions.size() + 1;
       int clusterPopulation = runningInCluster + evictions.size();
       if (clusterCount > config.minClusterEvictions() && clusterCount > config.maxClusterShare() * clusterPopulation) {
-        return Optional.of("would evict " + clusterCount + " of " + clusterPopulation + " running pods in the cluster" + window
-            + " (guard.maxClusterShare " + percent(config.maxClusterShare()) + ")");
+        return Optional.of(new Trip("would evict " + clusterCount + " of " + clusterPopulation + " running pods in the cluster"
+            + window + " (guard.maxClusterShare " + percent(config.maxClusterShare()) + ")", true));
       }
     }
     return Optional.empty();

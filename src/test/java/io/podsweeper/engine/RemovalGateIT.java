@@ -10,12 +10,16 @@ import io.podsweeper.testing.ApiServerExtension;
 import io.podsweeper.testing.RunningService;
 import io.podsweeper.testing.TestApiServer;
 import io.podsweeper.testing.TestPods;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The final gate against a real API server, with its audit log as the witness: a removal waiting for its turn on a
@@ -54,6 +58,35 @@ class RemovalGateIT {
       await().during(Duration.ofSeconds(12)).atMost(Duration.ofSeconds(15)).until(() -> server.removalRequests(ns).size() == 1);
       assertThat(server.removalRequests(ns)).allSatisfy(r -> assertThat(r.received()).isBefore(paused));
       assertThat(client.pods().inNamespace(ns).list().getItems()).hasSize(3);
+    }
+  }
+
+  /** A dry-run runs the whole path, the request included (dryRun=All): it reports the refusal the live run then meets. */
+  @Test
+  void aDryRunReportsThePdbRefusalTheLiveRunThenMeets(TestApiServer server, @TempDir Path dir) throws Exception {
+    KubernetesClient client = server.client();
+    String ns = server.newNamespace("dry-pdb");
+    Pod pod = TestPods.create(client, ns, "web", "node-a", Map.of("app", "web"));
+    TestPods.setStatus(client, pod, "Running", null, List.of(TestPods.waiting("CrashLoopBackOff", 4)));
+    TestPods.forbidDisruption(client, ns, "web");
+    String rules = """
+        apiVersion: podsweeper.io/v1alpha1
+        kind: PodSweeperPolicy
+        dryRun: %s
+        rules:
+          - name: crashloop
+            namespaces: {include: [%s]}
+            states: [CrashLoopBackOff]
+        """;
+    Path file = dir.resolve("policy.yaml");
+    Files.writeString(file, rules.formatted("true", ns));
+    try (RunningService service = RunningService.start(server, Files.readString(file),
+        Service.Options.local(0).withPolicyFile(file, UnaryOperator.identity(), Duration.ofMillis(200)))) {
+      await().atMost(Duration.ofSeconds(10)).until(() -> service.result(ns, "web").equals("pdb-would-refuse"));
+      assertThat(client.pods().inNamespace(ns).withName("web").get()).isNotNull();
+      Files.writeString(file, rules.formatted("false", ns));
+      await().atMost(Duration.ofSeconds(10)).until(() -> service.result(ns, "web").equals("pdb-refused"));
+      assertThat(service.metric("podsweeper_removals_total", "result=\"pdb-would-refuse\"", "namespace=\"" + ns + "\"")).isEqualTo(1.0);
     }
   }
 }

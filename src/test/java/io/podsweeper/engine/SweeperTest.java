@@ -127,8 +127,10 @@ class SweeperTest {
   }
 
   private Sweeper sweeper(Policy policy, Function<Decision, PodRemover.Outcome> answer) {
-    return new Sweeper(policy, source, d -> {
-      sent.add(d);
+    return new Sweeper(policy, source, (d, dryRun) -> {
+      if (!dryRun) {
+        sent.add(d);
+      }
       return new PodRemover.Result(answer.apply(d), 200, "");
     }, new Metrics(), Clock.systemUTC(), recent);
   }
@@ -267,7 +269,7 @@ class SweeperTest {
     var policy = PolicyLoader.parse(HEAD
         + "limits: {maxInFlightPerOwner: 1}\nrules: [{name: r, states: [Running]}]\n", "test");
     Metrics metrics = new Metrics();
-    try (Sweeper s = new Sweeper(policy, source, d -> {
+    try (Sweeper s = new Sweeper(policy, source, (d, dryRun) -> {
       seen.add(d);
       return new PodRemover.Result(PodRemover.Outcome.REFUSED, 429, "Eviction triggered evacuation of VMI");
     }, metrics, Clock.systemUTC(), recent)) {

@@ -38,7 +38,7 @@ class PodRemoverIT {
     Pod recreated = failed(client, ns, "job");
 
     try (PodRemover remover = PodRemover.create(server.config(), OptionalLong.empty())) {
-      PodRemover.Result result = remover.remove(stale);
+      PodRemover.Result result = remover.remove(stale, false);
       assertThat(result.outcome()).isEqualTo(PodRemover.Outcome.CONFLICT);
       assertThat(client.pods().inNamespace(ns).withName("job").get().getMetadata().getUid())
           .isEqualTo(recreated.getMetadata().getUid());
@@ -48,13 +48,13 @@ class PodRemoverIT {
         p.getMetadata().getLabels().put("changed", "yes");
         return p;
       });
-      assertThat(remover.remove(beforeChange).outcome()).isEqualTo(PodRemover.Outcome.CONFLICT);
+      assertThat(remover.remove(beforeChange, false).outcome()).isEqualTo(PodRemover.Outcome.CONFLICT);
       assertThat(client.pods().inNamespace(ns).withName("job").get()).isNotNull();
 
       Pod current = client.pods().inNamespace(ns).withName("job").get();
-      assertThat(remover.remove(decision(current, Action.DELETE)).outcome()).isEqualTo(PodRemover.Outcome.REMOVED);
+      assertThat(remover.remove(decision(current, Action.DELETE), false).outcome()).isEqualTo(PodRemover.Outcome.REMOVED);
       assertThat(client.pods().inNamespace(ns).withName("job").get()).isNull();
-      assertThat(remover.remove(decision(current, Action.DELETE)).outcome()).isEqualTo(PodRemover.Outcome.GONE);
+      assertThat(remover.remove(decision(current, Action.DELETE), false).outcome()).isEqualTo(PodRemover.Outcome.GONE);
     }
   }
 
@@ -66,10 +66,29 @@ class PodRemoverIT {
     Pod running = TestPods.setStatus(client, pod, "Running", null, List.of(TestPods.waiting("CrashLoopBackOff", 2)));
     Decision stale = decision(pod, Action.EVICT);
     try (PodRemover remover = PodRemover.create(server.config(), OptionalLong.empty())) {
-      assertThat(remover.remove(stale).outcome()).isEqualTo(PodRemover.Outcome.CONFLICT);
+      assertThat(remover.remove(stale, false).outcome()).isEqualTo(PodRemover.Outcome.CONFLICT);
       assertThat(client.pods().inNamespace(ns).withName("web").get().getMetadata().getDeletionTimestamp()).isNull();
-      assertThat(remover.remove(decision(running, Action.EVICT)).outcome()).isEqualTo(PodRemover.Outcome.REMOVED);
+      assertThat(remover.remove(decision(running, Action.EVICT), false).outcome()).isEqualTo(PodRemover.Outcome.REMOVED);
     }
+  }
+
+  @Test
+  void aServerSideDryRunRemovesNothingAndMeetsThePodDisruptionBudget(TestApiServer server) {
+    KubernetesClient client = server.client();
+    String ns = server.newNamespace("remover-dry");
+    Pod guarded = TestPods.setStatus(client, TestPods.create(client, ns, "guarded", "node-a", Map.of("app", "guarded")), "Running", null,
+        List.of(TestPods.waiting("CrashLoopBackOff", 2)));
+    TestPods.forbidDisruption(client, ns, "guarded");
+    Pod free = TestPods.setStatus(client, TestPods.create(client, ns, "free", "node-a", Map.of("app", "free")), "Running", null,
+        List.of(TestPods.waiting("CrashLoopBackOff", 2)));
+    Pod job = failed(client, ns, "job");
+    try (PodRemover remover = PodRemover.create(server.config(), OptionalLong.empty())) {
+      assertThat(remover.remove(decision(guarded, Action.EVICT), true).outcome()).isEqualTo(PodRemover.Outcome.REFUSED);
+      assertThat(remover.remove(decision(free, Action.EVICT), true).outcome()).isEqualTo(PodRemover.Outcome.REMOVED);
+      assertThat(remover.remove(decision(job, Action.DELETE), true).outcome()).isEqualTo(PodRemover.Outcome.REMOVED);
+    }
+    assertThat(client.pods().inNamespace(ns).list().getItems()).hasSize(3)
+        .allSatisfy(p -> assertThat(p.getMetadata().getDeletionTimestamp()).isNull());
   }
 
   private static Pod failed(KubernetesClient client, String ns, String name) {

@@ -38,27 +38,27 @@ class SafetyTest {
     Instant t = Instant.parse("2026-01-01T00:00:00Z");
     // 10 running pods; each admitted eviction leaves one fewer running.
     for (int i = 0; i < 5; i++) {
-      assertThat(g.check(d("ns", "n"), 10 - i, 100, t)).as("eviction %d", i + 1).isEmpty();
+      assertThat(g.check(d("ns", "n"), 10 - i, 100, t).map(BlastRadiusGuard.Trip::reason)).as("eviction %d", i + 1).isEmpty();
       g.count(d("ns", "n"), t);
     }
-    assertThat(g.check(d("ns", "n"), 5, 100, t)).hasValueSatisfying(why -> assertThat(why)
+    assertThat(g.check(d("ns", "n"), 5, 100, t).map(BlastRadiusGuard.Trip::reason)).hasValueSatisfying(why -> assertThat(why)
         .isEqualTo("would evict 6 of 10 running pods in namespace ns within 10m (guard.maxNamespaceShare 50%)"));
     // Checking does not count; a removal counted and then forgotten (it did not happen) leaves no trace.
-    assertThat(g.check(d("ns", "n"), 5, 100, t)).isPresent();
+    assertThat(g.check(d("ns", "n"), 5, 100, t).map(BlastRadiusGuard.Trip::reason)).isPresent();
     Instant refusedAt = t.plusSeconds(1);
     BlastRadiusGuard fresh = new BlastRadiusGuard(new io.podsweeper.policy.Guard(0.5, 1.0, OptionalInt.empty(), 1, 1, Duration.ofMinutes(10)));
     for (int i = 0; i < 3; i++) {
       fresh.count(d("ns", "n"), refusedAt);
       fresh.uncount(d("ns", "n"), refusedAt);
     }
-    assertThat(fresh.check(d("ns", "n"), 2, 100, refusedAt)).as("refused attempts use up nothing").isEmpty();
+    assertThat(fresh.check(d("ns", "n"), 2, 100, refusedAt).map(BlastRadiusGuard.Trip::reason)).as("refused attempts use up nothing").isEmpty();
     // Deleting finished pods is not an eviction: only the total cap counts it.
     Decision delete = new Decision("ns", "p", "u", "1", "n", "PodLifeTime", "p", "r", Action.DELETE, "x", Instant.EPOCH, "");
-    assertThat(g.check(delete, 5, 100, t)).isEmpty();
+    assertThat(g.check(delete, 5, 100, t).map(BlastRadiusGuard.Trip::reason)).isEmpty();
     // The window slides.
-    assertThat(g.check(d("ns", "n"), 5, 100, t.plus(Duration.ofMinutes(11)))).isEmpty();
+    assertThat(g.check(d("ns", "n"), 5, 100, t.plus(Duration.ofMinutes(11))).map(BlastRadiusGuard.Trip::reason)).isEmpty();
     g.reset();
-    assertThat(g.check(d("other", "n"), 1, 100, t)).as("a one-pod namespace may lose its pod (minEvictions)").isEmpty();
+    assertThat(g.check(d("other", "n"), 1, 100, t).map(BlastRadiusGuard.Trip::reason)).as("a one-pod namespace may lose its pod (minEvictions)").isEmpty();
   }
 
   @Test
@@ -76,9 +76,9 @@ class SafetyTest {
     BlastRadiusGuard restored = new BlastRadiusGuard(config);
     restored.restore(GuardWindow.decode(text));
     // 2 of 4 evicted: a third is over half; 3 removals + 3 more would pass maxRemovals 5.
-    assertThat(restored.check(d("ns", "n"), 2, 100, t.plusSeconds(30))).hasValue("would evict 3 of 4 running pods in namespace ns within 10m (guard.maxNamespaceShare 50%)");
+    assertThat(restored.check(d("ns", "n"), 2, 100, t.plusSeconds(30)).map(BlastRadiusGuard.Trip::reason)).hasValue("would evict 3 of 4 running pods in namespace ns within 10m (guard.maxNamespaceShare 50%)");
     assertThat(restored.window(t.plusSeconds(30)).encode()).isEqualTo(text);
-    assertThat(restored.check(delete, 2, 100, t.plusSeconds(631))).as("the window slides on").isEmpty();
+    assertThat(restored.check(delete, 2, 100, t.plusSeconds(631)).map(BlastRadiusGuard.Trip::reason)).as("the window slides on").isEmpty();
     assertThatThrownBy(() -> GuardWindow.decode("evict ns 12:x\n")).hasMessageContaining("guard window line 1");
   }
 
@@ -88,10 +88,10 @@ class SafetyTest {
     Instant t = Instant.parse("2026-01-01T00:00:00Z");
     Decision delete = new Decision("ns", "p", "u", "1", "n", "PodLifeTime", "p", "r", Action.DELETE, "x", Instant.EPOCH, "");
     for (int i = 0; i < 2; i++) {
-      assertThat(g.check(delete, 0, 0, t)).isEmpty();
+      assertThat(g.check(delete, 0, 0, t).map(BlastRadiusGuard.Trip::reason)).isEmpty();
       g.count(delete, t);
     }
-    assertThat(g.check(delete, 0, 0, t)).hasValue("would make 3 removals within 1m (guard.maxRemovals 2)");
+    assertThat(g.check(delete, 0, 0, t).map(BlastRadiusGuard.Trip::reason)).hasValue("would make 3 removals within 1m (guard.maxRemovals 2)");
   }
 
   @Test

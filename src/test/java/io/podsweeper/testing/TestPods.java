@@ -48,4 +48,16 @@ public final class TestPods {
         .withRestartCount(restarts)
         .withNewState().withNewWaiting().withReason(reason).endWaiting().endState().build();
   }
+
+  /** A PDB that allows no disruption, with the status the disruption controller would write (none runs here). */
+  public static void forbidDisruption(KubernetesClient client, String ns, String app) {
+    io.fabric8.kubernetes.api.model.policy.v1beta1.PodDisruptionBudget pdb = client.policy().v1beta1().podDisruptionBudget().inNamespace(ns).resource(
+        new io.fabric8.kubernetes.api.model.policy.v1beta1.PodDisruptionBudgetBuilder().withNewMetadata().withName(app).endMetadata()
+            .withNewSpec().withNewMinAvailable(1).withNewSelector().addToMatchLabels("app", app).endSelector().endSpec()
+            .build()).create();
+    pdb.setStatus(new io.fabric8.kubernetes.api.model.policy.v1beta1.PodDisruptionBudgetStatusBuilder()
+        .withObservedGeneration(pdb.getMetadata().getGeneration()).withDisruptionsAllowed(0)
+        .withCurrentHealthy(0).withDesiredHealthy(1).withExpectedPods(1).build());
+    client.policy().v1beta1().podDisruptionBudget().inNamespace(ns).resource(pdb).updateStatus();
+  }
 }
