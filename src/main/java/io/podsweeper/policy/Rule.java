@@ -11,8 +11,9 @@ import java.util.Set;
  * {@code exitCodes}, any one entry is enough. Upstream PodLifeTime arguments become one such rule.
  *
  * @param maxAge the pod goes once it is strictly older than this, counted from its creation
- * @param maxAgeAfterFinish the pod goes once it finished (latest container finishedAt) longer ago than this;
- *     only finished pods have such an age, so validation requires every state of the rule to be terminal
+ * @param maxAgeAfterFinish the pod goes once it finished (PodRecord.finish: latest container finishedAt, or the
+ *     evidence a disrupted pod leaves) longer ago than this; only finished pods have such an age, so validation
+ *     requires every state of the rule to be terminal
  * @param ownerKindsInclude if set, some ownerReference must be of one of these kinds
  * @param ownerKindsExclude no ownerReference may be of one of these kinds
  */

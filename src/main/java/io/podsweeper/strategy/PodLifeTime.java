@@ -205,7 +205,9 @@ public final class PodLifeTime implements PodStrategy {
   private static String reason(Rule rule, PodRecord pod, String matched, Instant now) {
     StringBuilder reason = new StringBuilder(matched);
     if (rule.maxAgeAfterFinish().isPresent()) {
-      reason.append(", finished ").append(ago(pod.finishedAt(), now)).append(" ago");
+      PodRecord.Finish finish = pod.finish();
+      reason.append(", finished ").append(ago(finish.at(), now)).append(" ago");
+      finish.source().ifPresent(source -> reason.append(" (").append(source).append(")"));
     } else {
       reason.append(", age ").append(ago(pod.creationTimestamp(), now));
     }

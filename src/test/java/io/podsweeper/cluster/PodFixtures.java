@@ -69,6 +69,15 @@ public final class PodFixtures {
         Optional.of(finishedAt), 0);
   }
 
+  /**
+   * A main container the kubelet lost track of as it evicted the pod: terminated ContainerStatusUnknown, exit 137, and
+   * no finishedAt.
+   */
+  public static ContainerStatus statusUnknown(String name) {
+    return new ContainerStatus(name, ContainerStatus.Kind.MAIN, Optional.empty(), Optional.of("ContainerStatusUnknown"),
+        OptionalInt.of(137), Optional.empty(), 0);
+  }
+
   public static ContainerStatus restarted(String name, ContainerStatus.Kind kind, int restarts) {
     return new ContainerStatus(name, kind, Optional.empty(), Optional.empty(), OptionalInt.empty(), Optional.empty(), restarts);
   }
@@ -204,6 +213,11 @@ public final class PodFixtures {
 
     public PodBuilder startedAgo(Duration ago) {
       startTime = Optional.of(NOW.minus(ago));
+      return this;
+    }
+
+    public PodBuilder started(Instant value) {
+      startTime = Optional.of(value);
       return this;
     }
 
