@@ -14,6 +14,8 @@ import java.util.OptionalInt;
  * @param reason the pod-level {@code status.reason}, e.g. Evicted, NodeLost, Shutdown
  * @param annotations only the annotations decisions read (see PodRecords), not all of them
  * @param priority {@code spec.priority}; empty when the pod has none (then it is never protected by priority)
+ * @param priorityClassName {@code spec.priorityClassName}, empty when none: Podsweeper's own rules protect the
+ *     system-critical classes by name too, for pods whose priority was never resolved from it
  * @param images the images of the pod's (main) containers, in spec order
  */
 public record PodRecord(
@@ -31,6 +33,7 @@ public record PodRecord(
     List<OwnerRef> owners,
     List<ContainerStatus> containers,
     OptionalInt priority,
+    String priorityClassName,
     Optional<Instant> startTime,
     List<PodCondition> conditions,
     Volumes volumes,

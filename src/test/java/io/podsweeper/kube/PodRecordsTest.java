@@ -25,6 +25,14 @@ class PodRecordsTest {
     assertThat(PodRecords.pod(pod().build()).volumes().resourceClaims()).isFalse();
   }
 
+  /** Podsweeper's own rules protect system-critical pods by their priority class too. */
+  @Test
+  void thePriorityClassIsSeen() {
+    Pod critical = pod().editSpec().withPriorityClassName("system-node-critical").endSpec().build();
+    assertThat(PodRecords.pod(critical).priorityClassName()).isEqualTo("system-node-critical");
+    assertThat(PodRecords.pod(pod().build()).priorityClassName()).isEmpty();
+  }
+
   /**
    * A pod the kubelet evicted, as the API server returns it: its container ended as ContainerStatusUnknown without a
    * finishedAt, so its conditions say when it ended; the latest of them, never its creation a week before.
