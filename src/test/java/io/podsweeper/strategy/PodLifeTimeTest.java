@@ -197,9 +197,10 @@ class PodLifeTimeTest {
     assertThat(perNamespace.plan(view, T0.plusSeconds(86_400))).extracting(Decision::name).containsExactlyInAnyOrder("import-0", "nightly-0");
   }
 
+  /** Seen, and evicted by a rule that opts in to evicting bare pods (RuleProtectionsTest: the others keep them). */
   @Test
   void bareAndUnscheduledPodsAreSeen() {
-    PolicyEvaluator e = policy("  - {name: r, states: [Pending], maxAge: 1m}\n");
+    PolicyEvaluator e = policy("  - {name: r, states: [Pending], maxAge: 1m, evict: [BarePods]}\n");
     Verdict v = evaluate(e, pod("p").created(T0).bare().unscheduled().build()).orElseThrow();
     assertThat(v.decide(pod("p").created(T0).bare().unscheduled().build(), T0.plusSeconds(120)).reason())
         .isEqualTo("Pending with no node, age 2m; rule r allows 1m");
