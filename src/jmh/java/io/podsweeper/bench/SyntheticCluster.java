@@ -108,7 +108,7 @@ final class SyntheticCluster {
         new PodCondition("PodScheduled", node.isEmpty() ? "False" : "True", Optional.empty(), Optional.of(created)),
         new PodCondition("Ready", "Running".equals(phase) ? "True" : "False", Optional.empty(), Optional.of(created.plusSeconds(5))));
     return new PodRecord(namespace, "pod-" + i, "uid-" + i, String.valueOf(1000 + i), created, Optional.empty(), node, phase, reason,
-        labels, Map.of(), List.of(owner), containers, OptionalInt.of(0), Optional.of(created), conditions,
+        labels, Map.of(), List.of(owner), containers, OptionalInt.of(0), "", Optional.of(created), conditions,
         new Volumes(i % 3 == 0, List.of(), false),
         new Scheduling(Map.of(), List.of(), List.of(), List.of(),
             i % 50 == 0 ? List.of(new Scheduling.PodAffinityTerm(new LabelSelector(Map.of("app", app), List.of()), Set.of(), Optional.empty(),

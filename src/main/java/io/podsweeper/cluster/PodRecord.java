@@ -1,7 +1,6 @@
 package io.podsweeper.cluster;
 
 import java.time.Instant;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -15,6 +14,8 @@ import java.util.OptionalInt;
  * @param reason the pod-level {@code status.reason}, e.g. Evicted, NodeLost, Shutdown
  * @param annotations only the annotations decisions read (see PodRecords), not all of them
  * @param priority {@code spec.priority}; empty when the pod has none (then it is never protected by priority)
+ * @param priorityClassName {@code spec.priorityClassName}, empty when none: Podsweeper's own rules protect the
+ *     system-critical classes by name too, for pods whose priority was never resolved from it
  * @param images the images of the pod's (main) containers, in spec order
  */
 public record PodRecord(
@@ -32,6 +33,7 @@ public record PodRecord(
     List<OwnerRef> owners,
     List<ContainerStatus> containers,
     OptionalInt priority,
+    String priorityClassName,
     Optional<Instant> startTime,
     List<PodCondition> conditions,
     Volumes volumes,
@@ -106,16 +108,71 @@ public record PodRecord(
     return annotations.containsKey(MIRROR_ANNOTATION) || (source != null && !"api".equals(source));
   }
 
-  /**
-   * When a finished pod finished: the latest container {@code finishedAt}. Pods that finished without any
-   * container having run (e.g. rejected at admission) have none; their creation time is used, which can only make
-   * them look older than they are by their pending time.
-   */
+  /** When a finished pod finished: {@link #finish()}'s instant. */
   public Instant finishedAt() {
-    return containers.stream()
-        .map(ContainerStatus::finishedAt)
-        .flatMap(Optional::stream)
-        .max(Comparator.naturalOrder())
-        .orElse(creationTimestamp);
+    return finish().at();
+  }
+
+  /**
+   * When the pod finished, and which timestamp says so.
+   *
+   * @param source the timestamp used, for reasons; empty in the ordinary case, every main container's finishedAt
+   */
+  public record Finish(Instant at, Optional<String> source) {}
+
+  /**
+   * When a finished pod finished. Ordinarily every main container records when it terminated: the latest container
+   * {@code finishedAt} is the answer. A pod the kubelet evicted, or whose node was lost, has containers that ended
+   * as ContainerStatusUnknown without one; then the latest evidence counts: the DisruptionTarget condition (set as
+   * the pod is disrupted), the Ready=False transition, any container finishedAt there is. Without any evidence, the
+   * newest timestamp the pod has (its start time, a condition transition), its creation only when nothing is newer:
+   * never a guess older than the pod shows, as an older one would remove a pod evicted minutes ago after a week of
+   * running as if it had finished a week ago.
+   */
+  public Finish finish() {
+    boolean mainContainers = false;
+    boolean everyMainContainerFinished = true;
+    Optional<Instant> latestContainer = Optional.empty();
+    for (ContainerStatus c : containers) {
+      if (c.kind() == ContainerStatus.Kind.MAIN) {
+        mainContainers = true;
+        everyMainContainerFinished &= c.finishedAt().isPresent();
+      }
+      if (c.finishedAt().isPresent() && (latestContainer.isEmpty() || c.finishedAt().get().isAfter(latestContainer.get()))) {
+        latestContainer = c.finishedAt();
+      }
+    }
+    if (mainContainers && everyMainContainerFinished) {
+      return new Finish(latestContainer.get(), Optional.empty());
+    }
+    // On a tie the earlier evidence names the source: the more telling one.
+    Finish evidence = later(null, latestContainer, "container finishedAt");
+    evidence = later(evidence, transition("DisruptionTarget", "True"), "DisruptionTarget condition");
+    evidence = later(evidence, transition("Ready", "False"), "Ready=False condition");
+    if (evidence != null) {
+      return evidence;
+    }
+    Finish newest = new Finish(creationTimestamp, Optional.of("no finish recorded: creation"));
+    newest = later(newest, startTime, "no finish recorded: start time");
+    for (PodCondition c : conditions) {
+      newest = later(newest, c.lastTransitionTime(), "no finish recorded: " + c.type() + " condition");
+    }
+    return newest;
+  }
+
+  /** {@code candidate} from {@code source} if it is later than {@code best} (or there is no best yet), else best. */
+  private static Finish later(Finish best, Optional<Instant> candidate, String source) {
+    return candidate.isPresent() && (best == null || candidate.get().isAfter(best.at()))
+        ? new Finish(candidate.get(), Optional.of(source)) : best;
+  }
+
+  /** When the condition of this type last changed to this status, if the pod has it so. */
+  private Optional<Instant> transition(String type, String status) {
+    for (PodCondition c : conditions) {
+      if (type.equals(c.type()) && status.equals(c.status())) {
+        return c.lastTransitionTime();
+      }
+    }
+    return Optional.empty();
   }
 }

@@ -84,6 +84,7 @@ public final class PodRecords {
         owners,
         containers,
         pod.getSpec() != null && pod.getSpec().getPriority() != null ? OptionalInt.of(pod.getSpec().getPriority()) : OptionalInt.empty(),
+        pod.getSpec() != null ? shared(nullToEmpty(pod.getSpec().getPriorityClassName())) : "",
         time(status.getStartTime()),
         conditions(status),
         volumes(pod.getSpec()),
@@ -309,8 +310,8 @@ public final class PodRecords {
 
   /**
    * One copy of each string that thousands of pods repeat (namespaces, label keys and values, owners, phases,
-   * reasons, condition types, tolerations, images): at 100k pods they were most of the heap (docs/benchmarks.md).
-   * Pod names, UIDs and resourceVersions are unique and stay as they are.
+   * reasons, condition types, priority classes, tolerations, images): at 100k pods they were most of the heap
+   * (docs/benchmarks.md). Pod names, UIDs and resourceVersions are unique and stay as they are.
    */
   static String shared(String s) {
     return s == null ? null : s.intern();

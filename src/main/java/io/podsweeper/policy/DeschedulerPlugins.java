@@ -91,7 +91,7 @@ public final class DeschedulerPlugins {
         maxSeconds.isPresent() ? Optional.of(Duration.ofSeconds(maxSeconds.getAsLong() + 1).minusNanos(1)) : Optional.empty(),
         Optional.empty(),
         conditions, exitCodes, ownerInclude, ownerExclude, args.bool("includingInitContainers", false),
-        args.bool("includingEphemeralContainers", false), Optional.empty());
+        args.bool("includingEphemeralContainers", false), Optional.empty(), Set.of());
   }
 
   static RemoveFailedPodsArgs removeFailedPods(ConfigNode args) {

@@ -11,10 +11,9 @@ import java.util.Set;
  * (deprecated booleans folded into {@link #protections}).
  *
  * @param upstreamBarePodRule upstream's rule for pods without an owner: protected, except Failed ones when the
- *     FailedBarePods protection is off. Podsweeper's own rules do not apply it: cleaning up bare pods is their job.
+ *     FailedBarePods protection is off. Podsweeper's own rules do not apply it: theirs protects running bare pods
+ *     only, finished ones being garbage ({@link RuleProtection#BarePods}).
  * @param priorityThreshold pods with priority at or above it are protected (only while SystemCriticalPods is on)
- * @param upstreamBarePodRule upstream's rule for pods without an owner: protected, except Failed ones when the
- *     FailedBarePods protection is off. Podsweeper's own rules do not apply it: cleaning up bare pods is their job.
  * @param priorityThresholdName a PriorityClass whose value is the threshold, resolved against the cluster
  * @param nodeSelector limits the nodes nodeFit may consider
  * @param minReplicas above 1: a pod whose single owner has fewer pods than this is protected
@@ -52,8 +51,9 @@ public record EvictorArgs(
       LabelSelector.EVERYTHING, LabelSelector.EVERYTHING, 0, Optional.empty(), NoEvictionPolicy.Unset);
 
   /**
-   * Podsweeper's own rules clean up what their owners no longer need, bare and emptyDir pods included: only the
-   * protections that hold for every strategy (terminating, mirror and static pods) apply.
+   * The evictor of Podsweeper's own rules: only the protections that hold for every strategy (annotations,
+   * terminating, mirror and static pods). The others are each rule's ({@link Rule#protections}), so that one rule can
+   * opt in to evicting what the others leave. Pods with local storage are not protected: cleaning up is the rules' job.
    */
   public static final EvictorArgs NONE = new EvictorArgs(
       Set.of(), false, List.of(), OptionalInt.empty(), Optional.empty(), false, LabelSelector.EVERYTHING,

@@ -141,7 +141,7 @@ final class KoordinatorFormat {
       Rule r = a.rules().get(0);
       return new PodLifeTimeArgs(List.of(new Rule(r.name(), evictorNs, r.namespaceSelector(), r.podSelector(), r.states(), r.maxAge(),
           r.maxAgeAfterFinish(), r.conditions(), r.exitCodes(), r.ownerKindsInclude(), r.ownerKindsExclude(),
-          r.includingInitContainers(), r.includingEphemeralContainers(), r.retention())));
+          r.includingInitContainers(), r.includingEphemeralContainers(), r.retention(), r.protections())));
     }
     if (strategy instanceof RemoveFailedPodsArgs a) {
       return new RemoveFailedPodsArgs(evictorNs, a.labelSelector(), a.excludeOwnerKinds(), a.minPodLifetime(), a.reasons(),

@@ -2,6 +2,7 @@ package io.podsweeper.policy;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -66,7 +67,10 @@ final class NativePolicyFormat {
     return rules;
   }
 
-  /** Native rules form a profile of their own: every pod seen (unscheduled ones too), no upstream evictor. */
+  /**
+   * Native rules form a profile of their own: every pod seen (unscheduled ones too), no upstream evictor (each rule
+   * carries its own protections).
+   */
   static Profile rulesProfile(String name, List<Rule> rules, OptionalInt maxRemovalsPerHourPerNamespace) {
     return new Profile(name, EvictorArgs.NONE, List.of(new PodLifeTimeArgs(rules)), List.of(), false, Optional.empty(),
         maxRemovalsPerHourPerNamespace);
@@ -97,7 +101,8 @@ final class NativePolicyFormat {
 
   private static Rule rule(ConfigNode node, NamespaceFilter defaultNamespaces, String namePrefix) {
     node.requireObject(
-        Set.of("name", "namespaces", "namespaceSelector", "podSelector", "states", "maxAge", "maxAgeAfterFinish", "keepLast", "keepPer"));
+        Set.of("name", "namespaces", "namespaceSelector", "podSelector", "states", "maxAge", "maxAgeAfterFinish", "keepLast", "keepPer",
+            "evict"));
     String name = node.requiredString("name");
     if (!RULE_NAME.matcher(name).matches()) {
       throw node.child("name").error("invalid rule name \"" + name + "\" (lower-case letters, digits and '-')");
@@ -124,11 +129,22 @@ final class NativePolicyFormat {
         }
       }
     }
-    Rule basic = Rule.of(namePrefix + name, namespaces, Selectors.read(node, "namespaceSelector"), Selectors.read(node, "podSelector"), states,
-        maxAge, maxAgeAfterFinish);
-    return retention.isEmpty() ? basic : new Rule(basic.name(), basic.namespaces(), basic.namespaceSelector(), basic.podSelector(),
-        basic.states(), basic.maxAge(), basic.maxAgeAfterFinish(), basic.conditions(), basic.exitCodes(), basic.ownerKindsInclude(),
-        basic.ownerKindsExclude(), false, false, retention);
+    return new Rule(namePrefix + name, namespaces, Selectors.read(node, "namespaceSelector"), Selectors.read(node, "podSelector"), states,
+        maxAge, maxAgeAfterFinish, List.of(), Set.of(), Set.of(), Set.of(), false, false, retention, protections(node));
+  }
+
+  /** Every {@link RuleProtection} but those the rule's {@code evict} list opts in to evicting. */
+  private static Set<RuleProtection> protections(ConfigNode node) {
+    Set<RuleProtection> protections = EnumSet.allOf(RuleProtection.class);
+    for (ConfigNode item : node.list("evict")) {
+      String name = item.string();
+      RuleProtection lifted = RuleProtection.parse(name).orElseThrow(() -> item.error("unknown protection \"" + name + "\" (one of "
+          + RuleProtection.allowedNames() + "; mirror and static pods are never evicted)"));
+      if (!protections.remove(lifted)) {
+        throw item.error("duplicate protection \"" + name + "\"");
+      }
+    }
+    return protections;
   }
 
   /** {@code keepLast: N} (and {@code keepPer: owner|namespace}): retention by count, for finished pods only. */

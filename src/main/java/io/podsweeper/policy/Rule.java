@@ -11,10 +11,14 @@ import java.util.Set;
  * {@code exitCodes}, any one entry is enough. Upstream PodLifeTime arguments become one such rule.
  *
  * @param maxAge the pod goes once it is strictly older than this, counted from its creation
- * @param maxAgeAfterFinish the pod goes once it finished (latest container finishedAt) longer ago than this;
- *     only finished pods have such an age, so validation requires every state of the rule to be terminal
+ * @param maxAgeAfterFinish the pod goes once it finished (PodRecord.finish: latest container finishedAt, or the
+ *     evidence a disrupted pod leaves) longer ago than this; only finished pods have such an age, so validation
+ *     requires every state of the rule to be terminal
  * @param ownerKindsInclude if set, some ownerReference must be of one of these kinds
  * @param ownerKindsExclude no ownerReference may be of one of these kinds
+ * @param protections the pods the rule never evicts while they run or wait: for Podsweeper's own rules, every
+ *     {@link RuleProtection} their {@code evict} list does not name; none for rules read from upstream formats,
+ *     whose profile's evictor protects pods instead
  */
 public record Rule(
     String name,
@@ -30,7 +34,8 @@ public record Rule(
     Set<String> ownerKindsExclude,
     boolean includingInitContainers,
     boolean includingEphemeralContainers,
-    Optional<Retention> retention) {
+    Optional<Retention> retention,
+    Set<RuleProtection> protections) {
 
   /**
    * Retention by count, for finished pods: of the pods this rule selects, the newest {@code keep} (by finish time)
@@ -45,13 +50,7 @@ public record Rule(
     exitCodes = Set.copyOf(exitCodes);
     ownerKindsInclude = Set.copyOf(ownerKindsInclude);
     ownerKindsExclude = Set.copyOf(ownerKindsExclude);
-  }
-
-  /** A rule with only the basic fields (the others empty or off). */
-  public static Rule of(String name, NamespaceFilter namespaces, LabelSelector namespaceSelector, LabelSelector podSelector,
-      List<PodState> states, Optional<Duration> maxAge, Optional<Duration> maxAgeAfterFinish) {
-    return new Rule(name, namespaces, namespaceSelector, podSelector, states, maxAge, maxAgeAfterFinish, List.of(), Set.of(),
-        Set.of(), Set.of(), false, false, Optional.empty());
+    protections = Set.copyOf(protections);
   }
 
   /** True if the rule names a state only finished pods carry: the explicit opt-in for terminated pods. */

@@ -16,7 +16,9 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * PodLifeTime over a list of rules: for one pod, the earliest moment a rule wants it gone.
+ * PodLifeTime over a list of rules: for one pod, the earliest moment a rule wants it gone. A rule never wants a pod
+ * one of its protections keeps (Podsweeper's own rules: {@link RuleProtections}), so that another rule opting in to
+ * evicting it still can.
  *
  * <p>The answer depends only on the pod as it is now (its state and timestamps), so a pod that does not change has
  * a fixed deadline: the live service sets one timer for it instead of re-scanning.
@@ -54,7 +56,7 @@ public final class PodLifeTime implements PodStrategy {
 
   private static Optional<Verdict> evaluate(Rule rule, PodRecord pod, ClusterView view) {
     Optional<String> selected = selects(rule, pod, view);
-    if (selected.isEmpty()) {
+    if (selected.isEmpty() || RuleProtections.keeps(rule, pod)) {
       return Optional.empty();
     }
     String matched = selected.get();
@@ -81,6 +83,20 @@ public final class PodLifeTime implements PodStrategy {
     }
     String what = matched;
     return Optional.of(new Verdict(NAME, rule.name(), due, now -> reason(rule, pod, what, now)));
+  }
+
+  /** The protection that keeps the pod from the first rule selecting it, with that rule's name; for explain. */
+  @Override
+  public Optional<String> ruleProtection(PodRecord pod, ClusterView view) {
+    for (Rule rule : rules) {
+      if (selects(rule, pod, view).isPresent()) {
+        Optional<String> protection = RuleProtections.protection(rule, pod);
+        if (protection.isPresent()) {
+          return Optional.of("rule " + rule.name() + " selects it, but it is protected: " + protection.get());
+        }
+      }
+    }
+    return Optional.empty();
   }
 
   /**
@@ -205,7 +221,9 @@ public final class PodLifeTime implements PodStrategy {
   private static String reason(Rule rule, PodRecord pod, String matched, Instant now) {
     StringBuilder reason = new StringBuilder(matched);
     if (rule.maxAgeAfterFinish().isPresent()) {
-      reason.append(", finished ").append(ago(pod.finishedAt(), now)).append(" ago");
+      PodRecord.Finish finish = pod.finish();
+      reason.append(", finished ").append(ago(finish.at(), now)).append(" ago");
+      finish.source().ifPresent(source -> reason.append(" (").append(source).append(")"));
     } else {
       reason.append(", age ").append(ago(pod.creationTimestamp(), now));
     }

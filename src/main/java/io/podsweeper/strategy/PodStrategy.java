@@ -18,4 +18,12 @@ public interface PodStrategy {
 
   /** The order in which upstream takes its candidates within one pass (it matters once a limit is reached). */
   Comparator<PodRecord> candidateOrder();
+
+  /**
+   * Why the strategy itself leaves a pod it selects (a protection of one of Podsweeper's own rules, which a rule may
+   * lift), as {@code explain} says it; empty if none does. The evictor's protections are the evictor's to say.
+   */
+  default Optional<String> ruleProtection(PodRecord pod, ClusterView view) {
+    return Optional.empty();
+  }
 }

@@ -161,12 +161,13 @@ public final class PolicyEvaluator {
         continue;
       }
       Optional<String> protection = p.evictor().protection(pod, view);
-      lines.add(name + ": " + protection.map(why -> "protected: " + why).orElse("not protected"));
+      // Profile-wide: a protection of one rule (which another may lift) is said on its strategy's line.
+      lines.add(name + ": " + protection.map(why -> "protected: " + why).orElse("no profile-wide protection"));
       for (PodStrategy s : p.podStrategies()) {
         Optional<Verdict> v = s.evaluate(pod, view).map(x -> x.notBefore(p.evictor().evictableFrom(pod)));
         String strategy = "  " + s.name();
         if (v.isEmpty()) {
-          lines.add(strategy + ": no rule wants it as it is now");
+          lines.add(strategy + ": " + s.ruleProtection(pod, view).orElse("no rule wants it as it is now"));
         } else if (v.get().isDue(now)) {
           lines.add(strategy + ": due since " + v.get().dueAt() + " (rule " + v.get().rule() + "): " + v.get().reason().apply(now));
         } else {

@@ -15,8 +15,8 @@ import java.util.OptionalInt;
  * <p>A {@link #pod pod} defaults to: namespace {@code default}, uid {@code uid-<namespace>-<name>}, resourceVersion
  * {@code 1}, phase Running on node {@code node-a}, one controlling owner ReplicaSet {@code rs-<name>} (uid
  * {@code uid-rs-<name>}), created at {@link #NOW} (age 0) with no start time, one running main container, image
- * {@code busybox:1.36}; no labels, annotations, priority, conditions, volumes or scheduling constraints (QoS
- * BestEffort, Burstable once it requests anything).
+ * {@code busybox:1.36}; no labels, annotations, priority or priority class, conditions, volumes or scheduling
+ * constraints (QoS BestEffort, Burstable once it requests anything).
  *
  * <p>A {@link #node node} defaults to: Ready, schedulable, no labels or taints, allocatable 4 cpu, 8 GiB memory and
  * 110 pods.
@@ -69,6 +69,15 @@ public final class PodFixtures {
         Optional.of(finishedAt), 0);
   }
 
+  /**
+   * A main container the kubelet lost track of as it evicted the pod: terminated ContainerStatusUnknown, exit 137, and
+   * no finishedAt.
+   */
+  public static ContainerStatus statusUnknown(String name) {
+    return new ContainerStatus(name, ContainerStatus.Kind.MAIN, Optional.empty(), Optional.of("ContainerStatusUnknown"),
+        OptionalInt.of(137), Optional.empty(), 0);
+  }
+
   public static ContainerStatus restarted(String name, ContainerStatus.Kind kind, int restarts) {
     return new ContainerStatus(name, kind, Optional.empty(), Optional.empty(), OptionalInt.empty(), Optional.empty(), restarts);
   }
@@ -88,6 +97,7 @@ public final class PodFixtures {
     private List<OwnerRef> owners;
     private List<ContainerStatus> containers;
     private OptionalInt priority = OptionalInt.empty();
+    private String priorityClassName = "";
     private Optional<Instant> startTime = Optional.empty();
     private final List<PodCondition> conditions = new ArrayList<>();
     private boolean localStorage;
@@ -202,8 +212,19 @@ public final class PodFixtures {
       return this;
     }
 
+    /** {@code spec.priorityClassName} alone: the priority stays as set (none unless {@link #priority} is called). */
+    public PodBuilder priorityClassName(String value) {
+      priorityClassName = value;
+      return this;
+    }
+
     public PodBuilder startedAgo(Duration ago) {
       startTime = Optional.of(NOW.minus(ago));
+      return this;
+    }
+
+    public PodBuilder started(Instant value) {
+      startTime = Optional.of(value);
       return this;
     }
 
@@ -277,7 +298,7 @@ public final class PodFixtures {
     public PodRecord build() {
       List<ContainerStatus> cs = containers != null ? containers : List.of(running("main"));
       return new PodRecord(namespace, name, uid != null ? uid : "uid-" + namespace + "-" + name, resourceVersion, created, deletion, nodeName, phase, reason,
-          labels, annotations, owners, cs, priority, startTime, conditions, new Volumes(localStorage, pvcs, resourceClaims),
+          labels, annotations, owners, cs, priority, priorityClassName, startTime, conditions, new Volumes(localStorage, pvcs, resourceClaims),
           new Scheduling(nodeSelector, requiredNodeAffinity, preferredNodeAffinity, tolerations, antiAffinity, requests,
               requests.isEmpty() ? "BestEffort" : "Burstable", spreadConstraints),
           images);

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.podsweeper.cluster.PodRecord;
+import java.time.Instant;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /** The API object becomes the slim record the decision core reads. */
@@ -20,5 +23,32 @@ class PodRecordsTest {
     Pod claiming = pod().editSpec().addNewResourceClaim().withName("gpu").endResourceClaim().endSpec().build();
     assertThat(PodRecords.pod(claiming).volumes().resourceClaims()).isTrue();
     assertThat(PodRecords.pod(pod().build()).volumes().resourceClaims()).isFalse();
+  }
+
+  /** Podsweeper's own rules protect system-critical pods by their priority class too. */
+  @Test
+  void thePriorityClassIsSeen() {
+    Pod critical = pod().editSpec().withPriorityClassName("system-node-critical").endSpec().build();
+    assertThat(PodRecords.pod(critical).priorityClassName()).isEqualTo("system-node-critical");
+    assertThat(PodRecords.pod(pod().build()).priorityClassName()).isEmpty();
+  }
+
+  /**
+   * A pod the kubelet evicted, as the API server returns it: its container ended as ContainerStatusUnknown without a
+   * finishedAt, so its conditions say when it ended; the latest of them, never its creation a week before.
+   */
+  @Test
+  void aKubeletEvictedPodEndsWhenItsConditionsSay() {
+    Pod evicted = pod().withNewStatus().withPhase("Failed").withReason("Evicted").withStartTime("2026-01-01T00:00:05Z")
+        .addNewContainerStatus().withName("main").withNewState().withNewTerminated().withReason("ContainerStatusUnknown")
+        .withExitCode(137).withMessage("The container could not be located when the pod was terminated").endTerminated().endState()
+        .endContainerStatus()
+        .addNewCondition().withType("DisruptionTarget").withStatus("True").withReason("TerminationByKubelet")
+        .withLastTransitionTime("2026-01-08T11:50:00Z").endCondition()
+        .addNewCondition().withType("Ready").withStatus("False").withReason("PodFailed")
+        .withLastTransitionTime("2026-01-08T11:50:02Z").endCondition()
+        .endStatus().build();
+    assertThat(PodRecords.pod(evicted).finish())
+        .isEqualTo(new PodRecord.Finish(Instant.parse("2026-01-08T11:50:02Z"), Optional.of("Ready=False condition")));
   }
 }

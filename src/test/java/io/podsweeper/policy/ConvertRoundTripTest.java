@@ -40,6 +40,21 @@ class ConvertRoundTripTest {
     assertThat(after).isEqualTo(before).isNotEmpty();
   }
 
+  /** A native rule's opt-ins to evicting protected pods are written back, and only where a rule has them. */
+  @Test
+  void ruleOptInsMeanTheSame() {
+    Policy original = PolicyLoader.parse("""
+        apiVersion: podsweeper.io/v1alpha1
+        kind: PodSweeperPolicy
+        rules:
+          - {name: stuck, states: [CrashLoopBackOff], maxAge: 2h}
+          - {name: stuck-add-ons, states: [CrashLoopBackOff], maxAge: 6h, evict: [BarePods, SystemCriticalPods]}
+        """, "policy.yaml");
+    String nativeYaml = NativePolicyWriter.write(original);
+    assertThat(PolicyLoader.parse(nativeYaml, "converted").profiles()).isEqualTo(original.profiles());
+    assertThat(nativeYaml).containsOnlyOnce("evict:").contains("evict:\n  - SystemCriticalPods\n  - BarePods\n");
+  }
+
   /** RemovePodsViolatingTopologySpreadConstraint's args, defaulted and set, which no bundled example carries. */
   @Test
   void topologySpreadArgsMeanTheSame() {

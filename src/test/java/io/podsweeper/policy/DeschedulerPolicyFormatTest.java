@@ -670,7 +670,7 @@ class DeschedulerPolicyFormatTest {
           Optional.of(Duration.ofSeconds(86_401).minusNanos(1)), Optional.empty(),
           List.of(new ConditionFilter(Optional.of("Ready"), Optional.of("False"), Optional.empty(),
               Optional.of(Duration.ofSeconds(600)))),
-          Set.of(137), Set.of(), Set.of("Job"), true, false, Optional.empty());
+          Set.of(137), Set.of(), Set.of("Job"), true, false, Optional.empty(), Set.of());
       assertThat(strategies.get(0)).isEqualTo(new PodLifeTimeArgs(List.of(rule)));
       assertThat(strategies.get(1)).isEqualTo(new RemoveFailedPodsArgs(NamespaceFilter.ALL, LabelSelector.EVERYTHING,
           Set.of("Job"), Duration.ofSeconds(3600), Set.of("OOMKilled"), Set.of(1), false));

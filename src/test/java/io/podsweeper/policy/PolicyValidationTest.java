@@ -37,6 +37,14 @@ class PolicyValidationTest {
         Arguments.of(HEAD + "rules: [{name: a, states: [Failed], keepLast: -1}]\n", "rules[0].keepLast: must be between 0 and"),
         Arguments.of(HEAD + "rules: [{name: a, states: [Failed], keepLast: 3, keepPer: node}]\n", "rules[0].keepPer: must be owner or namespace"),
         Arguments.of(HEAD + "rules: [{name: a, states: [Failed], keepPer: owner}]\n", "rules[0].keepPer: goes with keepLast"),
+        Arguments.of(HEAD + "rules: [{name: a, states: [Running], evict: [BarePods, SystemCritical]}]\n",
+            "rules[0].evict[1]: unknown protection \"SystemCritical\" (one of BarePods, DaemonSetPods, SystemCriticalPods;"
+                + " mirror and static pods are never evicted)"),
+        Arguments.of(HEAD + "rules: [{name: a, states: [Running], evict: [MirrorPods]}]\n",
+            "rules[0].evict[0]: unknown protection \"MirrorPods\""),
+        Arguments.of(HEAD + "rules: [{name: a, states: [Running], evict: [BarePods, BarePods]}]\n",
+            "rules[0].evict[1]: duplicate protection \"BarePods\""),
+        Arguments.of(HEAD + "rules: [{name: a, states: [Running], evict: BarePods}]\n", "rules[0].evict: must be a list"),
         Arguments.of(HEAD + "rules: [{name: a, states: [Failed], namespaces: {exclude: [\"*\"]}}]\n",
             "rules[0].namespaces.exclude: can match nothing"),
         Arguments.of(HEAD + "rules: [{name: a, states: [Failed], namespaces: {include: [ci-a], exclude: [\"ci-*\"]}}]\n",
@@ -103,6 +111,9 @@ class PolicyValidationTest {
             states: [Failed, Evicted]
             maxAge: 1h30m
             maxAgeAfterFinish: 7d
+          - name: stuck
+            states: [CrashLoopBackOff]
+            evict: [BarePods]
         """, "p.yaml");
     assertThat(p.dryRun()).isTrue();
     assertThat(p.fullPassInterval()).isEqualTo(Duration.ofMinutes(2));
@@ -119,6 +130,9 @@ class PolicyValidationTest {
     assertThat(r.states()).containsExactly(PodState.FAILED, PodState.EVICTED);
     assertThat(r.maxAge()).hasValue(Duration.ofMinutes(90));
     assertThat(r.maxAgeAfterFinish()).hasValue(Duration.ofDays(7));
+    assertThat(r.protections()).as("every protection by default").containsExactlyInAnyOrder(RuleProtection.values());
+    Rule optIn = ((PodLifeTimeArgs) p.profiles().get(0).deschedule().get(0)).rules().get(1);
+    assertThat(optIn.protections()).containsExactlyInAnyOrder(RuleProtection.SystemCriticalPods, RuleProtection.DaemonSetPods);
     assertThat(p.profiles().get(0).readyNodesOnly()).isFalse();
     assertThat(p.profiles().get(0).evictor()).isEqualTo(EvictorArgs.NONE);
   }

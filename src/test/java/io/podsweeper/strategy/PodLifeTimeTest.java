@@ -4,6 +4,7 @@ import static io.podsweeper.cluster.PodFixtures.pod;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.podsweeper.cluster.ClusterSnapshot;
+import io.podsweeper.cluster.ContainerStatus;
 import io.podsweeper.cluster.NamespaceRecord;
 import io.podsweeper.cluster.PodFixtures;
 import io.podsweeper.cluster.PodRecord;
@@ -15,6 +16,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -86,6 +88,48 @@ class PodLifeTimeTest {
     assertThat(evaluate(e, noContainers).orElseThrow().dueAt()).isEqualTo(T0.plusSeconds(3600));
   }
 
+  /**
+   * The operator's report: a pod the kubelet evicted ten minutes ago after a week of running. Its container ended as
+   * ContainerStatusUnknown without a finishedAt, and its init container finished a week ago: neither creation nor that
+   * init container says when the pod ended; the DisruptionTarget condition does.
+   */
+  @Test
+  void aKubeletEvictedPodIsAgedFromItsDisruptionNotFromCreation() {
+    PolicyEvaluator e = policy("  - {name: kubelet-evicted, states: [Evicted], maxAgeAfterFinish: 6h}\n");
+    Instant created = T0.minus(Duration.ofDays(7));
+    Instant disrupted = T0.minus(Duration.ofMinutes(10));
+    PodRecord evicted = pod("p").created(created).phase("Failed").reason("Evicted")
+        .container(new ContainerStatus("init", ContainerStatus.Kind.INIT, Optional.empty(), Optional.of("Completed"),
+            OptionalInt.of(0), Optional.of(created.plusSeconds(5)), 0))
+        .container(PodFixtures.statusUnknown("main"))
+        .condition("DisruptionTarget", "True", "TerminationByKubelet", disrupted)
+        .condition("Ready", "False", "PodFailed", disrupted)
+        .build();
+    Verdict v = evaluate(e, evicted).orElseThrow();
+    assertThat(v.dueAt()).isEqualTo(disrupted.plus(Duration.ofHours(6)));
+    assertThat(v.isDue(T0)).isFalse();
+    assertThat(v.decide(evicted, disrupted.plus(Duration.ofHours(7))).reason())
+        .isEqualTo("Failed (reason Evicted), finished 7h ago (DisruptionTarget condition); rule kubelet-evicted allows 6h after finish");
+  }
+
+  /** Without any record of its end, a pod is aged from the newest timestamp it has, creation only when nothing is newer. */
+  @Test
+  void aPodWithoutEvidenceOfItsEndIsAgedFromItsNewestTimestamp() {
+    PolicyEvaluator e = policy("  - {name: kubelet-evicted, states: [Evicted], maxAgeAfterFinish: 6h}\n");
+    Instant created = T0.minus(Duration.ofDays(7));
+    PodFixtures.PodBuilder lost = pod("p").created(created).phase("Failed").reason("Evicted").container(PodFixtures.statusUnknown("main"))
+        .condition("PodScheduled", "True", null, created.plusSeconds(1));
+    PodRecord started = lost.started(created.plus(Duration.ofHours(1))).build();
+    Verdict v = evaluate(e, started).orElseThrow();
+    assertThat(v.dueAt()).isEqualTo(created.plus(Duration.ofHours(1 + 6)));
+    assertThat(v.decide(started, T0).reason()).contains("finished 6d23h ago (no finish recorded: start time)");
+
+    PodRecord onlyCreated = pod("q").created(created).phase("Failed").reason("Evicted").container(PodFixtures.statusUnknown("main")).build();
+    Verdict fromCreation = evaluate(e, onlyCreated).orElseThrow();
+    assertThat(fromCreation.dueAt()).isEqualTo(created.plus(Duration.ofHours(6)));
+    assertThat(fromCreation.decide(onlyCreated, T0).reason()).contains("finished 7d ago (no finish recorded: creation)");
+  }
+
   @Test
   void bothAgesTakeTheLaterDeadline() {
     PolicyEvaluator e = policy("  - {name: r, states: [Failed], maxAge: 3h, maxAgeAfterFinish: 1h}\n");
@@ -153,9 +197,10 @@ class PodLifeTimeTest {
     assertThat(perNamespace.plan(view, T0.plusSeconds(86_400))).extracting(Decision::name).containsExactlyInAnyOrder("import-0", "nightly-0");
   }
 
+  /** Seen, and evicted by a rule that opts in to evicting bare pods (RuleProtectionsTest: the others keep them). */
   @Test
   void bareAndUnscheduledPodsAreSeen() {
-    PolicyEvaluator e = policy("  - {name: r, states: [Pending], maxAge: 1m}\n");
+    PolicyEvaluator e = policy("  - {name: r, states: [Pending], maxAge: 1m, evict: [BarePods]}\n");
     Verdict v = evaluate(e, pod("p").created(T0).bare().unscheduled().build()).orElseThrow();
     assertThat(v.decide(pod("p").created(T0).bare().unscheduled().build(), T0.plusSeconds(120)).reason())
         .isEqualTo("Pending with no node, age 2m; rule r allows 1m");

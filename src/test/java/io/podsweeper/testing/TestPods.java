@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 
 /**
  * Pods in the real test API server. No kubelet runs there, so a pod's status is whatever the test writes through
@@ -16,9 +17,15 @@ import java.util.Map;
 public final class TestPods {
   private TestPods() {}
 
+  /**
+   * A pod as a controller creates it: controlled by a ReplicaSet {@code rs-<name>} of its own (which does not exist: no
+   * controller or garbage collector runs here), as Podsweeper's own rules never evict a running bare pod by default.
+   */
   public static Pod create(KubernetesClient client, String namespace, String name, String node, Map<String, String> labels) {
     PodBuilder pod = new PodBuilder()
-        .withNewMetadata().withName(name).withNamespace(namespace).withLabels(labels).endMetadata()
+        .withNewMetadata().withName(name).withNamespace(namespace).withLabels(labels)
+        .addNewOwnerReference().withApiVersion("apps/v1").withKind("ReplicaSet").withName("rs-" + name)
+        .withUid(UUID.randomUUID().toString()).withController(true).endOwnerReference().endMetadata()
         .withNewSpec().addNewContainer().withName("main").withImage("busybox:1.36").endContainer()
         .withTerminationGracePeriodSeconds(0L).endSpec();
     if (node != null) {
