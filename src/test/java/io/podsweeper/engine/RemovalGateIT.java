@@ -89,4 +89,38 @@ class RemovalGateIT {
       assertThat(service.metric("podsweeper_removals_total", "result=\"pdb-would-refuse\"", "namespace=\"" + ns + "\"")).isEqualTo(1.0);
     }
   }
+
+  /** A dry-run backlog is counted once per pod through full passes and a reload, not again each time. */
+  @Test
+  void aDryRunBacklogIsCountedOncePerPod(TestApiServer server, @TempDir Path dir) throws Exception {
+    KubernetesClient client = server.client();
+    String ns = server.newNamespace("dry-backlog");
+    for (int i = 0; i < 6; i++) {
+      Pod pod = TestPods.create(client, ns, "job-" + i, "node-a", Map.of());
+      TestPods.setStatus(client, pod, "Failed", null, List.of(TestPods.terminated("Error", 1, Instant.now().minusSeconds(3600))));
+    }
+    String policy = """
+        apiVersion: podsweeper.io/v1alpha1
+        kind: PodSweeperPolicy
+        dryRun: true
+        fullPassInterval: 1s
+        rules:
+          - name: failed
+            namespaces: {include: [%s]}
+            states: [Failed]
+        %s""";
+    Path file = dir.resolve("policy.yaml");
+    Files.writeString(file, policy.formatted(ns, ""));
+    try (RunningService service = RunningService.start(server, Files.readString(file),
+        Service.Options.local(0).withPolicyFile(file, UnaryOperator.identity(), Duration.ofMillis(200)))) {
+      String dryRuns = "result=\"dry-run\"";
+      await().atMost(Duration.ofSeconds(10)).until(() -> service.metric("podsweeper_removals_total", dryRuns, "namespace=\"" + ns + "\"") == 6.0);
+      // Passes every second, and a reload that adds a rule about other pods.
+      Files.writeString(file, policy.formatted(ns, "  - {name: other, states: [Succeeded]}\n"));
+      await().atMost(Duration.ofSeconds(5)).until(() -> service.metric("podsweeper_policy_reloads_total", "result=\"applied\"") == 1.0);
+      Thread.sleep(3000);
+      assertThat(service.metric("podsweeper_removals_total", dryRuns, "namespace=\"" + ns + "\"")).isEqualTo(6.0);
+      assertThat(client.pods().inNamespace(ns).list().getItems()).hasSize(6);
+    }
+  }
 }
