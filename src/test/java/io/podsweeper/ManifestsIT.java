@@ -119,7 +119,7 @@ class ManifestsIT {
         "watch //configmaps podsweeper/podsweeper-control",
         "patch //configmaps podsweeper/podsweeper-control", "create //configmaps podsweeper",
         "get //configmaps podsweeper/podsweeper-control-guard", "patch //configmaps podsweeper/podsweeper-control-guard",
-        "list podsweeper.io//podcleanuppolicies", "watch podsweeper.io//podcleanuppolicies",
+        "get podsweeper.io//podcleanuppolicies other", "list podsweeper.io//podcleanuppolicies", "watch podsweeper.io//podcleanuppolicies",
         "list podsweeper.io//clusterpodcleanuppolicies", "watch podsweeper.io//clusterpodcleanuppolicies",
         "patch podsweeper.io//podcleanuppolicies/status other", "patch podsweeper.io//clusterpodcleanuppolicies/status",
         "list slo.koordinator.sh//nodemetrics", "watch slo.koordinator.sh//nodemetrics",
@@ -158,6 +158,16 @@ class ManifestsIT {
     Pod crashing = TestPods.create(admin, ns, "crashing", "node-a", Map.of());
     TestPods.setStatus(admin, crashing, "Running", null, List.of(TestPods.waiting("CrashLoopBackOff", 5)));
 
+    // A team's policy (the CRDs are in the base): the service must be able to write its status as the ServiceAccount.
+    String team = server.newNamespace("mf-team");
+    admin.resource("""
+        apiVersion: podsweeper.io/v1alpha1
+        kind: PodCleanupPolicy
+        metadata: {name: cleanup, namespace: %s}
+        spec:
+          rules: [{name: failed, states: [Failed], maxAgeAfterFinish: 1h}]
+        """.formatted(team)).create();
+
     Config identity = Manifests.serviceAccountConfig(server, SA);
     try (KubernetesClient asSa = new KubernetesClientBuilder().withConfig(identity).build()) {
       // It really is the ServiceAccount: reading a pod by name or any secret is forbidden.
@@ -186,6 +196,11 @@ class ManifestsIT {
       for (String resource : List.of("pods", "nodes", "namespaces", "poddisruptionbudgets", "persistentvolumeclaims", "priorityclasses")) {
         assertThat(service.metric("podsweeper_informer_watching", "resource=\"" + resource + "\"")).as(resource).isEqualTo(1.0);
       }
+      // Its verdict on the team's policy reaches the policy's status (here: rejected, no ClusterPodCleanupPolicy allows it).
+      await().atMost(Duration.ofSeconds(15)).until(() -> admin.genericKubernetesResources("podsweeper.io/v1alpha1", "PodCleanupPolicy")
+          .inNamespace(team).withName("cleanup").get().getAdditionalProperties().get("status") != null);
+      assertThat(admin.genericKubernetesResources("podsweeper.io/v1alpha1", "PodCleanupPolicy").inNamespace(team).withName("cleanup")
+          .get().getAdditionalProperties().get("status").toString()).contains("Accepted");
     }
   }
 
