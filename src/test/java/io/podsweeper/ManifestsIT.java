@@ -94,7 +94,8 @@ class ManifestsIT {
     var deployment = server.client().apps().deployments().inNamespace(NS).withName("podsweeper").get();
     var container = deployment.getSpec().getTemplate().getSpec().getContainers().get(0);
     assertThat(container.getArgs()).containsExactly(
-        "run", "--policy", "/etc/podsweeper/policy.yaml", "--http-port", "8080", "--log-format", "json", "--leader-elect");
+        "run", "--policy", "/etc/podsweeper/policy.yaml", "--http-port", "8080", "--log-format", "json", "--leader-elect",
+        "--wait-for-valid-policy");
     assertThat(container.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
     assertThat(container.getSecurityContext().getCapabilities().getDrop()).containsExactly("ALL");
     assertThat(deployment.getSpec().getTemplate().getSpec().getServiceAccountName()).isEqualTo(SA);

@@ -33,6 +33,9 @@ final class RunCommand implements Callable<Integer> {
 
   @Mixin ClusterOptions cluster;
 
+  @Option(names = "--wait-for-valid-policy", description = "With an invalid policy file at start, stay up removing nothing and not ready until the file is fixed, instead of exiting 2 (for a mounted ConfigMap: a rescheduled replica must not crash-loop on an operator's broken edit).")
+  boolean waitForValidPolicy;
+
   @Option(names = "--dry-run", description = "Decide, log and count, but remove nothing (overrides the policy's dryRun).")
   boolean dryRun;
 
@@ -94,7 +97,17 @@ final class RunCommand implements Callable<Integer> {
       throw new PolicyException("--policy-reload-interval", "must be at least 1 second, got " + reloadSeconds);
     }
     Leadership.Timing timing = leaderElectionTiming();
-    Policy loaded = PolicyLoader.load(policyFile);
+    Optional<String> policyProblem = Optional.empty();
+    Policy loaded;
+    try {
+      loaded = PolicyLoader.load(policyFile);
+    } catch (PolicyException e) {
+      if (!waitForValidPolicy || !Files.isReadable(policyFile)) {
+        throw e;
+      }
+      policyProblem = Optional.of(e.getMessage());
+      loaded = Policy.removingNothing(policyFile.toString());
+    }
     Config config = cluster.config();
     Optional<String> ownNamespace = Optional.ofNullable(namespace).or(() -> Optional.ofNullable(System.getenv("POD_NAMESPACE")))
         // the kubeconfig's current context, or in a pod the service account's namespace file
@@ -129,6 +142,7 @@ final class RunCommand implements Callable<Integer> {
         adminToken, Optional.ofNullable(auditLog), eventsPerSecond);
     CountDownLatch stopped = new CountDownLatch(1);
     Service service = new Service(config, policy, Clock.systemUTC(), options);
+    policyProblem.ifPresent(service::waitForValidPolicy);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       service.close();
       stopped.countDown();

@@ -126,6 +126,8 @@ public final class Service implements AutoCloseable {
   private final Config clientConfig;
   private volatile Leadership leadership;
   private volatile boolean synced;
+  /** Why the policy file could not be used at start; null once a valid one runs. Not ready meanwhile. */
+  private volatile String policyProblem;
   private int httpPort;
 
   public Service(Config config, Policy policy, Clock clock, Options options) {
@@ -161,13 +163,24 @@ public final class Service implements AutoCloseable {
         namespacedPolicies.removed(o.decision().profile(), o.time());
       }
     });
-    this.http = new HttpApi(metrics.registry(), () -> synced && cache.isCurrent(),
+    this.http = new HttpApi(metrics.registry(), () -> synced && policyProblem == null && cache.isCurrent(),
         () -> Optional.ofNullable(leadership).flatMap(Leadership::whyNotCampaigning), recent,
         new HttpApi.Admin(options.adminToken(), () -> killSwitch.pause("paused through the admin API"), killSwitch::resume));
     metrics.registerScrapeTimeGauge(
         "podsweeper_terminated_pods",
         "Finished (Succeeded/Failed) pods per namespace and phase: the backlog PodGC's terminated-pod-gc-threshold counts.",
         this::terminatedPodSamples);
+  }
+
+  /**
+   * The policy file was invalid at start: run removing nothing, not ready, until the file is fixed (a replica
+   * rescheduled while an operator's edit is broken must not crash-loop, nor act on a guess). Call before
+   * {@link #start}, with the service built on {@link Policy#removingNothing}.
+   */
+  public void waitForValidPolicy(String why) {
+    policyProblem = why;
+    metrics.policyReloads.labels("rejected").inc();
+    LOG.error("policy rejected at start, removing nothing and not ready until it is fixed: {}", why);
   }
 
   public void start() throws Exception {
@@ -191,9 +204,18 @@ public final class Service implements AutoCloseable {
       sweeper.setLeading(true);
     }
     sweeper.start();
+    if (policyProblem != null) {
+      policyRejected(policyProblem);
+    }
     namespacedPolicies.start(options.syncTimeoutSeconds(), options.reloadInterval());
     options.policyFile().ifPresent(file -> {
-      PolicyWatcher watcher = new PolicyWatcher(file, options.adjust(), namespacedPolicies::filePolicyChanged, this::policyRejected, metrics);
+      PolicyWatcher watcher = new PolicyWatcher(file, options.adjust(), policy -> {
+        namespacedPolicies.filePolicyChanged(policy);
+        if (policyProblem != null) {
+          LOG.info("policy {} is valid now: removals start, ready", file);
+          policyProblem = null;
+        }
+      }, this::policyRejected, metrics);
       long every = options.reloadInterval().toMillis();
       background.scheduleWithFixedDelay(watcher::check, every, every, TimeUnit.MILLISECONDS);
     });

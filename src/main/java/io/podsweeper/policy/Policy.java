@@ -28,6 +28,14 @@ public record Policy(
     profiles = List.copyOf(profiles);
   }
 
+  /**
+   * A policy that removes nothing (no profiles, dry-run): what a replica runs while its policy file is invalid at
+   * start, until a valid one arrives.
+   */
+  public static Policy removingNothing(String source) {
+    return new Policy(source, true, Limits.DEFAULTS, DEFAULT_FULL_PASS_INTERVAL, OptionalLong.empty(), Guard.DEFAULTS, List.of());
+  }
+
   public Policy withDryRun(boolean value) {
     return new Policy(source, value, limits, fullPassInterval, gracePeriodSeconds, guard, profiles);
   }

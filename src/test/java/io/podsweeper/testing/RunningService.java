@@ -19,6 +19,11 @@ public final class RunningService implements AutoCloseable {
   private final Service service;
   private final HttpClient http = HttpClient.newHttpClient();
 
+  /** A service the test built and starts itself (e.g. one started in a particular state). */
+  public static RunningService of(Service service) {
+    return new RunningService(service);
+  }
+
   private RunningService(Service service) {
     this.service = service;
   }
