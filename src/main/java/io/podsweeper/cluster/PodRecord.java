@@ -102,6 +102,11 @@ public record PodRecord(
     return !nodeName.isEmpty();
   }
 
+  /** Bound to a node, not finished and not on its way out: what the guard's shares count as running. */
+  public boolean runningOnNode() {
+    return scheduled() && !terminated() && !terminating();
+  }
+
   /** Mirror pods (static pods' API shadows) and static pods are owned by a kubelet, never by us. */
   public boolean managedByKubelet() {
     String source = annotations.get(CONFIG_SOURCE_ANNOTATION);

@@ -13,6 +13,7 @@ import io.fabric8.kubernetes.client.informers.cache.ReducedStateItemStore;
 import io.podsweeper.cluster.NamespaceRecord;
 import io.podsweeper.cluster.NodeRecord;
 import io.podsweeper.cluster.NodeUsage;
+import io.podsweeper.cluster.RunningPods;
 import io.podsweeper.cluster.PdbRecord;
 import io.podsweeper.cluster.PodRecord;
 import io.podsweeper.cluster.PvcRecord;
@@ -55,6 +56,7 @@ public final class ClusterCache implements PodSource, AutoCloseable {
   private final Map<String, Map<String, PodRecord>> podsByNamespace = new ConcurrentHashMap<>();
   private final Map<String, Map<String, PodRecord>> podsByNode = new ConcurrentHashMap<>();
   private final Map<String, PodRecord> withAntiAffinity = new ConcurrentHashMap<>();
+  private final RunningPods running = new RunningPods();
   private final Map<String, NamespaceRecord> namespaces = new ConcurrentHashMap<>();
   private final Map<String, NodeRecord> nodes = new ConcurrentHashMap<>();
   private final Map<String, PdbRecord> pdbs = new ConcurrentHashMap<>();
@@ -142,6 +144,16 @@ public final class ClusterCache implements PodSource, AutoCloseable {
   public Collection<PodRecord> podsInNamespace(String namespace) {
     Map<String, PodRecord> inNamespace = podsByNamespace.get(namespace);
     return inNamespace == null ? List.of() : inNamespace.values();
+  }
+
+  @Override
+  public int runningInNamespace(String namespace) {
+    return running.inNamespace(namespace);
+  }
+
+  @Override
+  public int runningInCluster() {
+    return running.inCluster();
   }
 
   @Override
@@ -235,6 +247,7 @@ public final class ClusterCache implements PodSource, AutoCloseable {
     @Override
     public void onDelete(Pod pod, boolean finalStateUnknown) {
       PodRecord removed = pods.remove(key(pod));
+      running.changed(removed, null);
       if (removed != null) {
         unindex(podsByNamespace, removed.namespace(), removed.key());
         unindex(podsByNode, removed.nodeName(), removed.key());
@@ -254,6 +267,7 @@ public final class ClusterCache implements PodSource, AutoCloseable {
         return;
       }
       PodRecord previous = pods.put(record.key(), record);
+      running.changed(previous, record);
       podsByNamespace.computeIfAbsent(record.namespace(), ns -> new ConcurrentHashMap<>()).put(record.key(), record);
       if (previous != null && !previous.nodeName().equals(record.nodeName())) {
         // Bound since (or, for a pod recreated under the same name, elsewhere): it has left its old node's index.

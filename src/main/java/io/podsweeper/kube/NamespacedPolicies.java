@@ -21,6 +21,7 @@ import io.podsweeper.policy.Policy;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -41,14 +42,18 @@ import org.slf4j.LoggerFactory;
  * Watches the {@code PodCleanupPolicy} and {@code ClusterPodCleanupPolicy} custom resources (manifests/crds/), judges
  * every namespaced policy against the rule language and the guard rails ({@link CleanupPolicies}), applies the file
  * policy composed with the accepted ones, and writes each object's {@code status} (a merge patch of the status
- * subresource, only when it changes). Every change (either kind, or a new file policy) is reconciled within
- * {@link #DEBOUNCE_MILLIS} on one thread. If the API server does not serve the CRDs, the file policy runs alone.
+ * subresource, only when it changes). Every change (either kind, or a new file policy) is reconciled on one thread
+ * within {@link #DEBOUNCE_MILLIS}, and at most once per {@link #RECONCILE_INTERVAL_MILLIS}: a burst of edits is one
+ * reconcile, and the admin's change waits at most that interval whatever the tenants do. If the API server does not
+ * serve the CRDs, the file policy runs alone.
  */
 public final class NamespacedPolicies implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(NamespacedPolicies.class);
   private static final ObjectMapper JSON = new ObjectMapper();
   static final String GROUP_VERSION = "podsweeper.io/v1alpha1";
   static final long DEBOUNCE_MILLIS = 200;
+  /** A tenant patching a policy many times a second costs one reconcile (every policy judged) per interval. */
+  static final long RECONCILE_INTERVAL_MILLIS = 1000;
   static final ResourceDefinitionContext NAMESPACED = context("PodCleanupPolicy", "podcleanuppolicies", true);
   static final ResourceDefinitionContext CLUSTER = context("ClusterPodCleanupPolicy", "clusterpodcleanuppolicies", false);
 
@@ -60,6 +65,8 @@ public final class NamespacedPolicies implements AutoCloseable {
     return t;
   });
   private final AtomicBoolean pending = new AtomicBoolean();
+  /** When the last reconcile started ({@link System#nanoTime}); at first long enough ago not to delay the first. */
+  private volatile long lastReconcileNanos = System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(RECONCILE_INTERVAL_MILLIS);
   private volatile Policy filePolicy;
   private Policy applied;
   private volatile SharedIndexInformer<GenericKubernetesResource> namespaced;
@@ -171,11 +178,13 @@ public final class NamespacedPolicies implements AutoCloseable {
 
   private void schedule() {
     if (pending.compareAndSet(false, true)) {
-      executor.schedule(this::reconcile, DEBOUNCE_MILLIS, TimeUnit.MILLISECONDS);
+      long sinceLast = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - lastReconcileNanos);
+      executor.schedule(this::reconcile, Math.max(DEBOUNCE_MILLIS, RECONCILE_INTERVAL_MILLIS - sinceLast), TimeUnit.MILLISECONDS);
     }
   }
 
   private void reconcile() {
+    lastReconcileNanos = System.nanoTime();
     pending.set(false);
     try {
       List<Verdict> verdicts = new ArrayList<>();
@@ -187,13 +196,19 @@ public final class NamespacedPolicies implements AutoCloseable {
               c.getMetadata().getName().equals(CleanupPolicies.CLUSTER_POLICY_NAME) ? rails.outcome()
                   : new Outcome(false, "Ignored", "only ClusterPodCleanupPolicy \"" + CleanupPolicies.CLUSTER_POLICY_NAME + "\" is read"));
         }
-        for (GenericKubernetesResource p : namespaced.getStore().list()) {
-          Verdict verdict = CleanupPolicies.judge(
-              new CleanupPolicies.Source(p.getMetadata().getNamespace(), p.getMetadata().getName(), spec(p)), rails);
-          verdicts.add(verdict);
+        // Oldest first: past a namespace's maxPoliciesPerNamespace, the newest are the ones rejected.
+        List<GenericKubernetesResource> oldestFirst = namespaced.getStore().list().stream()
+            .sorted(Comparator.comparing((GenericKubernetesResource p) -> Instant.parse(p.getMetadata().getCreationTimestamp()))
+                .thenComparing(p -> p.getMetadata().getNamespace()).thenComparing(p -> p.getMetadata().getName()))
+            .toList();
+        List<Verdict> judged = CleanupPolicies.judgeAll(oldestFirst.stream()
+            .map(p -> new CleanupPolicies.Source(p.getMetadata().getNamespace(), p.getMetadata().getName(), spec(p))).toList(), rails);
+        for (int i = 0; i < oldestFirst.size(); i++) {
+          GenericKubernetesResource p = oldestFirst.get(i);
           writeStatus(client.genericKubernetesResources(NAMESPACED).inNamespace(p.getMetadata().getNamespace())
-              .withName(p.getMetadata().getName()), p, verdict.outcome());
+              .withName(p.getMetadata().getName()), p, judged.get(i).outcome());
         }
+        verdicts.addAll(judged);
       }
       policyByProfile = verdicts.stream().filter(v -> v.profile().isPresent()).collect(java.util.stream.Collectors.toUnmodifiableMap(
           v -> v.profile().get().name(), v -> v.source().namespace() + "/" + v.source().name()));

@@ -4,7 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
@@ -19,6 +21,14 @@ public final class CleanupPolicies {
   /** The one ClusterPodCleanupPolicy that is read; without it every namespaced policy is rejected. */
   public static final String CLUSTER_POLICY_NAME = "default";
   public static final Duration DEFAULT_MIN_MAX_AGE = Duration.ofHours(1);
+  /**
+   * Every PodCleanupPolicy is judged on each reconcile, so these bound what one namespace can make Podsweeper do:
+   * at most 20 × 50 rules by default. The CRD caps rules at {@value #MAX_RULES_PER_POLICY} whatever the rails say.
+   */
+  public static final int DEFAULT_MAX_POLICIES_PER_NAMESPACE = 20;
+  public static final int DEFAULT_MAX_RULES_PER_POLICY = 50;
+  static final int MAX_RULES_PER_POLICY = 100;
+  static final int MAX_POLICIES_PER_NAMESPACE = 1000;
   private static final String NO_CLUSTER_POLICY = "NoClusterPolicy";
 
   private CleanupPolicies() {}
@@ -29,10 +39,12 @@ public final class CleanupPolicies {
    * @param minMaxAge the shortest maxAge or maxAgeAfterFinish a namespaced rule may set (every rule must set one)
    * @param allowTerminated whether namespaced rules may name terminal states (and so touch finished pods) at all
    * @param maxRemovalsPerHourPerNamespace removals by namespaced policies in one namespace over the last hour
+   * @param maxPoliciesPerNamespace policies judged per namespace, oldest first; later ones are rejected unread
+   * @param maxRulesPerPolicy rules one policy may hold; a policy with more is rejected unread
    * @param allowedNamespaces namespaces whose policies are considered; others are rejected
    */
   public record GuardRails(Duration minMaxAge, boolean allowTerminated, OptionalInt maxRemovalsPerHourPerNamespace,
-      NamespaceFilter allowedNamespaces) {}
+      int maxPoliciesPerNamespace, int maxRulesPerPolicy, NamespaceFilter allowedNamespaces) {}
 
   /** The status a policy gets: accepted, or rejected with a reason (a CamelCase word) and a message. */
   public record Outcome(boolean accepted, String reason, String message) {
@@ -61,7 +73,8 @@ public final class CleanupPolicies {
       String message = "guard rails in force: minMaxAge " + Durations.format(rails.minMaxAge()) + ", allowTerminated "
           + rails.allowTerminated()
           + (rails.maxRemovalsPerHourPerNamespace().isPresent()
-              ? ", maxRemovalsPerHourPerNamespace " + rails.maxRemovalsPerHourPerNamespace().getAsInt() : "");
+              ? ", maxRemovalsPerHourPerNamespace " + rails.maxRemovalsPerHourPerNamespace().getAsInt() : "")
+          + ", maxPoliciesPerNamespace " + rails.maxPoliciesPerNamespace() + ", maxRulesPerPolicy " + rails.maxRulesPerPolicy();
       return new ClusterRails(Optional.of(rails), new Outcome(true, "Accepted", message));
     } catch (PolicyException e) {
       return new ClusterRails(Optional.empty(), Outcome.rejected("InvalidSpec", e.getMessage()));
@@ -69,12 +82,32 @@ public final class CleanupPolicies {
   }
 
   private static GuardRails guardRails(ConfigNode spec) {
-    spec.requireObjectOrAbsent(Set.of("minMaxAge", "allowTerminated", "maxRemovalsPerHourPerNamespace", "allowedNamespaces"));
+    spec.requireObjectOrAbsent(Set.of("minMaxAge", "allowTerminated", "maxRemovalsPerHourPerNamespace", "maxPoliciesPerNamespace",
+        "maxRulesPerPolicy", "allowedNamespaces"));
     return new GuardRails(
         spec.optionalDuration("minMaxAge").orElse(DEFAULT_MIN_MAX_AGE),
         spec.bool("allowTerminated", false),
         spec.optionalInt("maxRemovalsPerHourPerNamespace", 0, Integer.MAX_VALUE),
+        spec.optionalInt("maxPoliciesPerNamespace", 1, MAX_POLICIES_PER_NAMESPACE).orElse(DEFAULT_MAX_POLICIES_PER_NAMESPACE),
+        spec.optionalInt("maxRulesPerPolicy", 1, MAX_RULES_PER_POLICY).orElse(DEFAULT_MAX_RULES_PER_POLICY),
         spec.has("allowedNamespaces") ? NativePolicyFormat.namespaces(spec.child("allowedNamespaces")) : NamespaceFilter.ALL);
+  }
+
+  /**
+   * Judges every PodCleanupPolicy, given oldest first: in each namespace the first {@code maxPoliciesPerNamespace} as
+   * {@link #judge}, the rest rejected unread, so a namespace's new policy never displaces one already in force.
+   */
+  public static List<Verdict> judgeAll(List<Source> oldestFirst, ClusterRails cluster) {
+    int maxPerNamespace = cluster.rails().map(GuardRails::maxPoliciesPerNamespace).orElse(Integer.MAX_VALUE);
+    Map<String, Integer> seen = new HashMap<>();
+    List<Verdict> verdicts = new ArrayList<>(oldestFirst.size());
+    for (Source policy : oldestFirst) {
+      verdicts.add(seen.merge(policy.namespace(), 1, Integer::sum) > maxPerNamespace
+          ? rejected(policy, "TooManyPolicies", "namespace " + policy.namespace() + " has more than " + maxPerNamespace
+              + " PodCleanupPolicy objects (the cluster's maxPoliciesPerNamespace); only the oldest are considered")
+          : judge(policy, cluster));
+    }
+    return verdicts;
   }
 
   /** Judges one PodCleanupPolicy: the rule language first, then the guard rails; accepted whole or not at all. */
@@ -88,6 +121,11 @@ public final class CleanupPolicies {
     if (!rails.allowedNamespaces().matches(policy.namespace())) {
       return rejected(policy, "NamespaceNotAllowed",
           "namespace " + policy.namespace() + " is not in the allowedNamespaces of ClusterPodCleanupPolicy \"" + CLUSTER_POLICY_NAME + "\"");
+    }
+    int ruleCount = ruleCount(policy);
+    if (ruleCount > rails.maxRulesPerPolicy()) {
+      return rejected(policy, "TooManyRules", "spec.rules: " + ruleCount + " rules, more than the cluster's maxRulesPerPolicy "
+          + rails.maxRulesPerPolicy());
     }
     ConfigNode spec = new ConfigNode(policy.spec(), "spec");
     List<Rule> rules;
@@ -104,6 +142,12 @@ public final class CleanupPolicies {
     Profile profile = NativePolicyFormat.rulesProfile(profileName(policy), rules, rails.maxRemovalsPerHourPerNamespace());
     return new Verdict(policy, new Outcome(true, "Accepted", rules.size() + " rule(s) in force in namespace " + policy.namespace()),
         Optional.of(profile));
+  }
+
+  /** Counted before anything is parsed, so an oversized policy costs no more than this. */
+  private static int ruleCount(Source policy) {
+    JsonNode rules = policy.spec() == null ? null : policy.spec().get("rules");
+    return rules != null && rules.isArray() ? rules.size() : 0;
   }
 
   private static List<Rule> rules(Source policy, ConfigNode spec) {

@@ -1,7 +1,6 @@
 package io.podsweeper.policy;
 
 import java.util.List;
-import java.util.regex.Pattern;
 
 /**
  * Namespaces a rule applies to: every namespace matching an include glob (all when none is given) and no
@@ -32,30 +31,8 @@ public record NamespaceFilter(List<String> include, List<String> exclude) {
     return true;
   }
 
-  /** {@code *} and {@code ?} wildcard matching: on a mismatch, the last {@code *} takes one more character. */
-  static boolean globMatches(String glob, String value) {
-    int g = 0;
-    int v = 0;
-    int star = -1;
-    int starMatched = 0;
-    while (v < value.length()) {
-      if (g < glob.length() && (glob.charAt(g) == '?' || glob.charAt(g) == value.charAt(v))) {
-        g++;
-        v++;
-      } else if (g < glob.length() && glob.charAt(g) == '*') {
-        star = g++;
-        starMatched = v;
-      } else if (star >= 0) {
-        g = star + 1;
-        v = ++starMatched;
-      } else {
-        return false;
-      }
-    }
-    while (g < glob.length() && glob.charAt(g) == '*') {
-      g++;
-    }
-    return g == glob.length();
+  static boolean globMatches(String glob, String namespace) {
+    return wildcardMatches(glob, namespace, false);
   }
 
   /**
@@ -64,18 +41,37 @@ public record NamespaceFilter(List<String> include, List<String> exclude) {
    * covered by {@code a?}. Sound (never claims coverage wrongly), though not complete.
    */
   static boolean globCovers(String outer, String inner) {
-    return toRegex(outer, "[^*]").matcher(inner).matches();
+    return wildcardMatches(outer, inner, true);
   }
 
-  private static Pattern toRegex(String glob, String oneChar) {
-    StringBuilder regex = new StringBuilder();
-    for (char c : glob.toCharArray()) {
-      switch (c) {
-        case '*' -> regex.append(".*");
-        case '?' -> regex.append(oneChar);
-        default -> regex.append(Pattern.quote(String.valueOf(c)));
+  /**
+   * {@code *} and {@code ?} wildcard matching: on a mismatch, the last {@code *} takes one more character. At most
+   * glob length × text length steps, where a regex backtracks exponentially in the number of {@code *}.
+   * {@code textStarIsWildcard}: a {@code *} in the text is itself a glob's, which a {@code ?} cannot stand for.
+   */
+  private static boolean wildcardMatches(String glob, String text, boolean textStarIsWildcard) {
+    int g = 0;
+    int t = 0;
+    int star = -1;
+    int starMatched = 0;
+    while (t < text.length()) {
+      char c = text.charAt(t);
+      if (g < glob.length() && glob.charAt(g) == '*') {
+        star = g++;
+        starMatched = t;
+      } else if (g < glob.length() && (glob.charAt(g) == c || glob.charAt(g) == '?' && !(textStarIsWildcard && c == '*'))) {
+        g++;
+        t++;
+      } else if (star >= 0) {
+        g = star + 1;
+        t = ++starMatched;
+      } else {
+        return false;
       }
     }
-    return Pattern.compile(regex.toString());
+    while (g < glob.length() && glob.charAt(g) == '*') {
+      g++;
+    }
+    return g == glob.length();
   }
 }

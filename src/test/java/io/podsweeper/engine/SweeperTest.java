@@ -88,6 +88,16 @@ class SweeperTest {
     }
 
     @Override
+    public int runningInNamespace(String namespace) {
+      return (int) pods.values().stream().filter(p -> p.namespace().equals(namespace) && p.runningOnNode()).count();
+    }
+
+    @Override
+    public int runningInCluster() {
+      return (int) pods.values().stream().filter(PodRecord::runningOnNode).count();
+    }
+
+    @Override
     public Collection<PodRecord> podsOnNode(String node) {
       return pods.values().stream().filter(p -> p.nodeName().equals(node)).toList();
     }

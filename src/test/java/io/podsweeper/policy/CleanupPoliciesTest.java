@@ -7,8 +7,11 @@ import io.podsweeper.policy.CleanupPolicies.ClusterRails;
 import io.podsweeper.policy.CleanupPolicies.Source;
 import io.podsweeper.policy.CleanupPolicies.Verdict;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -102,9 +105,11 @@ class CleanupPoliciesTest {
     ClusterRails defaults = CleanupPolicies.clusterRails(Optional.of(yaml("{}")));
     assertThat(defaults.rails().orElseThrow().minMaxAge()).isEqualTo(Duration.ofHours(1));
     assertThat(defaults.rails().get().allowTerminated()).isFalse();
-    assertThat(defaults.outcome().message()).isEqualTo("guard rails in force: minMaxAge 1h, allowTerminated false");
+    assertThat(defaults.outcome().message()).isEqualTo(
+        "guard rails in force: minMaxAge 1h, allowTerminated false, maxPoliciesPerNamespace 20, maxRulesPerPolicy 50");
     ClusterRails capped = rails("{maxRemovalsPerHourPerNamespace: 10}");
-    assertThat(capped.outcome().message()).endsWith("allowTerminated false, maxRemovalsPerHourPerNamespace 10");
+    assertThat(capped.outcome().message()).contains("allowTerminated false, maxRemovalsPerHourPerNamespace 10,");
+    assertThat(rails("{maxRulesPerPolicy: 101}").outcome().message()).startsWith("spec.maxRulesPerPolicy: must be between 1 and 100");
     Verdict underCap = judge("team-a", "rules: [{name: failed, states: [Failed], maxAgeAfterFinish: 2h}]",
         "{allowTerminated: true, maxRemovalsPerHourPerNamespace: 10}");
     assertThat(underCap.profile().orElseThrow().maxRemovalsPerHourPerNamespace()).hasValue(10);
@@ -113,6 +118,34 @@ class CleanupPoliciesTest {
     assertThat(rails("{minMaxAge: 1h, allowTerminated: \"yes\"}").outcome())
         .isEqualTo(new CleanupPolicies.Outcome(false, "InvalidSpec", "spec.allowTerminated: must be true or false, got \"yes\""));
     assertThat(rails("{minMaxAge: 1h, maxAge: 2h}").outcome().message()).startsWith("spec.maxAge: unknown field");
+  }
+
+  @Test
+  void aPolicyWithMoreRulesThanTheRailsAllowIsRejectedUnread() {
+    String fiftyOne = "rules: [" + IntStream.range(0, 51).mapToObj(i -> "{name: r" + i + ", maxAge: 2h}").collect(Collectors.joining(", "))
+        + "]";
+    Verdict v = judge("team-a", fiftyOne, RAILS);
+    assertThat(v.outcome()).isEqualTo(new CleanupPolicies.Outcome(false, "TooManyRules",
+        "spec.rules: 51 rules, more than the cluster's maxRulesPerPolicy 50"));
+    assertThat(judge("team-a", fiftyOne, "{maxRulesPerPolicy: 60}").outcome().accepted()).isTrue();
+    assertThat(judge("team-a", "rules: [{name: a, maxAge: 2h}, {name: b, maxAge: 2h}]", "{maxRulesPerPolicy: 1}").outcome().reason())
+        .isEqualTo("TooManyRules");
+  }
+
+  @Test
+  void pastTheRailsPoliciesPerNamespaceTheNewerOnesAreRejectedAndOtherNamespacesAreUntouched() {
+    ClusterRails rails = rails("{maxPoliciesPerNamespace: 2}");
+    JsonNode spec = yaml("rules: [{name: a, maxAge: 2h}]");
+    List<Verdict> verdicts = CleanupPolicies.judgeAll(List.of(new Source("team-a", "oldest", spec), new Source("team-b", "only", spec),
+        new Source("team-a", "second", spec), new Source("team-a", "newest", spec)), rails);
+    assertThat(verdicts).extracting(v -> v.source().name() + ": " + v.outcome().reason())
+        .containsExactly("oldest: Accepted", "only: Accepted", "second: Accepted", "newest: TooManyPolicies");
+    assertThat(verdicts.get(3).outcome().message()).isEqualTo("namespace team-a has more than 2 PodCleanupPolicy objects"
+        + " (the cluster's maxPoliciesPerNamespace); only the oldest are considered");
+    assertThat(verdicts.get(3).profile()).isEmpty();
+    assertThat(CleanupPolicies.judgeAll(Collections.nCopies(21, new Source("team-a", "p", spec)), rails("{}")))
+        .extracting(v -> v.outcome().reason()).containsOnly("Accepted", "TooManyPolicies").endsWith("TooManyPolicies")
+        .filteredOn("Accepted"::equals).hasSize(20);
   }
 
   @Test
