@@ -79,7 +79,7 @@ class ManifestsIT {
         .containsExactlyInAnyOrder(
             "Namespace/podsweeper", "ServiceAccount/podsweeper", "ClusterRole/podsweeper", "ClusterRoleBinding/podsweeper",
             "Role/podsweeper", "RoleBinding/podsweeper",
-            "Deployment/podsweeper", "Service/podsweeper", "PodDisruptionBudget/podsweeper",
+            "Deployment/podsweeper", "Service/podsweeper", "PodDisruptionBudget/podsweeper", "NetworkPolicy/podsweeper",
             "CustomResourceDefinition/podcleanuppolicies.podsweeper.io",
             "CustomResourceDefinition/clusterpodcleanuppolicies.podsweeper.io", "ClusterRole/podsweeper-cleanup-policy-editor");
     for (HasMetadata object : applied) {
@@ -99,6 +99,15 @@ class ManifestsIT {
     assertThat(container.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
     assertThat(container.getSecurityContext().getCapabilities().getDrop()).containsExactly("ALL");
     assertThat(deployment.getSpec().getTemplate().getSpec().getServiceAccountName()).isEqualTo(SA);
+    // The NetworkPolicy covers the Deployment's pods, and admits only the metrics port (kubelet probes come from the node).
+    var network = server.client().network().v1().networkPolicies().inNamespace(NS).withName("podsweeper").get().getSpec();
+    assertThat(deployment.getSpec().getTemplate().getMetadata().getLabels()).containsAllEntriesOf(network.getPodSelector().getMatchLabels());
+    assertThat(network.getPolicyTypes()).containsExactly("Ingress");
+    assertThat(network.getIngress()).singleElement().satisfies(rule -> {
+      assertThat(rule.getPorts()).singleElement().satisfies(port -> assertThat(port.getPort().getStrVal()).isEqualTo("http-metrics"));
+      assertThat(rule.getFrom()).singleElement().satisfies(peer -> assertThat(peer.getNamespaceSelector().getMatchLabels())
+          .containsExactly(Map.entry("podsweeper.io/scrape", "true")));
+    });
   }
 
   @Test

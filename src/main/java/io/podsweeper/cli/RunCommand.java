@@ -42,7 +42,7 @@ final class RunCommand implements Callable<Integer> {
   @Option(names = "--http-port", defaultValue = "8080", description = "Port for /metrics, /healthz, /readyz and /api/v1 (default: ${DEFAULT-VALUE}).")
   int httpPort;
 
-  @Option(names = "--http-host", defaultValue = "0.0.0.0", description = "Address to listen on (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--http-host", defaultValue = "0.0.0.0", description = "Address to listen on; 127.0.0.1 outside a cluster (default: ${DEFAULT-VALUE}).")
   String httpHost;
 
   @Option(names = "--log-format", defaultValue = "text", description = "text or json (one JSON object per line).")
@@ -78,8 +78,11 @@ final class RunCommand implements Callable<Integer> {
   @Option(names = "--leader-elect-retry-period", description = "How long between attempts to acquire or renew the Lease (default: ${DEFAULT-VALUE}).")
   String retryPeriod = Durations.format(Leadership.Timing.DEFAULT.retryPeriod());
 
-  @Option(names = "--admin-token-file", description = "File holding a bearer token; enables POST /api/v1/pause and /api/v1/resume.")
+  @Option(names = "--admin-token-file", description = "File holding a bearer token; enables POST /api/v1/pause and /api/v1/resume, and reads GET /api/v1/decisions.")
   Path adminTokenFile;
+
+  @Option(names = "--public-decisions", description = "Serve GET /api/v1/decisions (pod names, UIDs, owners, nodes) to anyone who reaches the port, without the admin token.")
+  boolean publicDecisions;
 
   @Option(names = "--audit-log", description = "Append every decision and outcome as a JSON line to this file (- for stdout).")
   String auditLog;
@@ -139,7 +142,7 @@ final class RunCommand implements Callable<Integer> {
         controlConfigMap.isEmpty() ? Optional.empty() : ownNamespace.map(ns -> new Service.Options.ObjectName(ns, controlConfigMap)),
         leaderElect ? Optional.of(new Service.Options.LeaderElection(ownNamespace.get(), lease, identity(), timing))
             : Optional.empty(),
-        adminToken, Optional.ofNullable(auditLog), eventsPerSecond);
+        adminToken, publicDecisions, Optional.ofNullable(auditLog), eventsPerSecond);
     CountDownLatch stopped = new CountDownLatch(1);
     Service service = new Service(config, policy, Clock.systemUTC(), options);
     policyProblem.ifPresent(service::waitForValidPolicy);

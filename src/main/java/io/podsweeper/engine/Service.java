@@ -1,10 +1,14 @@
 package io.podsweeper.engine;
 
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseSpec;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.podsweeper.cluster.PodRecord;
+import io.podsweeper.http.ConnectionGuard;
 import io.podsweeper.http.HttpApi;
 import io.podsweeper.kube.ClusterCache;
 import io.podsweeper.kube.ControlConfigMap;
@@ -47,7 +51,8 @@ public final class Service implements AutoCloseable {
    * @param adjust applied to every (re)loaded policy, e.g. --dry-run
    * @param control the kill switch's ConfigMap as namespace/name; empty: the switch lives in this process only
    * @param leaderElection lease namespace/name and identity; empty: this replica always removes
-   * @param adminToken enables POST /api/v1/pause and /resume for this bearer token
+   * @param adminToken enables POST /api/v1/pause and /resume for this bearer token, which also reads the decisions
+   * @param publicDecisions GET /api/v1/decisions for anyone who reaches the port, token or not
    * @param auditLog a file to append one JSON line per decision to, or {@code -} for stdout
    * @param eventsPerSecond Kubernetes Events about removals, at most this many per second; 0 for none
    */
@@ -61,6 +66,7 @@ public final class Service implements AutoCloseable {
       Optional<ObjectName> control,
       Optional<LeaderElection> leaderElection,
       Optional<String> adminToken,
+      boolean publicDecisions,
       Optional<String> auditLog,
       double eventsPerSecond) {
 
@@ -71,35 +77,40 @@ public final class Service implements AutoCloseable {
 
     public static final double DEFAULT_EVENTS_PER_SECOND = 5;
 
-    /** On loopback, no control ConfigMap, no leader election, no admin API, no audit log. */
+    /** On loopback, with public decisions; no control ConfigMap, no leader election, no admin API, no audit log. */
     public static Options local(int httpPort) {
       return new Options("127.0.0.1", httpPort, 60, Optional.empty(), UnaryOperator.identity(), Duration.ofSeconds(2),
-          Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), DEFAULT_EVENTS_PER_SECOND);
+          Optional.empty(), Optional.empty(), Optional.empty(), true, Optional.empty(), DEFAULT_EVENTS_PER_SECOND);
     }
 
     public Options withPolicyFile(Path file, UnaryOperator<Policy> adjusted, Duration every) {
       return new Options(httpHost, httpPort, syncTimeoutSeconds, Optional.of(file), adjusted, every, control, leaderElection,
-          adminToken, auditLog, eventsPerSecond);
+          adminToken, publicDecisions, auditLog, eventsPerSecond);
     }
 
     public Options withControl(String namespace, String name) {
       return new Options(httpHost, httpPort, syncTimeoutSeconds, policyFile, adjust, reloadInterval,
-          Optional.of(new ObjectName(namespace, name)), leaderElection, adminToken, auditLog, eventsPerSecond);
+          Optional.of(new ObjectName(namespace, name)), leaderElection, adminToken, publicDecisions, auditLog, eventsPerSecond);
     }
 
     public Options withLeaderElection(LeaderElection value) {
       return new Options(httpHost, httpPort, syncTimeoutSeconds, policyFile, adjust, reloadInterval, control, Optional.of(value),
-          adminToken, auditLog, eventsPerSecond);
+          adminToken, publicDecisions, auditLog, eventsPerSecond);
     }
 
     public Options withAdminToken(String token) {
       return new Options(httpHost, httpPort, syncTimeoutSeconds, policyFile, adjust, reloadInterval, control, leaderElection,
-          Optional.of(token), auditLog, eventsPerSecond);
+          Optional.of(token), publicDecisions, auditLog, eventsPerSecond);
     }
 
     public Options withAuditLog(String target) {
       return new Options(httpHost, httpPort, syncTimeoutSeconds, policyFile, adjust, reloadInterval, control, leaderElection,
-          adminToken, Optional.of(target), eventsPerSecond);
+          adminToken, publicDecisions, Optional.of(target), eventsPerSecond);
+    }
+
+    public Options withPublicDecisions(boolean value) {
+      return new Options(httpHost, httpPort, syncTimeoutSeconds, policyFile, adjust, reloadInterval, control, leaderElection,
+          adminToken, value, auditLog, eventsPerSecond);
     }
   }
 
@@ -163,9 +174,11 @@ public final class Service implements AutoCloseable {
         namespacedPolicies.removed(o.decision().profile(), o.time());
       }
     });
-    this.http = new HttpApi(metrics.registry(), () -> synced && policyProblem == null && cache.isCurrent(),
-        () -> Optional.ofNullable(leadership).flatMap(Leadership::whyNotCampaigning), recent,
-        new HttpApi.Admin(options.adminToken(), () -> killSwitch.pause("paused through the admin API"), killSwitch::resume));
+    this.http = new HttpApi(metrics, () -> synced && policyProblem == null && cache.isCurrent(),
+        () -> Optional.ofNullable(leadership).flatMap(Leadership::whyNotCampaigning), recent, this::replicaRole,
+        new HttpApi.Admin(options.adminToken(), options.publicDecisions(), () -> killSwitch.pause("paused through the admin API"),
+            killSwitch::resume),
+        ConnectionGuard.Limits.DEFAULT);
     metrics.registerScrapeTimeGauge(
         "podsweeper_terminated_pods",
         "Finished (Succeeded/Failed) pods per namespace and phase: the backlog PodGC's terminated-pod-gc-threshold counts.",
@@ -232,6 +245,25 @@ public final class Service implements AutoCloseable {
 
   public int httpPort() {
     return httpPort;
+  }
+
+  /** Under leader election, whether this replica leads and, if not, who does: the Lease's holder, read when asked. */
+  private Optional<HttpApi.ReplicaRole> replicaRole() {
+    return options.leaderElection().map(le -> {
+      boolean leading = leadership != null && leadership.holdsValidLease();
+      return new HttpApi.ReplicaRole(le.identity(), leading, leading ? Optional.of(le.identity()) : leaseHolder(le));
+    });
+  }
+
+  /** Empty when nobody holds the Lease, or it cannot be read now (the reply then names no leader rather than fail). */
+  private Optional<String> leaseHolder(Options.LeaderElection le) {
+    try {
+      return Optional.ofNullable(client.leases().inNamespace(le.namespace()).withName(le.lease()).get())
+          .map(Lease::getSpec).map(LeaseSpec::getHolderIdentity).filter(holder -> !holder.isBlank());
+    } catch (KubernetesClientException e) {
+      LOG.debug("cannot read Lease {}/{}: {}", le.namespace(), le.lease(), e.toString());
+      return Optional.empty();
+    }
   }
 
   private void guardTripped(String why) {

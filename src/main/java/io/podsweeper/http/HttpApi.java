@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.podsweeper.engine.RecentDecisions;
-import io.prometheus.client.CollectorRegistry;
+import io.podsweeper.metrics.Metrics;
 import io.prometheus.client.exporter.common.TextFormat;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
@@ -23,37 +23,54 @@ import java.util.function.Supplier;
 /**
  * The service's HTTP endpoints on Vert.x: {@code /metrics} (Prometheus text or OpenMetrics), {@code /healthz} (fails
  * with the reason when the process can no longer do its job, e.g. it stopped campaigning for the lease, so that it is
- * restarted), {@code /readyz} (ready once the informers have synced and while they watch), {@code GET /api/v1/decisions},
- * and with an admin token {@code POST /api/v1/pause} and {@code /resume} (503 with the reason when not done everywhere).
+ * restarted), {@code /readyz} (ready once the informers have synced and while they watch), {@code GET /api/v1/decisions}
+ * (with the admin token, or public by choice: it names pods, UIDs, owners and nodes), and with an admin token
+ * {@code POST /api/v1/pause} and {@code /resume} (503 with the reason when not done everywhere). {@link ConnectionGuard}
+ * bounds the connections.
  */
 public final class HttpApi implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final Vertx vertx = Vertx.vertx();
-  private final CollectorRegistry registry;
+  private final Metrics metrics;
   private final BooleanSupplier ready;
   private final Supplier<Optional<String>> unhealthy;
   private final RecentDecisions recent;
+  private final Supplier<Optional<ReplicaRole>> role;
+  private final ConnectionGuard.Limits limits;
   private HttpServer server;
 
   /**
    * The admin API: off (404) unless a bearer token is configured. {@code pause} and {@code resume} return empty when
-   * done, else the one-line reason they were not (answered 503: the caller must not believe it worked).
+   * done, else the one-line reason they were not (answered 503: the caller must not believe it worked). The same
+   * token reads the decisions, unless {@code publicDecisions} opens them to whoever reaches the port.
    */
-  public record Admin(Optional<String> token, Supplier<Optional<String>> pause, Supplier<Optional<String>> resume) {
-    public static final Admin OFF = new Admin(Optional.empty(), Optional::empty, Optional::empty);
+  public record Admin(Optional<String> token, boolean publicDecisions, Supplier<Optional<String>> pause,
+      Supplier<Optional<String>> resume) {
+    public static final Admin OFF = new Admin(Optional.empty(), false, Optional::empty, Optional::empty);
   }
+
+  /**
+   * This replica's part under leader election: only the leader decides, so a follower's decisions are empty and its
+   * reader is told where to look. {@code leader} is the Lease's holder, empty when nobody holds it or it is unknown.
+   */
+  public record ReplicaRole(String thisReplica, boolean leading, Optional<String> leader) {}
 
   private final Admin admin;
 
-  /** @param unhealthy empty while healthy, else why not */
-  public HttpApi(CollectorRegistry registry, BooleanSupplier ready, Supplier<Optional<String>> unhealthy, RecentDecisions recent,
-      Admin admin) {
-    this.registry = registry;
+  /**
+   * @param unhealthy empty while healthy, else why not
+   * @param role empty without leader election (this replica always decides); may ask the API server
+   */
+  public HttpApi(Metrics metrics, BooleanSupplier ready, Supplier<Optional<String>> unhealthy, RecentDecisions recent,
+      Supplier<Optional<ReplicaRole>> role, Admin admin, ConnectionGuard.Limits limits) {
+    this.metrics = metrics;
     this.ready = ready;
     this.unhealthy = unhealthy;
     this.recent = recent;
+    this.role = role;
     this.admin = admin;
+    this.limits = limits;
   }
 
   /** Listens on {@code port} (0 = any free port) and returns the port. */
@@ -62,10 +79,11 @@ public final class HttpApi implements AutoCloseable {
     router.get("/healthz").handler(this::healthz);
     router.get("/readyz").handler(this::readyz);
     router.get("/metrics").blockingHandler(this::metrics, false);
-    router.get("/api/v1/decisions").handler(this::decisions);
-    router.post("/api/v1/pause").handler(ctx -> adminAction(ctx, admin.pause(), "paused"));
-    router.post("/api/v1/resume").handler(ctx -> adminAction(ctx, admin.resume(), "resumed"));
-    server = vertx.createHttpServer().requestHandler(router).listen(port, host)
+    router.get("/api/v1/decisions").handler(this::requireReader).blockingHandler(this::decisions, false);
+    router.post("/api/v1/pause").handler(this::requireAdmin).handler(ctx -> adminAction(ctx, admin.pause(), "paused"));
+    router.post("/api/v1/resume").handler(this::requireAdmin).handler(ctx -> adminAction(ctx, admin.resume(), "resumed"));
+    ConnectionGuard guard = new ConnectionGuard(vertx, limits, metrics.httpConnectionsOpen, metrics.httpConnectionsRejected);
+    server = vertx.createHttpServer(guard.serverOptions()).connectionHandler(guard).requestHandler(router).listen(port, host)
         .toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
     return server.actualPort();
   }
@@ -87,7 +105,7 @@ public final class HttpApi implements AutoCloseable {
     StringWriter out = new StringWriter();
     try {
       TextFormat.writeFormat(contentType, out,
-          names.isEmpty() ? registry.metricFamilySamples() : registry.filteredMetricFamilySamples(names));
+          names.isEmpty() ? metrics.registry().metricFamilySamples() : metrics.registry().filteredMetricFamilySamples(names));
     } catch (IOException e) {
       ctx.fail(e);
       return;
@@ -95,18 +113,37 @@ public final class HttpApi implements AutoCloseable {
     ctx.response().putHeader("content-type", contentType).end(out.toString());
   }
 
-  private void adminAction(RoutingContext ctx, Supplier<Optional<String>> action, String done) {
+  /** Admin routes: on only with a token, and only for its bearer. */
+  private void requireAdmin(RoutingContext ctx) {
     if (admin.token().isEmpty()) {
       ctx.response().setStatusCode(404).end("admin API is off: no --admin-token-file");
-      return;
+    } else if (bearsTheToken(ctx)) {
+      ctx.next();
+    } else {
+      ctx.response().setStatusCode(401).end("unauthorized");
     }
+  }
+
+  /** Routes that name pods, UIDs, owners and nodes: the admin token's bearer, or anyone if the operator opened them. */
+  private void requireReader(RoutingContext ctx) {
+    if (admin.publicDecisions() || admin.token().isPresent() && bearsTheToken(ctx)) {
+      ctx.next();
+    } else if (admin.token().isPresent()) {
+      ctx.response().setStatusCode(401).end("unauthorized");
+    } else {
+      ctx.response().setStatusCode(403).putHeader("content-type", "text/plain")
+          .end("decisions name pods, UIDs, owners and nodes: set --admin-token-file and send its bearer token, or --public-decisions");
+    }
+  }
+
+  private boolean bearsTheToken(RoutingContext ctx) {
     String header = ctx.request().getHeader("Authorization");
     byte[] given = (header == null ? "" : header).getBytes(java.nio.charset.StandardCharsets.UTF_8);
-    byte[] expected = ("Bearer " + admin.token().get()).getBytes(java.nio.charset.StandardCharsets.UTF_8);
-    if (!java.security.MessageDigest.isEqual(given, expected)) {
-      ctx.response().setStatusCode(401).end("unauthorized");
-      return;
-    }
+    byte[] expected = ("Bearer " + admin.token().orElseThrow()).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    return java.security.MessageDigest.isEqual(given, expected);
+  }
+
+  private void adminAction(RoutingContext ctx, Supplier<Optional<String>> action, String done) {
     ctx.vertx().executeBlocking(action::get).onComplete(r -> {
       ctx.response().putHeader("content-type", "text/plain");
       if (r.failed()) {
@@ -121,7 +158,8 @@ public final class HttpApi implements AutoCloseable {
 
   /**
    * Recent decisions, newest first; {@code ?namespace=}, {@code ?rule=}, {@code ?result=} (each may repeat) and
-   * {@code ?since=} (an RFC 3339 instant) narrow them down.
+   * {@code ?since=} (an RFC 3339 instant) narrow them down. Under leader election the reply also says which replica
+   * leads and whether this one does: a follower decides nothing, and its empty list must not read as "nothing due".
    */
   private void decisions(RoutingContext ctx) {
     java.util.function.Predicate<RecentDecisions.Entry> filter;
@@ -134,6 +172,11 @@ public final class HttpApi implements AutoCloseable {
     }
     List<RecentDecisions.Entry> entries = recent.list(filter);
     ObjectNode root = JSON.createObjectNode();
+    role.get().ifPresent(r -> {
+      root.put("leader", r.leader().orElse(null));
+      root.put("thisReplica", r.thisReplica());
+      root.put("leading", r.leading());
+    });
     ArrayNode array = root.putArray("decisions");
     for (RecentDecisions.Entry e : entries) {
       ObjectNode o = e.decision().writeTo(array.addObject());

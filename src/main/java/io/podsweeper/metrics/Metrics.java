@@ -122,6 +122,16 @@ public final class Metrics {
       .help("Kubernetes Events about removals not sent because of their rate limit (the log and audit log have them all).")
       .register(registry);
 
+  public final Gauge httpConnectionsOpen = Gauge.build()
+      .name("podsweeper_http_connections_open")
+      .help("Connections open to the HTTP port (metrics, probes, API); at most 256, the rest are refused.")
+      .register(registry);
+
+  public final Counter httpConnectionsRejected = Counter.build()
+      .name("podsweeper_http_connections_rejected_total")
+      .help("Connections to the HTTP port closed at once because the cap (256 open) was reached.")
+      .register(registry);
+
   public Metrics() {
     DefaultExports.register(registry);
     Gauge.build().name("podsweeper_build_info").help("Build information; always 1.").labelNames("version")

@@ -3,6 +3,8 @@ package io.podsweeper.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -32,6 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @ExtendWith(ApiServerExtension.class)
 class LeadershipIT {
+  private static final ObjectMapper JSON = new ObjectMapper();
   private static final Leadership.Timing FAST = new Leadership.Timing(Duration.ofSeconds(4), Duration.ofSeconds(3), Duration.ofSeconds(1));
 
   private static String policy(String ns, String extra) {
@@ -87,14 +90,35 @@ class LeadershipIT {
   }
 
   @Test
+  void aFollowersDecisionsNameTheLeaderInsteadOfLookingLikeNothingIsDue(TestApiServer server) throws Exception {
+    String ns = server.newNamespace("wholeads");
+    Map<String, RunningService> replicas = new LinkedHashMap<>();
+    try {
+      startTwoReplicas(server, ns, replicas);
+      String leader = removesTheNextDuePod(server, replicas, ns, "job-0");
+      String follower = replicas.keySet().stream().filter(id -> !id.equals(leader)).findFirst().orElseThrow();
+
+      JsonNode followers = JSON.readTree(replicas.get(follower).get("/api/v1/decisions"));
+      assertThat(followers.get("leader").asText()).isEqualTo(leader);
+      assertThat(followers.get("thisReplica").asText()).isEqualTo(follower);
+      assertThat(followers.get("leading").asBoolean()).isFalse();
+      assertThat(followers.get("decisions")).isEmpty();
+      JsonNode leaders = JSON.readTree(replicas.get(leader).get("/api/v1/decisions"));
+      assertThat(leaders.get("leader").asText()).isEqualTo(leader);
+      assertThat(leaders.get("thisReplica").asText()).isEqualTo(leader);
+      assertThat(leaders.get("leading").asBoolean()).isTrue();
+      assertThat(leaders.get("decisions")).extracting(d -> d.get("name").asText()).containsExactly("job-0");
+    } finally {
+      replicas.values().forEach(RunningService::close);
+    }
+  }
+
+  @Test
   void leadershipComesBackAfterTheApiServerWasAwayPastTheRenewDeadline(TestApiServer server) throws Exception {
     String ns = server.newNamespace("outage");
     Map<String, RunningService> replicas = new LinkedHashMap<>();
     try {
-      for (String id : List.of("replica-1", "replica-2")) {
-        replicas.put(id, RunningService.start(server, policy(ns, ""), withLeaderElection(ns, id)));
-      }
-      await().atMost(Duration.ofSeconds(15)).until(() -> leaders(replicas) == 1);
+      startTwoReplicas(server, ns, replicas);
       server.down();
       try {
         // Nobody can renew: by its own clock, the leader stops counting itself leader within the lease.
@@ -155,6 +179,14 @@ class LeadershipIT {
     String leader = replicas.keySet().stream().filter(id -> replicas.get(id).metric("podsweeper_leader") == 1.0).findFirst().orElseThrow();
     assertThat(removals).hasSize(1).allSatisfy(e -> assertThat(e.userAgent()).endsWith("(" + leader + ")"));
     return leader;
+  }
+
+  /** Two replicas campaigning for one Lease in {@code ns}, put in {@code replicas} (the caller closes them), once one leads. */
+  private static void startTwoReplicas(TestApiServer server, String ns, Map<String, RunningService> replicas) throws Exception {
+    for (String id : List.of("replica-1", "replica-2")) {
+      replicas.put(id, RunningService.start(server, policy(ns, ""), withLeaderElection(ns, id)));
+    }
+    await().atMost(Duration.ofSeconds(20)).until(() -> leaders(replicas) == 1.0);
   }
 
   private static Service.Options withLeaderElection(String ns, String identity) {

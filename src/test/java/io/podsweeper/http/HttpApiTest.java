@@ -1,0 +1,153 @@
+package io.podsweeper.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.podsweeper.engine.RecentDecisions;
+import io.podsweeper.metrics.Metrics;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The HTTP port against whoever reaches it: connections past the cap, idle and trickling ones (all on loopback,
+ * bounded in count and time), and who may read the decisions.
+ */
+class HttpApiTest {
+  private static final String TOKEN = "0123456789abcdef-token";
+  private static final HttpApi.Admin PRIVATE = new HttpApi.Admin(Optional.empty(), false, Optional::empty, Optional::empty);
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+  private final Metrics metrics = new Metrics();
+
+  @Test
+  void connectionsPastTheCapAreRefusedAndIdleOnesClosedSoTheProbesGetThrough() throws Exception {
+    ConnectionGuard.Limits limits = new ConnectionGuard.Limits(8, Duration.ofSeconds(2), Duration.ofSeconds(60));
+    try (HttpApi api = api(PRIVATE, limits)) {
+      int port = api.start("127.0.0.1", 0);
+      List<Socket> idle = new ArrayList<>();
+      try {
+        for (int i = 0; i < 12; i++) {
+          idle.add(new Socket("127.0.0.1", port));
+        }
+        await().atMost(Duration.ofSeconds(2)).until(() -> metrics.httpConnectionsRejected.get() == 4);
+        assertThat(metrics.httpConnectionsOpen.get()).isEqualTo(8);
+        // Nothing said on any of them: the server closes them all after the idle timeout, and the port answers again.
+        for (Socket socket : idle) {
+          assertThat(closedByServerWithin(socket, Duration.ofSeconds(4))).isTrue();
+        }
+        await().atMost(Duration.ofSeconds(2)).until(() -> metrics.httpConnectionsOpen.get() == 0);
+        assertThat(get(port, "/healthz", null).statusCode()).isEqualTo(200);
+      } finally {
+        for (Socket socket : idle) {
+          socket.close();
+        }
+      }
+    }
+  }
+
+  @Test
+  void headersTrickledLineByLineDoNotKeepTheConnectionPastTheIdleTimeout() throws Exception {
+    // Vert.x 5 has no request-header timeout, but its idle timeout counts whole HTTP messages, not bytes: a request
+    // whose headers never end is idle.
+    ConnectionGuard.Limits limits = new ConnectionGuard.Limits(8, Duration.ofSeconds(1), Duration.ofSeconds(60));
+    try (HttpApi api = api(PRIVATE, limits); Socket slow = new Socket("127.0.0.1", port(api))) {
+      Duration held = heldWhileTrickling(slow, "GET /healthz HTTP/1.1\r\nHost: x\r\n", "X-Slow: y\r\n");
+      assertThat(held).isLessThan(limits.idleTimeout().plusSeconds(2));
+    }
+  }
+
+  @Test
+  void aBodyTrickledByteByByteCannotHoldItsConnectionPastTheMaximumAge() throws Exception {
+    ConnectionGuard.Limits limits = new ConnectionGuard.Limits(8, Duration.ofSeconds(1), Duration.ofSeconds(3));
+    try (HttpApi api = api(PRIVATE, limits); Socket slow = new Socket("127.0.0.1", port(api))) {
+      Duration held = heldWhileTrickling(slow, "GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n", "abcdefgh");
+      // Past the idle timeout (each chunk of the body is a message), closed by the maximum age.
+      assertThat(held).isBetween(limits.idleTimeout().plusMillis(1500), limits.maxAge().plus(ConnectionGuard.GRACE).plusSeconds(1));
+    }
+  }
+
+  @Test
+  void decisionsNeedTheAdminTokenUnlessMadePublic() throws Exception {
+    try (HttpApi api = api(PRIVATE, ConnectionGuard.Limits.DEFAULT)) {
+      HttpResponse<String> refused = get(port(api), "/api/v1/decisions", null);
+      assertThat(refused.statusCode()).isEqualTo(403);
+      assertThat(refused.body()).contains("--admin-token-file").contains("--public-decisions").doesNotContain("\n");
+    }
+    try (HttpApi api = api(new HttpApi.Admin(Optional.of(TOKEN), false, Optional::empty, Optional::empty), ConnectionGuard.Limits.DEFAULT)) {
+      int port = port(api);
+      assertThat(get(port, "/api/v1/decisions", null).statusCode()).isEqualTo(401);
+      assertThat(get(port, "/api/v1/decisions", "not-the-token").statusCode()).isEqualTo(401);
+      HttpResponse<String> allowed = get(port, "/api/v1/decisions", TOKEN);
+      assertThat(allowed.statusCode()).isEqualTo(200);
+      assertThat(allowed.body()).isEqualTo("{\"decisions\":[]}");
+      assertThat(get(port, "/metrics", null).statusCode()).isEqualTo(200);
+    }
+    try (HttpApi api = api(new HttpApi.Admin(Optional.empty(), true, Optional::empty, Optional::empty), ConnectionGuard.Limits.DEFAULT)) {
+      assertThat(get(port(api), "/api/v1/decisions", null).statusCode()).isEqualTo(200);
+    }
+  }
+
+  private HttpApi api(HttpApi.Admin admin, ConnectionGuard.Limits limits) {
+    return new HttpApi(metrics, () -> true, Optional::empty, new RecentDecisions(10), Optional::empty, admin, limits);
+  }
+
+  private static int port(HttpApi api) throws Exception {
+    return api.start("127.0.0.1", 0);
+  }
+
+  private static HttpResponse<String> get(int port, String path, String token) throws Exception {
+    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(Duration.ofSeconds(5));
+    if (token != null) {
+      request.header("Authorization", "Bearer " + token);
+    }
+    return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  /**
+   * Sends {@code opening}, then {@code each} every 300 ms, more often than the idle timeout, until the server closes
+   * the connection (at most 12 s); how long it stayed open.
+   */
+  private static Duration heldWhileTrickling(Socket socket, String opening, String each) throws IOException {
+    OutputStream out = socket.getOutputStream();
+    long start = System.nanoTime();
+    out.write(opening.getBytes(StandardCharsets.US_ASCII));
+    for (int i = 0; i < 40; i++) {
+      try {
+        out.write(each.getBytes(StandardCharsets.US_ASCII));
+      } catch (IOException reset) {
+        return Duration.ofNanos(System.nanoTime() - start);
+      }
+      if (closedByServerWithin(socket, Duration.ofMillis(300))) {
+        return Duration.ofNanos(System.nanoTime() - start);
+      }
+    }
+    throw new AssertionError("still open after 12 s of trickling");
+  }
+
+  /**
+   * True once the server has closed {@code socket} (end of stream or reset), false if it is still open after
+   * {@code within}; a response on the way is read past.
+   */
+  private static boolean closedByServerWithin(Socket socket, Duration within) throws IOException {
+    socket.setSoTimeout((int) within.toMillis());
+    try {
+      return socket.getInputStream().read(new byte[4096]) == -1;
+    } catch (SocketTimeoutException stillOpen) {
+      return false;
+    } catch (IOException reset) {
+      return true;
+    }
+  }
+}
