@@ -2,7 +2,9 @@ package io.podsweeper.strategy;
 
 import io.podsweeper.cluster.ClusterView;
 import io.podsweeper.cluster.PodRecord;
+import java.time.Instant;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -18,4 +20,9 @@ public interface PodStrategy {
 
   /** The order in which upstream takes its candidates within one pass (it matters once a limit is reached). */
   Comparator<PodRecord> candidateOrder();
+
+  /** For {@code explain}: one line per rule of the strategy, saying what it makes of the pod; none for a strategy without rules. */
+  default List<String> explainRules(PodRecord pod, ClusterView view, Instant now) {
+    return List.of();
+  }
 }

@@ -1,7 +1,9 @@
 package io.podsweeper.strategy;
 
 import io.podsweeper.cluster.ClusterView;
+import io.podsweeper.cluster.PdbRecord;
 import io.podsweeper.cluster.PodRecord;
+import io.podsweeper.policy.Durations;
 import io.podsweeper.policy.InterPodAntiAffinityArgs;
 import io.podsweeper.policy.LowNodeLoadArgs;
 import io.podsweeper.policy.NodeAffinityArgs;
@@ -16,11 +18,13 @@ import io.podsweeper.policy.StrategyArgs;
 import io.podsweeper.policy.TooManyRestartsArgs;
 import io.podsweeper.policy.TopologySpreadArgs;
 import io.podsweeper.safety.RemovalBudget;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 
 /**
@@ -32,6 +36,14 @@ import java.util.Set;
 public final class PolicyEvaluator {
   /** Upstream skips its cycle below this many Ready nodes in the node set. */
   static final int MIN_NODES = 2;
+
+  /**
+   * How the live service retries an eviction a PodDisruptionBudget refused: after 5 s, doubling up to 5 min (what
+   * engine/RemovalGate waits; RefusalBackoffTest keeps the two the same). Said by {@link #explain}.
+   */
+  public static final Duration REFUSAL_FIRST_BACKOFF = Duration.ofSeconds(5);
+
+  public static final Duration REFUSAL_MAX_BACKOFF = Duration.ofMinutes(5);
 
   private record CompiledProfile(
       Profile profile, Evictor evictor, List<PodStrategy> podStrategies, List<NodeStrategy> deschedule, List<NodeStrategy> balance) {}
@@ -172,6 +184,7 @@ public final class PolicyEvaluator {
         } else {
           lines.add(strategy + ": due at " + v.get().dueAt() + " (rule " + v.get().rule() + ")");
         }
+        s.explainRules(pod, view, now).forEach(line -> lines.add("    " + line));
       }
       int nodeAware = p.deschedule().size() - p.podStrategies().size() + p.balance().size();
       if (nodeAware > 0) {
@@ -181,9 +194,15 @@ public final class PolicyEvaluator {
     }
     Optional<Verdict> verdict = evaluate(pod, view);
     Optional<Decision> inPass = plan(view, now).stream().filter(d -> d.uid().equals(pod.uid())).findFirst();
+    List<PdbRecord> budgets = Action.forPod(pod) == Action.EVICT && (inPass.isPresent() || verdict.isPresent())
+        ? view.pdbs(pod.namespace()).stream().filter(b -> b.selector().matches(pod.labels())).toList() : List.of();
+    budgets.forEach(b -> lines.add(disruptionBudget(b)));
+    Optional<PdbRecord> refusing = budgets.stream().filter(b -> b.disruptionsAllowed().equals(OptionalInt.of(0))).findFirst();
     if (inPass.isPresent()) {
       Decision d = inPass.get();
-      lines.add("verdict: " + d.action().wireName() + " now, by " + d.strategy() + " (rule " + d.rule() + "): " + d.reason());
+      lines.add("verdict: " + d.action().wireName() + " now, by " + d.strategy() + " (rule " + d.rule() + "): " + d.reason()
+          + refusing.map(b -> "; but PodDisruptionBudget " + b.name() + " refuses it now, so it is retried with backoff"
+              + " until the budget allows a disruption").orElse(""));
     } else if (verdict.isPresent() && verdict.get().isDue(now)) {
       lines.add("verdict: due now by " + verdict.get().strategy() + " (rule " + verdict.get().rule()
           + "), but held back by the removal limits of this pass");
@@ -194,6 +213,19 @@ public final class PolicyEvaluator {
       lines.add("verdict: never, as the pod is now");
     }
     return lines;
+  }
+
+  /** Whether a PodDisruptionBudget lets an eviction of a pod it covers through now, by the status it was read with. */
+  private static String disruptionBudget(PdbRecord budget) {
+    String retried = "a refused eviction is retried with backoff " + Durations.format(REFUSAL_FIRST_BACKOFF) + " doubling to "
+        + Durations.format(REFUSAL_MAX_BACKOFF);
+    String covers = "PodDisruptionBudget " + budget.name() + " covers it: ";
+    if (budget.disruptionsAllowed().isEmpty()) {
+      return covers + "its status.disruptionsAllowed was not read; " + retried;
+    }
+    int allowed = budget.disruptionsAllowed().getAsInt();
+    return covers + (allowed > 0 ? "allows " + allowed + " disruption(s) now" : "allows no disruption now")
+        + " (status.disruptionsAllowed " + allowed + "); " + retried;
   }
 
   /** One whole pass at {@code now} with a fresh budget: {@link #pass} with every strategy. */
