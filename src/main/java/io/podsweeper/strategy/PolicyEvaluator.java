@@ -21,6 +21,7 @@ import io.podsweeper.safety.RemovalBudget;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -31,7 +32,8 @@ import java.util.Set;
  * A policy, compiled: every profile's strategies behind its evictor. {@link #evaluate} answers for one pod (what
  * the live service asks on every event and deadline); {@link #plan} runs one whole pass the way upstream does
  * (what {@code plan} prints); {@link #balance} runs only the node-aware strategies (what the live service runs
- * periodically). All use the same strategies and filters.
+ * periodically); {@link #forecast} lists the per-pod deadlines ahead (the forecast endpoint, {@code plan --within}).
+ * All use the same strategies and filters.
  */
 public final class PolicyEvaluator {
   /** Upstream skips its cycle below this many Ready nodes in the node set. */
@@ -226,6 +228,23 @@ public final class PolicyEvaluator {
     int allowed = budget.disruptionsAllowed().getAsInt();
     return covers + (allowed > 0 ? "allows " + allowed + " disruption(s) now" : "allows no disruption now")
         + " (status.disruptionsAllowed " + allowed + "); " + retried;
+  }
+
+  /**
+   * What the pod-by-pod strategies will remove by {@code now + within} if the pods do not change: each pod's earliest
+   * verdict, the deadline the live service sets a timer for; pods already due included. Sorted by when, then by pod.
+   * Node-aware strategies decide per pass on the whole cluster and are left out ({@link Forecast#NOTE}).
+   */
+  public Forecast forecast(ClusterView view, Instant now, Duration within) {
+    Instant until = now.plus(within);
+    List<Decision> removals = new ArrayList<>();
+    for (PodRecord pod : view.pods()) {
+      // The reason as it will read when the pod goes (a due pod's, now).
+      evaluate(pod, view).filter(v -> v.isDue(until))
+          .ifPresent(v -> removals.add(v.decide(pod, v.isDue(now) ? now : v.dueAt())));
+    }
+    removals.sort(Comparator.comparing(Decision::dueAt).thenComparing(Decision::podKey));
+    return new Forecast(now, within, policy.dryRun(), removals);
   }
 
   /** One whole pass at {@code now} with a fresh budget: {@link #pass} with every strategy. */
