@@ -163,6 +163,7 @@ public final class Service implements AutoCloseable {
     });
     this.http = new HttpApi(metrics.registry(), () -> synced && cache.isCurrent(),
         () -> Optional.ofNullable(leadership).flatMap(Leadership::whyNotCampaigning), recent,
+        within -> sweeper.evaluator().forecast(cache, clock.instant(), within),
         new HttpApi.Admin(options.adminToken(), () -> killSwitch.pause("paused through the admin API"), killSwitch::resume));
     metrics.registerScrapeTimeGauge(
         "podsweeper_terminated_pods",
@@ -172,7 +173,7 @@ public final class Service implements AutoCloseable {
 
   public void start() throws Exception {
     httpPort = http.start(options.httpHost(), options.httpPort());
-    LOG.info("HTTP on {}:{} (/metrics, /healthz, /readyz, /api/v1/decisions)", options.httpHost(), httpPort);
+    LOG.info("HTTP on {}:{} (/metrics, /healthz, /readyz, /api/v1/decisions, /api/v1/forecast)", options.httpHost(), httpPort);
     controlMap.ifPresent(m -> m.start(killSwitch::observed, killSwitch::storeDeleted));
     try {
       cache.start(sweeper).get(options.syncTimeoutSeconds(), TimeUnit.SECONDS);

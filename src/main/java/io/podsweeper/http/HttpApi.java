@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.podsweeper.engine.RecentDecisions;
+import io.podsweeper.policy.PolicyException;
+import io.podsweeper.strategy.Forecast;
 import io.prometheus.client.CollectorRegistry;
 import io.prometheus.client.exporter.common.TextFormat;
 import io.vertx.core.Vertx;
@@ -12,19 +14,21 @@ import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import java.io.IOException;
 import java.io.StringWriter;
+import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
  * The service's HTTP endpoints on Vert.x: {@code /metrics} (Prometheus text or OpenMetrics), {@code /healthz} (fails
  * with the reason when the process can no longer do its job, e.g. it stopped campaigning for the lease, so that it is
  * restarted), {@code /readyz} (ready once the informers have synced and while they watch), {@code GET /api/v1/decisions},
- * and with an admin token {@code POST /api/v1/pause} and {@code /resume} (503 with the reason when not done everywhere).
+ * {@code GET /api/v1/forecast}, and with an admin token {@code POST /api/v1/pause} and {@code /resume} (503 with the reason when not done everywhere).
  */
 public final class HttpApi implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -34,6 +38,7 @@ public final class HttpApi implements AutoCloseable {
   private final BooleanSupplier ready;
   private final Supplier<Optional<String>> unhealthy;
   private final RecentDecisions recent;
+  private final Function<Duration, Forecast> forecast;
   private HttpServer server;
 
   /**
@@ -46,13 +51,17 @@ public final class HttpApi implements AutoCloseable {
 
   private final Admin admin;
 
-  /** @param unhealthy empty while healthy, else why not */
+  /**
+   * @param unhealthy empty while healthy, else why not
+   * @param forecast the forecast over the service's cache under the policy in force, for a horizon
+   */
   public HttpApi(CollectorRegistry registry, BooleanSupplier ready, Supplier<Optional<String>> unhealthy, RecentDecisions recent,
-      Admin admin) {
+      Function<Duration, Forecast> forecast, Admin admin) {
     this.registry = registry;
     this.ready = ready;
     this.unhealthy = unhealthy;
     this.recent = recent;
+    this.forecast = forecast;
     this.admin = admin;
   }
 
@@ -63,6 +72,8 @@ public final class HttpApi implements AutoCloseable {
     router.get("/readyz").handler(this::readyz);
     router.get("/metrics").blockingHandler(this::metrics, false);
     router.get("/api/v1/decisions").handler(this::decisions);
+    // Blocking: it evaluates every cached pod.
+    router.get("/api/v1/forecast").blockingHandler(this::forecast, false);
     router.post("/api/v1/pause").handler(ctx -> adminAction(ctx, admin.pause(), "paused"));
     router.post("/api/v1/resume").handler(ctx -> adminAction(ctx, admin.resume(), "resumed"));
     server = vertx.createHttpServer().requestHandler(router).listen(port, host)
@@ -143,6 +154,23 @@ public final class HttpApi implements AutoCloseable {
       o.put("dryRun", e.dryRun());
     }
     ctx.response().putHeader("content-type", "application/json").end(root.toString());
+  }
+
+  /** {@code ?within=} (default 1h, at most 30d): what will be removed by then, and when; only from a current cache. */
+  private void forecast(RoutingContext ctx) {
+    ctx.response().putHeader("content-type", "text/plain");
+    if (!ready.getAsBoolean()) {
+      ctx.response().setStatusCode(503).end("informers not synced or not watching: a forecast now could miss or invent removals");
+      return;
+    }
+    Duration within;
+    try {
+      within = Forecast.within("within", Optional.ofNullable(ctx.request().getParam("within")).orElse("1h"));
+    } catch (PolicyException e) {
+      ctx.response().setStatusCode(400).end(e.getMessage());
+      return;
+    }
+    ctx.response().putHeader("content-type", "application/json").end(forecast.apply(within).writeTo(JSON.createObjectNode()).toString());
   }
 
   private static java.util.function.Predicate<RecentDecisions.Entry> decisionFilter(RoutingContext ctx) {
