@@ -69,7 +69,8 @@ public final class PodLifeTime implements PodStrategy {
     Optional<Verdict> verdict = evaluate(rule, pod, view);
     if (verdict.isPresent()) {
       Verdict v = verdict.get();
-      return v.isDue(now) ? "due since " + v.dueAt() + ": " + v.reason().apply(now) : "due at " + v.dueAt() + ": " + waitingFor(rule, pod, now);
+      return v.isDue(now) ? "due since " + v.dueAt() + ": " + v.reason().apply(now)
+          : "due at " + v.dueAt() + ": " + waitingFor(rule, pod, now);
     }
     Mismatch mismatch = mismatch(rule, pod, view);
     if (mismatch != null) {
@@ -132,13 +133,25 @@ public final class PodLifeTime implements PodStrategy {
    * described for the reason if so.
    */
   private static Optional<String> selects(Rule rule, PodRecord pod, ClusterView view) {
-    if (mismatch(rule, pod, view) != null) {
+    if (scopeMismatch(rule, pod, view) != null) {
       return Optional.empty();
     }
-    String matched = rule.states().isEmpty() ? describe(pod) : matchingState(rule, pod).orElseThrow();
+    String matched;
+    if (rule.states().isEmpty()) {
+      matched = describe(pod);
+    } else {
+      Optional<String> state = matchingState(rule, pod);
+      if (state.isEmpty()) {
+        return Optional.empty();
+      }
+      matched = state.get();
+    }
     if (!rule.exitCodes().isEmpty()) {
-      ContainerStatus exited = exitedWithACode(rule, pod).orElseThrow();
-      matched += ", container " + exited.name() + " exited " + exited.exitCode().getAsInt();
+      Optional<ContainerStatus> exited = exitedWithACode(rule, pod);
+      if (exited.isEmpty()) {
+        return Optional.empty();
+      }
+      matched += ", container " + exited.get().name() + " exited " + exited.get().exitCode().getAsInt();
     }
     return Optional.of(matched);
   }
@@ -198,8 +211,26 @@ public final class PodLifeTime implements PodStrategy {
     abstract String describe(Rule rule, PodRecord pod, ClusterView view);
   }
 
-  /** The first criterion the pod fails, or null when the rule selects it. No allocation: runs per rule and pod of a pass. */
+  /** The first criterion the pod fails, in the order {@link #selects} checks them, or null when the rule selects it. */
   private static Mismatch mismatch(Rule rule, PodRecord pod, ClusterView view) {
+    Mismatch scope = scopeMismatch(rule, pod, view);
+    if (scope != null) {
+      return scope;
+    }
+    if (!rule.states().isEmpty() && matchingState(rule, pod).isEmpty()) {
+      return Mismatch.STATES;
+    }
+    if (!rule.exitCodes().isEmpty() && exitedWithACode(rule, pod).isEmpty()) {
+      return Mismatch.EXIT_CODES;
+    }
+    return null;
+  }
+
+  /**
+   * The first criterion of scope (and the finished pods' opt-in) the pod fails, or null. No allocation: it runs for
+   * every rule and pod of a pass, and most pods fail here.
+   */
+  private static Mismatch scopeMismatch(Rule rule, PodRecord pod, ClusterView view) {
     if (!rule.namespaces().matches(pod.namespace())) {
       return Mismatch.NAMESPACES;
     }
@@ -214,12 +245,6 @@ public final class PodLifeTime implements PodStrategy {
     }
     if (pod.terminated() && !rule.optsInToTerminated()) {
       return Mismatch.FINISHED;
-    }
-    if (!rule.states().isEmpty() && matchingState(rule, pod).isEmpty()) {
-      return Mismatch.STATES;
-    }
-    if (!rule.exitCodes().isEmpty() && exitedWithACode(rule, pod).isEmpty()) {
-      return Mismatch.EXIT_CODES;
     }
     return null;
   }
