@@ -6,8 +6,6 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.policy.v1beta1.PodDisruptionBudget;
-import io.fabric8.kubernetes.api.model.policy.v1beta1.PodDisruptionBudgetBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.podsweeper.testing.ApiServerExtension;
 import io.podsweeper.testing.RunningService;
@@ -41,7 +39,7 @@ class SweeperIT {
     TestPods.setStatus(client, crashing, "Running", null, List.of(TestPods.waiting("CrashLoopBackOff", 7)));
     Pod guarded = TestPods.create(client, web, "guarded", "node-a", Map.of("app", "guarded"));
     TestPods.setStatus(client, guarded, "Running", null, List.of(TestPods.waiting("CrashLoopBackOff", 7)));
-    forbidDisruption(client, web, "guarded");
+    TestPods.forbidDisruption(client, web, "guarded");
 
     String policy = """
         apiVersion: podsweeper.io/v1alpha1
@@ -204,18 +202,6 @@ class SweeperIT {
   private static Pod finished(KubernetesClient client, String ns, String name, String phase, String reason, Instant finishedAt) {
     Pod pod = TestPods.create(client, ns, name, "node-a", Map.of());
     return TestPods.setStatus(client, pod, phase, null, List.of(TestPods.terminated(reason, "Succeeded".equals(phase) ? 0 : 1, finishedAt)));
-  }
-
-  /** A PDB that allows no disruption, with the status the disruption controller would write (none runs here). */
-  private static void forbidDisruption(KubernetesClient client, String ns, String app) {
-    PodDisruptionBudget pdb = client.policy().v1beta1().podDisruptionBudget().inNamespace(ns).resource(
-        new PodDisruptionBudgetBuilder().withNewMetadata().withName(app).endMetadata()
-            .withNewSpec().withNewMinAvailable(1).withNewSelector().addToMatchLabels("app", app).endSelector().endSpec()
-            .build()).create();
-    pdb.setStatus(new io.fabric8.kubernetes.api.model.policy.v1beta1.PodDisruptionBudgetStatusBuilder()
-        .withObservedGeneration(pdb.getMetadata().getGeneration()).withDisruptionsAllowed(0)
-        .withCurrentHealthy(0).withDesiredHealthy(1).withExpectedPods(1).build());
-    client.policy().v1beta1().podDisruptionBudget().inNamespace(ns).resource(pdb).updateStatus();
   }
 
   private static boolean exists(KubernetesClient client, Pod pod) {
