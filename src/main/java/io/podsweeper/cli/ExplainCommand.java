@@ -1,12 +1,6 @@
 package io.podsweeper.cli;
 
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.podsweeper.cluster.ClusterSnapshot;
 import io.podsweeper.cluster.PodRecord;
-import io.podsweeper.kube.SnapshotReader;
-import io.podsweeper.policy.LowNodeLoadArgs;
-import io.podsweeper.policy.Policy;
 import io.podsweeper.policy.PolicyException;
 import io.podsweeper.policy.PolicyLoader;
 import io.podsweeper.strategy.PolicyEvaluator;
@@ -33,10 +27,7 @@ final class ExplainCommand implements Callable<Integer> {
   @Option(names = "--policy", required = true, description = "Policy file (YAML or JSON).")
   Path policyFile;
 
-  @Option(names = "--snapshot", description = "Read the cluster from this snapshot file instead of a live cluster.")
-  Path snapshotFile;
-
-  @Mixin ClusterOptions cluster;
+  @Mixin ClusterInput cluster;
 
   @Option(names = "--now", description = "Evaluate as of this instant (RFC 3339); default: now.")
   String now;
@@ -48,24 +39,19 @@ final class ExplainCommand implements Callable<Integer> {
     if (slash <= 0 || slash == pod.length() - 1) {
       throw new PolicyException("NAMESPACE/POD", "expected namespace/name, got \"" + pod + "\"");
     }
-    Policy policy = PolicyLoader.load(policyFile);
-    PolicyEvaluator evaluator = new PolicyEvaluator(policy);
-    // Measured usage only for a policy that reads it: as in run, no other policy asks for (or needs the right to) it.
-    boolean measuredUsage = policy.profiles().stream().flatMap(p -> p.balance().stream()).anyMatch(LowNodeLoadArgs.class::isInstance);
-    ClusterSnapshot snapshot = snapshotFile != null ? SnapshotReader.read(snapshotFile) : live(measuredUsage);
-    PodRecord record = snapshot.pods().stream().filter(p -> p.key().equals(pod)).findFirst()
-        .orElseThrow(() -> new PolicyException(pod, "no such pod in " + (snapshotFile != null ? snapshotFile : "the cluster")));
+    ClusterInput.Read input = cluster.read(PolicyLoader.load(policyFile));
+    PodRecord record = input.snapshot().pods().stream().filter(p -> p.key().equals(pod)).findFirst()
+        .orElseThrow(() -> new PolicyException(pod, "no such pod in " + input.source()));
     PrintWriter out = spec.commandLine().getOut();
     out.println("pod " + record.key() + " (uid " + record.uid() + ", " + record.phase()
         + (record.scheduled() ? " on " + record.nodeName() : ", no node") + ") at " + at);
-    evaluator.explain(record, snapshot, at).forEach(out::println);
+    // An accepted PodCleanupPolicy is a profile below; a rejected one of the pod's namespace would otherwise go unmentioned.
+    input.namespacedPolicies().stream()
+        .filter(v -> v.source().namespace().equals(record.namespace()) && !v.outcome().accepted())
+        .forEach(v -> out.println("PodCleanupPolicy " + v.source().namespace() + "/" + v.source().name() + ": rejected ("
+            + v.outcome().reason() + "), not in force: " + v.outcome().message()));
+    new PolicyEvaluator(input.policy()).explain(record, input.snapshot(), at).forEach(out::println);
     out.flush();
     return 0;
-  }
-
-  private ClusterSnapshot live(boolean measuredUsage) {
-    try (KubernetesClient client = new KubernetesClientBuilder().withConfig(cluster.config()).build()) {
-      return SnapshotReader.fromCluster(client, measuredUsage);
-    }
   }
 }

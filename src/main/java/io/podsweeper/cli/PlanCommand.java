@@ -5,28 +5,33 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.podsweeper.cluster.ClusterSnapshot;
-import io.podsweeper.kube.SnapshotReader;
+import io.podsweeper.policy.Durations;
 import io.podsweeper.policy.Policy;
 import io.podsweeper.policy.PolicyException;
 import io.podsweeper.policy.PolicyLoader;
 import io.podsweeper.safety.RemovalBudget;
 import io.podsweeper.strategy.Decision;
+import io.podsweeper.strategy.Forecast;
 import io.podsweeper.strategy.PassResult;
 import io.podsweeper.strategy.PolicyEvaluator;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 @Command(
     name = "plan",
-    description = "Evaluate a policy once against a cluster snapshot file and print the decisions; touches no cluster.")
+    description = "Evaluate a policy once against a snapshot file or the live cluster (read only) and print the decisions;"
+        + " with --within, also what will be removed by then, and when.")
 final class PlanCommand implements Callable<Integer> {
   enum Output {
     table,
@@ -38,14 +43,16 @@ final class PlanCommand implements Callable<Integer> {
   @Option(names = "--policy", required = true, description = "Policy file (YAML or JSON).")
   Path policyFile;
 
-  @Option(
-      names = "--snapshot",
-      required = true,
-      description = "What `kubectl get pods,nodes,namespaces,pdb,pvc -A -o yaml` prints (YAML or JSON).")
-  Path snapshotFile;
+  @Mixin ClusterInput cluster;
 
   @Option(names = "--now", description = "Evaluate as of this instant (RFC 3339, e.g. 2026-01-01T00:00:00Z); default: now.")
   String now;
+
+  @Option(
+      names = "--within",
+      paramLabel = "DURATION",
+      description = "Also forecast the removals due by now + DURATION (such as 90m, 6h or 7d; at most 30d).")
+  String within;
 
   @Option(names = "--output", defaultValue = "table", description = "table or json (default: ${DEFAULT-VALUE}).")
   Output output;
@@ -53,19 +60,28 @@ final class PlanCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     Instant at = instant(now);
-    Policy policy = PolicyLoader.load(policyFile);
-    ClusterSnapshot snapshot = SnapshotReader.read(snapshotFile);
-    PassResult result = new PolicyEvaluator(policy).pass(snapshot, at, new RemovalBudget(policy.limits()), true);
+    Optional<Duration> horizon = Optional.ofNullable(within).map(w -> Forecast.within("--within", w));
+    ClusterInput.Read input = cluster.read(PolicyLoader.load(policyFile));
+    Policy policy = input.policy();
+    ClusterSnapshot snapshot = input.snapshot();
+    PolicyEvaluator evaluator = new PolicyEvaluator(policy);
+    PassResult result = evaluator.pass(snapshot, at, new RemovalBudget(policy.limits()), true);
+    Optional<Forecast> forecast = horizon.map(h -> evaluator.forecast(snapshot, at, h));
     List<Decision> decisions = result.decisions();
     PrintWriter out = spec.commandLine().getOut();
     if (output == Output.json) {
-      out.println(json(result, at, policy));
+      out.println(json(result, forecast, at, policy));
     } else {
       out.print(DecisionTable.render(decisions));
       result.skipped().ifPresent(s -> out.println("node-aware strategies skipped: " + s));
       result.notes().forEach(n -> out.println("note: " + n));
       out.printf("%d decision(s) for %d pod(s) at %s%s%n", decisions.size(), snapshot.pods().size(), at,
           policy.dryRun() ? " (policy is dry-run)" : "");
+      forecast.ifPresent(f -> {
+        out.printf("%nforecast: %d removal(s) due by %s (within %s)%n", f.removals().size(), f.until(), Durations.format(f.within()));
+        out.print(DecisionTable.renderWithDueAt(f.removals()));
+        out.println("note: " + Forecast.NOTE);
+      });
     }
     out.flush();
     return 0;
@@ -83,7 +99,7 @@ final class PlanCommand implements Callable<Integer> {
     }
   }
 
-  private static String json(PassResult result, Instant at, Policy policy) {
+  private static String json(PassResult result, Optional<Forecast> forecast, Instant at, Policy policy) {
     ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
     ObjectNode root = mapper.createObjectNode();
     root.put("now", at.toString());
@@ -95,6 +111,7 @@ final class PlanCommand implements Callable<Integer> {
     for (Decision d : result.decisions()) {
       d.writeTo(array.addObject());
     }
+    forecast.ifPresent(f -> f.writeTo(root.putObject("forecast")));
     try {
       return mapper.writeValueAsString(root);
     } catch (com.fasterxml.jackson.core.JsonProcessingException e) {

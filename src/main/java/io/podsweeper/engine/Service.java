@@ -176,6 +176,7 @@ public final class Service implements AutoCloseable {
     });
     this.http = new HttpApi(metrics, () -> synced && policyProblem == null && cache.isCurrent(),
         () -> Optional.ofNullable(leadership).flatMap(Leadership::whyNotCampaigning), recent, this::replicaRole,
+        within -> sweeper.evaluator().forecast(cache, clock.instant(), within),
         new HttpApi.Admin(options.adminToken(), options.publicDecisions(), () -> killSwitch.pause("paused through the admin API"),
             killSwitch::resume),
         ConnectionGuard.Limits.DEFAULT);
@@ -198,7 +199,7 @@ public final class Service implements AutoCloseable {
 
   public void start() throws Exception {
     httpPort = http.start(options.httpHost(), options.httpPort());
-    LOG.info("HTTP on {}:{} (/metrics, /healthz, /readyz, /api/v1/decisions)", options.httpHost(), httpPort);
+    LOG.info("HTTP on {}:{} (/metrics, /healthz, /readyz, /api/v1/decisions, /api/v1/forecast)", options.httpHost(), httpPort);
     controlMap.ifPresent(m -> m.start(killSwitch::observed, killSwitch::storeDeleted));
     try {
       cache.start(sweeper).get(options.syncTimeoutSeconds(), TimeUnit.SECONDS);

@@ -316,6 +316,11 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
     gate.admit(pod, candidate);
   }
 
+  /** The policy in force, compiled: what the last {@link #reload} (or the constructor) got. */
+  public PolicyEvaluator evaluator() {
+    return rules.evaluator();
+  }
+
   public int pendingDeadlines() {
     return deadlines.size();
   }

@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.podsweeper.engine.RecentDecisions;
 import io.podsweeper.metrics.Metrics;
+import io.podsweeper.policy.PolicyException;
+import io.podsweeper.strategy.Forecast;
 import io.prometheus.client.exporter.common.TextFormat;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
@@ -12,19 +14,21 @@ import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import java.io.IOException;
 import java.io.StringWriter;
+import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
  * The service's HTTP endpoints on Vert.x: {@code /metrics} (Prometheus text or OpenMetrics), {@code /healthz} (fails
  * with the reason when the process can no longer do its job, e.g. it stopped campaigning for the lease, so that it is
  * restarted), {@code /readyz} (ready once the informers have synced and while they watch), {@code GET /api/v1/decisions}
- * (with the admin token, or public by choice: it names pods, UIDs, owners and nodes), and with an admin token
+ * and {@code GET /api/v1/forecast} (with the admin token, or public by choice: they name pods, UIDs, owners and nodes), and with an admin token
  * {@code POST /api/v1/pause} and {@code /resume} (503 with the reason when not done everywhere). {@link ConnectionGuard}
  * bounds the connections.
  */
@@ -38,6 +42,7 @@ public final class HttpApi implements AutoCloseable {
   private final RecentDecisions recent;
   private final Supplier<Optional<ReplicaRole>> role;
   private final ConnectionGuard.Limits limits;
+  private final Function<Duration, Forecast> forecast;
   private HttpServer server;
 
   /**
@@ -61,14 +66,16 @@ public final class HttpApi implements AutoCloseable {
   /**
    * @param unhealthy empty while healthy, else why not
    * @param role empty without leader election (this replica always decides); may ask the API server
+   * @param forecast the forecast over the service's cache under the policy in force, for a horizon
    */
   public HttpApi(Metrics metrics, BooleanSupplier ready, Supplier<Optional<String>> unhealthy, RecentDecisions recent,
-      Supplier<Optional<ReplicaRole>> role, Admin admin, ConnectionGuard.Limits limits) {
+      Supplier<Optional<ReplicaRole>> role, Function<Duration, Forecast> forecast, Admin admin, ConnectionGuard.Limits limits) {
     this.metrics = metrics;
     this.ready = ready;
     this.unhealthy = unhealthy;
     this.recent = recent;
     this.role = role;
+    this.forecast = forecast;
     this.admin = admin;
     this.limits = limits;
   }
@@ -80,6 +87,8 @@ public final class HttpApi implements AutoCloseable {
     router.get("/readyz").handler(this::readyz);
     router.get("/metrics").blockingHandler(this::metrics, false);
     router.get("/api/v1/decisions").handler(this::requireReader).blockingHandler(this::decisions, false);
+    // Blocking: it evaluates every cached pod.
+    router.get("/api/v1/forecast").handler(this::requireReader).blockingHandler(this::forecast, false);
     router.post("/api/v1/pause").handler(this::requireAdmin).handler(ctx -> adminAction(ctx, admin.pause(), "paused"));
     router.post("/api/v1/resume").handler(this::requireAdmin).handler(ctx -> adminAction(ctx, admin.resume(), "resumed"));
     ConnectionGuard guard = new ConnectionGuard(vertx, limits, metrics.httpConnectionsOpen, metrics.httpConnectionsRejected);
@@ -186,6 +195,23 @@ public final class HttpApi implements AutoCloseable {
       o.put("dryRun", e.dryRun());
     }
     ctx.response().putHeader("content-type", "application/json").end(root.toString());
+  }
+
+  /** {@code ?within=} (default 1h, at most 30d): what will be removed by then, and when; only from a current cache. */
+  private void forecast(RoutingContext ctx) {
+    ctx.response().putHeader("content-type", "text/plain");
+    if (!ready.getAsBoolean()) {
+      ctx.response().setStatusCode(503).end("informers not synced or not watching: a forecast now could miss or invent removals");
+      return;
+    }
+    Duration within;
+    try {
+      within = Forecast.within("within", Optional.ofNullable(ctx.request().getParam("within")).orElse("1h"));
+    } catch (PolicyException e) {
+      ctx.response().setStatusCode(400).end(e.getMessage());
+      return;
+    }
+    ctx.response().putHeader("content-type", "application/json").end(forecast.apply(within).writeTo(JSON.createObjectNode()).toString());
   }
 
   private static java.util.function.Predicate<RecentDecisions.Entry> decisionFilter(RoutingContext ctx) {

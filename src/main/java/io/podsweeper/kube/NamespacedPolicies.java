@@ -104,7 +104,7 @@ public final class NamespacedPolicies implements AutoCloseable {
 
   /** True once both informers have listed; {@code tellWhyNot} logs why not (only the first attempt, not every retry). */
   private boolean startInformers(long syncTimeoutSeconds, boolean tellWhyNot) {
-    if (!served()) {
+    if (!served(client)) {
       if (tellWhyNot) {
         LOG.warn("the API server does not serve {} PodCleanupPolicy/ClusterPodCleanupPolicy (CRDs in manifests/crds/ not installed);"
             + " only the file policy applies until they are", GROUP_VERSION);
@@ -160,7 +160,39 @@ public final class NamespacedPolicies implements AutoCloseable {
   /** How often removal counts are written to the policies' status (one patch per policy that removed anything). */
   static final long REMOVALS_EVERY_SECONDS = 2;
 
-  private boolean served() {
+  /**
+   * The PodCleanupPolicies as they are now, judged as the service judges them, read once and written nowhere (what
+   * {@code plan} and {@code explain} compose with the file policy on a live cluster); none when the CRDs are not served.
+   */
+  public static List<Verdict> judgeOnce(KubernetesClient client) {
+    if (!served(client)) {
+      return List.of();
+    }
+    ClusterRails rails = rails(
+        Optional.ofNullable(client.genericKubernetesResources(CLUSTER).withName(CleanupPolicies.CLUSTER_POLICY_NAME).get()));
+    return judge(oldestFirst(client.genericKubernetesResources(NAMESPACED).inAnyNamespace().list().getItems()), rails);
+  }
+
+  /** The guard rails ClusterPodCleanupPolicy {@value CleanupPolicies#CLUSTER_POLICY_NAME} sets, if it exists. */
+  private static ClusterRails rails(Optional<GenericKubernetesResource> clusterPolicy) {
+    return CleanupPolicies.clusterRails(clusterPolicy.map(NamespacedPolicies::spec));
+  }
+
+  /** Oldest first: past a namespace's maxPoliciesPerNamespace, the newest are the ones rejected. */
+  private static List<GenericKubernetesResource> oldestFirst(List<GenericKubernetesResource> policies) {
+    return policies.stream()
+        .sorted(Comparator.comparing((GenericKubernetesResource p) -> Instant.parse(p.getMetadata().getCreationTimestamp()))
+            .thenComparing(p -> p.getMetadata().getNamespace()).thenComparing(p -> p.getMetadata().getName()))
+        .toList();
+  }
+
+  /** The verdicts on {@code oldestFirst}, in the same order. */
+  private static List<Verdict> judge(List<GenericKubernetesResource> oldestFirst, ClusterRails rails) {
+    return CleanupPolicies.judgeAll(oldestFirst.stream()
+        .map(p -> new CleanupPolicies.Source(p.getMetadata().getNamespace(), p.getMetadata().getName(), spec(p))).toList(), rails);
+  }
+
+  private static boolean served(KubernetesClient client) {
     try {
       // null: the group version is not served at all (no CRD installed)
       APIResourceList served = client.getApiResources(GROUP_VERSION);
@@ -189,20 +221,14 @@ public final class NamespacedPolicies implements AutoCloseable {
     try {
       List<Verdict> verdicts = new ArrayList<>();
       if (namespaced != null) {
-        Optional<GenericKubernetesResource> defaultPolicy = Optional.ofNullable(cluster.getStore().getByKey(CleanupPolicies.CLUSTER_POLICY_NAME));
-        ClusterRails rails = CleanupPolicies.clusterRails(defaultPolicy.map(NamespacedPolicies::spec));
+        ClusterRails rails = rails(Optional.ofNullable(cluster.getStore().getByKey(CleanupPolicies.CLUSTER_POLICY_NAME)));
         for (GenericKubernetesResource c : cluster.getStore().list()) {
           writeStatus(client.genericKubernetesResources(CLUSTER).withName(c.getMetadata().getName()), c,
               c.getMetadata().getName().equals(CleanupPolicies.CLUSTER_POLICY_NAME) ? rails.outcome()
                   : new Outcome(false, "Ignored", "only ClusterPodCleanupPolicy \"" + CleanupPolicies.CLUSTER_POLICY_NAME + "\" is read"));
         }
-        // Oldest first: past a namespace's maxPoliciesPerNamespace, the newest are the ones rejected.
-        List<GenericKubernetesResource> oldestFirst = namespaced.getStore().list().stream()
-            .sorted(Comparator.comparing((GenericKubernetesResource p) -> Instant.parse(p.getMetadata().getCreationTimestamp()))
-                .thenComparing(p -> p.getMetadata().getNamespace()).thenComparing(p -> p.getMetadata().getName()))
-            .toList();
-        List<Verdict> judged = CleanupPolicies.judgeAll(oldestFirst.stream()
-            .map(p -> new CleanupPolicies.Source(p.getMetadata().getNamespace(), p.getMetadata().getName(), spec(p))).toList(), rails);
+        List<GenericKubernetesResource> oldestFirst = oldestFirst(namespaced.getStore().list());
+        List<Verdict> judged = judge(oldestFirst, rails);
         for (int i = 0; i < oldestFirst.size(); i++) {
           GenericKubernetesResource p = oldestFirst.get(i);
           writeStatus(client.genericKubernetesResources(NAMESPACED).inNamespace(p.getMetadata().getNamespace())

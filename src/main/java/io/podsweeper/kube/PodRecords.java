@@ -221,6 +221,23 @@ public final class PodRecords {
     return new PdbRecord(namespace, name, labelSelector(selector));
   }
 
+  /** A policy/v1 PDB with its {@code status.disruptionsAllowed}, as read at one moment (snapshots, explain). */
+  public static PdbRecord pdb(io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget pdb) {
+    return withStatus(pdb(pdb.getMetadata().getNamespace(), pdb.getMetadata().getName(), pdb.getSpec() != null ? pdb.getSpec().getSelector() : null),
+        pdb.getStatus() != null ? pdb.getStatus().getDisruptionsAllowed() : null);
+  }
+
+  /** A policy/v1beta1 PDB (Kubernetes before 1.21) with its {@code status.disruptionsAllowed}. */
+  public static PdbRecord pdb(io.fabric8.kubernetes.api.model.policy.v1beta1.PodDisruptionBudget pdb) {
+    return withStatus(pdb(pdb.getMetadata().getNamespace(), pdb.getMetadata().getName(), pdb.getSpec() != null ? pdb.getSpec().getSelector() : null),
+        pdb.getStatus() != null ? pdb.getStatus().getDisruptionsAllowed() : null);
+  }
+
+  private static PdbRecord withStatus(PdbRecord pdb, Integer disruptionsAllowed) {
+    return new PdbRecord(pdb.namespace(), pdb.name(), pdb.selector(),
+        disruptionsAllowed == null ? OptionalInt.empty() : OptionalInt.of(disruptionsAllowed));
+  }
+
   public static PvcRecord pvc(PersistentVolumeClaim pvc) {
     String storageClass = pvc.getSpec() != null && pvc.getSpec().getStorageClassName() != null ? pvc.getSpec().getStorageClassName() : "";
     return new PvcRecord(pvc.getMetadata().getNamespace(), pvc.getMetadata().getName(), storageClass);

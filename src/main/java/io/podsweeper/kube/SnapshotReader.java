@@ -49,11 +49,9 @@ public final class SnapshotReader {
   public static ClusterSnapshot fromCluster(io.fabric8.kubernetes.client.KubernetesClient client, boolean withNodeUsage) {
     List<PdbRecord> pdbs = new ArrayList<>();
     if (client.supports(io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget.class)) {
-      client.policy().v1().podDisruptionBudget().inAnyNamespace().list().getItems().forEach(p -> pdbs.add(PodRecords.pdb(
-          p.getMetadata().getNamespace(), p.getMetadata().getName(), p.getSpec() != null ? p.getSpec().getSelector() : null)));
+      client.policy().v1().podDisruptionBudget().inAnyNamespace().list().getItems().forEach(p -> pdbs.add(PodRecords.pdb(p)));
     } else {
-      client.policy().v1beta1().podDisruptionBudget().inAnyNamespace().list().getItems().forEach(p -> pdbs.add(PodRecords.pdb(
-          p.getMetadata().getNamespace(), p.getMetadata().getName(), p.getSpec() != null ? p.getSpec().getSelector() : null)));
+      client.policy().v1beta1().podDisruptionBudget().inAnyNamespace().list().getItems().forEach(p -> pdbs.add(PodRecords.pdb(p)));
     }
     java.util.Map<String, Integer> priorityClasses = new java.util.HashMap<>();
     client.scheduling().v1().priorityClasses().list().getItems().forEach(pc -> priorityClasses.put(pc.getMetadata().getName(), pc.getValue()));
@@ -134,13 +132,11 @@ public final class SnapshotReader {
         }
         case "PodDisruptionBudget" -> {
           if (item.path("apiVersion").asText().equals("policy/v1beta1")) {
-            var pdb = Serialization.jsonMapper().convertValue(item, io.fabric8.kubernetes.api.model.policy.v1beta1.PodDisruptionBudget.class);
-            other.pdbs().add(PodRecords.pdb(pdb.getMetadata().getNamespace(), pdb.getMetadata().getName(),
-                pdb.getSpec() != null ? pdb.getSpec().getSelector() : null));
+            other.pdbs().add(PodRecords.pdb(
+                Serialization.jsonMapper().convertValue(item, io.fabric8.kubernetes.api.model.policy.v1beta1.PodDisruptionBudget.class)));
           } else {
-            var pdb = Serialization.jsonMapper().convertValue(item, io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget.class);
-            other.pdbs().add(PodRecords.pdb(pdb.getMetadata().getNamespace(), pdb.getMetadata().getName(),
-                pdb.getSpec() != null ? pdb.getSpec().getSelector() : null));
+            other.pdbs().add(PodRecords.pdb(
+                Serialization.jsonMapper().convertValue(item, io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget.class)));
           }
         }
         case "PersistentVolumeClaim" ->

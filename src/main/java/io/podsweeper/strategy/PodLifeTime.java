@@ -7,13 +7,17 @@ import io.podsweeper.cluster.PodCondition;
 import io.podsweeper.cluster.PodRecord;
 import io.podsweeper.policy.ConditionFilter;
 import io.podsweeper.policy.Durations;
+import io.podsweeper.policy.NamespaceFilter;
 import io.podsweeper.policy.PodState;
 import io.podsweeper.policy.Rule;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * PodLifeTime over a list of rules: for one pod, the earliest moment a rule wants it gone. A rule never wants a pod
@@ -54,6 +58,47 @@ public final class PodLifeTime implements PodStrategy {
     return Optional.ofNullable(best);
   }
 
+  /**
+   * One line per rule: when it wants the pod gone and, while not yet, what it waits for; or why it does not want the
+   * pod at all (the first of its criteria the pod fails, in the order {@link #evaluate} checks them).
+   */
+  @Override
+  public List<String> explainRules(PodRecord pod, ClusterView view, Instant now) {
+    return rules.stream().map(rule -> "rule " + rule.name() + ": " + explain(rule, pod, view, now)).toList();
+  }
+
+  private static String explain(Rule rule, PodRecord pod, ClusterView view, Instant now) {
+    Optional<Verdict> verdict = evaluate(rule, pod, view);
+    if (verdict.isPresent()) {
+      Verdict v = verdict.get();
+      return v.isDue(now) ? "due since " + v.dueAt() + ": " + v.reason().apply(now)
+          : "due at " + v.dueAt() + ": " + waitingFor(rule, pod, now);
+    }
+    Mismatch mismatch = mismatch(rule, pod, view);
+    if (mismatch != null) {
+      return mismatch.describe(rule, pod, view);
+    }
+    if (rule.retention().isPresent()) {
+      Rank rank = rank(rule, rule.retention().get(), pod, view);
+      if (rank.kept()) {
+        return "kept: " + rank;
+      }
+    }
+    return "no condition of the pod matches the rule's conditions";
+  }
+
+  /** The rule's clocks that have not run out at {@code now}, for a pod the rule selects but does not want yet. */
+  private static String waitingFor(Rule rule, PodRecord pod, Instant now) {
+    List<String> waiting = new ArrayList<>();
+    rule.maxAge().filter(age -> !now.isAfter(pod.creationTimestamp().plus(age)))
+        .ifPresent(age -> waiting.add("age " + ago(pod.creationTimestamp(), now) + " is under maxAge " + Durations.format(age)));
+    rule.maxAgeAfterFinish().filter(age -> !now.isAfter(pod.finishedAt().plus(age)))
+        .ifPresent(age -> waiting.add("finished " + ago(pod.finishedAt(), now) + " ago, under maxAgeAfterFinish " + Durations.format(age)));
+    conditionsDue(rule.conditions(), pod).filter(due -> !now.isAfter(due))
+        .ifPresent(due -> waiting.add("its condition has held for less than minTimeSinceLastTransition"));
+    return waiting.isEmpty() ? "the pod was created at " + pod.creationTimestamp() + ", not before " + now : String.join("; ", waiting);
+  }
+
   private static Optional<Verdict> evaluate(Rule rule, PodRecord pod, ClusterView view) {
     Optional<String> selected = selects(rule, pod, view);
     if (selected.isEmpty() || RuleProtections.keeps(rule, pod)) {
@@ -61,11 +106,11 @@ public final class PodLifeTime implements PodStrategy {
     }
     String matched = selected.get();
     if (rule.retention().isPresent()) {
-      Optional<String> beyond = beyondRetention(rule, rule.retention().get(), pod, view);
-      if (beyond.isEmpty()) {
+      Rank rank = rank(rule, rule.retention().get(), pod, view);
+      if (rank.kept()) {
         return Optional.empty();
       }
-      matched += ", " + beyond.get();
+      matched += ", " + rank;
     }
     Instant due = pod.creationTimestamp();
     if (!rule.conditions().isEmpty()) {
@@ -104,13 +149,7 @@ public final class PodLifeTime implements PodStrategy {
    * described for the reason if so.
    */
   private static Optional<String> selects(Rule rule, PodRecord pod, ClusterView view) {
-    if (!rule.namespaces().matches(pod.namespace())
-        || !rule.namespaceSelector().matches(view.namespace(pod.namespace()).labels())
-        || !rule.podSelector().matches(pod.labels())
-        || !ownerKindsMatch(rule, pod)) {
-      return Optional.empty();
-    }
-    if (pod.terminated() && !rule.optsInToTerminated()) {
+    if (scopeMismatch(rule, pod, view) != null) {
       return Optional.empty();
     }
     String matched;
@@ -124,9 +163,7 @@ public final class PodLifeTime implements PodStrategy {
       matched = state.get();
     }
     if (!rule.exitCodes().isEmpty()) {
-      Optional<ContainerStatus> exited = Containers.of(pod, rule.includingInitContainers(), false)
-          .filter(c -> c.exitCode().isPresent() && rule.exitCodes().contains(c.exitCode().getAsInt()))
-          .findFirst();
+      Optional<ContainerStatus> exited = exitedWithACode(rule, pod);
       if (exited.isEmpty()) {
         return Optional.empty();
       }
@@ -135,24 +172,130 @@ public final class PodLifeTime implements PodStrategy {
     return Optional.of(matched);
   }
 
-  /** Empty while the pod is among the newest {@code keep} of its group that the rule selects; else its rank. */
-  private static Optional<String> beyondRetention(Rule rule, Rule.Retention retention, PodRecord pod, ClusterView view) {
+  /**
+   * The rule's criteria of what a pod is (regardless of time), in the order they are checked; each says how the pod
+   * fails it, for {@code explain}.
+   */
+  private enum Mismatch {
+    NAMESPACES {
+      @Override
+      String describe(Rule rule, PodRecord pod, ClusterView view) {
+        NamespaceFilter includeOnly = new NamespaceFilter(rule.namespaces().include(), List.of());
+        return "namespace " + pod.namespace() + (includeOnly.matches(pod.namespace())
+            ? " is in exclude " + rule.namespaces().exclude() : " is not in include " + rule.namespaces().include());
+      }
+    },
+    NAMESPACE_SELECTOR {
+      @Override
+      String describe(Rule rule, PodRecord pod, ClusterView view) {
+        return "namespace " + pod.namespace() + "'s labels " + new TreeMap<>(view.namespace(pod.namespace()).labels())
+            + " do not match namespaceSelector " + rule.namespaceSelector().text();
+      }
+    },
+    POD_SELECTOR {
+      @Override
+      String describe(Rule rule, PodRecord pod, ClusterView view) {
+        return "pod labels " + new TreeMap<>(pod.labels()) + " do not match podSelector " + rule.podSelector().text();
+      }
+    },
+    OWNER_KINDS {
+      @Override
+      String describe(Rule rule, PodRecord pod, ClusterView view) {
+        return "owner kinds " + pod.owners().stream().map(OwnerRef::kind).toList() + " do not pass ownerKinds include "
+            + new TreeSet<>(rule.ownerKindsInclude()) + ", exclude " + new TreeSet<>(rule.ownerKindsExclude());
+      }
+    },
+    FINISHED {
+      @Override
+      String describe(Rule rule, PodRecord pod, ClusterView view) {
+        return "the pod has finished (" + pod.phase() + ") and the rule names no state only finished pods have (the opt-in they need)";
+      }
+    },
+    STATES {
+      @Override
+      String describe(Rule rule, PodRecord pod, ClusterView view) {
+        return "state " + state(pod) + " is not one of " + rule.states().stream().map(PodState::wireName).toList();
+      }
+    },
+    EXIT_CODES {
+      @Override
+      String describe(Rule rule, PodRecord pod, ClusterView view) {
+        return "no container exited with one of " + new TreeSet<>(rule.exitCodes());
+      }
+    };
+
+    abstract String describe(Rule rule, PodRecord pod, ClusterView view);
+  }
+
+  /** The first criterion the pod fails, in the order {@link #selects} checks them, or null when the rule selects it. */
+  private static Mismatch mismatch(Rule rule, PodRecord pod, ClusterView view) {
+    Mismatch scope = scopeMismatch(rule, pod, view);
+    if (scope != null) {
+      return scope;
+    }
+    if (!rule.states().isEmpty() && matchingState(rule, pod).isEmpty()) {
+      return Mismatch.STATES;
+    }
+    if (!rule.exitCodes().isEmpty() && exitedWithACode(rule, pod).isEmpty()) {
+      return Mismatch.EXIT_CODES;
+    }
+    return null;
+  }
+
+  /**
+   * The first criterion of scope (and the finished pods' opt-in) the pod fails, or null. No allocation: it runs for
+   * every rule and pod of a pass, and most pods fail here.
+   */
+  private static Mismatch scopeMismatch(Rule rule, PodRecord pod, ClusterView view) {
+    if (!rule.namespaces().matches(pod.namespace())) {
+      return Mismatch.NAMESPACES;
+    }
+    if (!rule.namespaceSelector().matches(view.namespace(pod.namespace()).labels())) {
+      return Mismatch.NAMESPACE_SELECTOR;
+    }
+    if (!rule.podSelector().matches(pod.labels())) {
+      return Mismatch.POD_SELECTOR;
+    }
+    if (!ownerKindsMatch(rule, pod)) {
+      return Mismatch.OWNER_KINDS;
+    }
+    if (pod.terminated() && !rule.optsInToTerminated()) {
+      return Mismatch.FINISHED;
+    }
+    return null;
+  }
+
+  private static Optional<ContainerStatus> exitedWithACode(Rule rule, PodRecord pod) {
+    return Containers.of(pod, rule.includingInitContainers(), false)
+        .filter(c -> c.exitCode().isPresent() && rule.exitCodes().contains(c.exitCode().getAsInt()))
+        .findFirst();
+  }
+
+  /** Where a finished pod stands among those of its group the rule selects, newest first (0: the newest). */
+  private record Rank(int position, int of, String group, int keep) {
+    boolean kept() {
+      return position < keep;
+    }
+
+    @Override
+    public String toString() {
+      return "number " + (position + 1) + " of " + of + " of " + group + " by finish time, rule keeps " + keep;
+    }
+  }
+
+  private static Rank rank(Rule rule, Rule.Retention retention, PodRecord pod, ClusterView view) {
     String group = pod.retentionGroup();
     List<PodRecord> history = view.podsInNamespace(pod.namespace()).stream()
         .filter(p -> p.terminated() && !p.terminating() && (retention.perNamespace() || p.retentionGroup().equals(group)))
         .filter(p -> selects(rule, p, view).isPresent())
         .sorted(Comparator.comparing(PodRecord::finishedAt).reversed().thenComparing(PodRecord::key))
         .toList();
-    int rank = 0;
-    while (rank < history.size() && !history.get(rank).key().equals(pod.key())) {
-      rank++;
-    }
-    if (rank < retention.keep()) {
-      return Optional.empty();
+    int position = 0;
+    while (position < history.size() && !history.get(position).key().equals(pod.key())) {
+      position++;
     }
     String of = retention.perNamespace() ? "namespace " + pod.namespace() : group.isEmpty() ? "the bare pods" : group;
-    return Optional.of("number " + (rank + 1) + " of " + history.size() + " of " + of + " by finish time, rule keeps "
-        + retention.keep());
+    return new Rank(position, history.size(), of, retention.keep());
   }
 
   private static boolean ownerKindsMatch(Rule rule, PodRecord pod) {
@@ -235,6 +378,14 @@ public final class PodLifeTime implements PodStrategy {
       reason.append(" removes it in this state");
     }
     return reason.toString();
+  }
+
+  /** The pod's phase (and pod reason) and the reasons its containers wait or ended with: what states are matched against. */
+  private static String state(PodRecord pod) {
+    List<String> details = new ArrayList<>();
+    pod.reason().ifPresent(r -> details.add("reason " + r));
+    pod.containers().forEach(c -> c.waitingReason().or(c::terminatedReason).ifPresent(r -> details.add("container " + c.name() + " " + r)));
+    return details.isEmpty() ? describe(pod) : describe(pod) + " (" + String.join(", ", details) + ")";
   }
 
   static String ago(Instant then, Instant now) {

@@ -2,7 +2,9 @@ package io.podsweeper.strategy;
 
 import io.podsweeper.cluster.ClusterView;
 import io.podsweeper.cluster.PodRecord;
+import java.time.Instant;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -25,5 +27,10 @@ public interface PodStrategy {
    */
   default Optional<String> ruleProtection(PodRecord pod, ClusterView view) {
     return Optional.empty();
+  }
+
+  /** For {@code explain}: one line per rule of the strategy, saying what it makes of the pod; none for a strategy without rules. */
+  default List<String> explainRules(PodRecord pod, ClusterView view, Instant now) {
+    return List.of();
   }
 }

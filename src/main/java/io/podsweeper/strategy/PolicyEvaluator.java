@@ -1,7 +1,9 @@
 package io.podsweeper.strategy;
 
 import io.podsweeper.cluster.ClusterView;
+import io.podsweeper.cluster.PdbRecord;
 import io.podsweeper.cluster.PodRecord;
+import io.podsweeper.policy.Durations;
 import io.podsweeper.policy.InterPodAntiAffinityArgs;
 import io.podsweeper.policy.LowNodeLoadArgs;
 import io.podsweeper.policy.NodeAffinityArgs;
@@ -16,22 +18,34 @@ import io.podsweeper.policy.StrategyArgs;
 import io.podsweeper.policy.TooManyRestartsArgs;
 import io.podsweeper.policy.TopologySpreadArgs;
 import io.podsweeper.safety.RemovalBudget;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 
 /**
  * A policy, compiled: every profile's strategies behind its evictor. {@link #evaluate} answers for one pod (what
  * the live service asks on every event and deadline); {@link #plan} runs one whole pass the way upstream does
  * (what {@code plan} prints); {@link #balance} runs only the node-aware strategies (what the live service runs
- * periodically). All use the same strategies and filters.
+ * periodically); {@link #forecast} lists the per-pod deadlines ahead (the forecast endpoint, {@code plan --within}).
+ * All use the same strategies and filters.
  */
 public final class PolicyEvaluator {
   /** Upstream skips its cycle below this many Ready nodes in the node set. */
   static final int MIN_NODES = 2;
+
+  /**
+   * How the live service retries an eviction a PodDisruptionBudget refused: after 5 s, doubling up to 5 min (what
+   * engine/RemovalGate waits; RefusalBackoffTest keeps the two the same). Said by {@link #explain}.
+   */
+  public static final Duration REFUSAL_FIRST_BACKOFF = Duration.ofSeconds(5);
+
+  public static final Duration REFUSAL_MAX_BACKOFF = Duration.ofMinutes(5);
 
   private record CompiledProfile(
       Profile profile, Evictor evictor, List<PodStrategy> podStrategies, List<NodeStrategy> deschedule, List<NodeStrategy> balance) {}
@@ -173,6 +187,7 @@ public final class PolicyEvaluator {
         } else {
           lines.add(strategy + ": due at " + v.get().dueAt() + " (rule " + v.get().rule() + ")");
         }
+        s.explainRules(pod, view, now).forEach(line -> lines.add("    " + line));
       }
       int nodeAware = p.deschedule().size() - p.podStrategies().size() + p.balance().size();
       if (nodeAware > 0) {
@@ -182,9 +197,15 @@ public final class PolicyEvaluator {
     }
     Optional<Verdict> verdict = evaluate(pod, view);
     Optional<Decision> inPass = plan(view, now).stream().filter(d -> d.uid().equals(pod.uid())).findFirst();
+    List<PdbRecord> budgets = Action.forPod(pod) == Action.EVICT && (inPass.isPresent() || verdict.isPresent())
+        ? view.pdbs(pod.namespace()).stream().filter(b -> b.selector().matches(pod.labels())).toList() : List.of();
+    budgets.forEach(b -> lines.add(disruptionBudget(b)));
+    Optional<PdbRecord> refusing = budgets.stream().filter(b -> b.disruptionsAllowed().equals(OptionalInt.of(0))).findFirst();
     if (inPass.isPresent()) {
       Decision d = inPass.get();
-      lines.add("verdict: " + d.action().wireName() + " now, by " + d.strategy() + " (rule " + d.rule() + "): " + d.reason());
+      lines.add("verdict: " + d.action().wireName() + " now, by " + d.strategy() + " (rule " + d.rule() + "): " + d.reason()
+          + refusing.map(b -> "; but PodDisruptionBudget " + b.name() + " refuses it now, so it is retried with backoff"
+              + " until the budget allows a disruption").orElse(""));
     } else if (verdict.isPresent() && verdict.get().isDue(now)) {
       lines.add("verdict: due now by " + verdict.get().strategy() + " (rule " + verdict.get().rule()
           + "), but held back by the removal limits of this pass");
@@ -195,6 +216,36 @@ public final class PolicyEvaluator {
       lines.add("verdict: never, as the pod is now");
     }
     return lines;
+  }
+
+  /** Whether a PodDisruptionBudget lets an eviction of a pod it covers through now, by the status it was read with. */
+  private static String disruptionBudget(PdbRecord budget) {
+    String retried = "a refused eviction is retried with backoff " + Durations.format(REFUSAL_FIRST_BACKOFF) + " doubling to "
+        + Durations.format(REFUSAL_MAX_BACKOFF);
+    String covers = "PodDisruptionBudget " + budget.name() + " covers it: ";
+    if (budget.disruptionsAllowed().isEmpty()) {
+      return covers + "its status.disruptionsAllowed was not read; " + retried;
+    }
+    int allowed = budget.disruptionsAllowed().getAsInt();
+    return covers + (allowed > 0 ? "allows " + allowed + " disruption(s) now" : "allows no disruption now")
+        + " (status.disruptionsAllowed " + allowed + "); " + retried;
+  }
+
+  /**
+   * What the pod-by-pod strategies will remove by {@code now + within} if the pods do not change: each pod's earliest
+   * verdict, the deadline the live service sets a timer for; pods already due included. Sorted by when, then by pod.
+   * Node-aware strategies decide per pass on the whole cluster and are left out ({@link Forecast#NOTE}).
+   */
+  public Forecast forecast(ClusterView view, Instant now, Duration within) {
+    Instant until = now.plus(within);
+    List<Decision> removals = new ArrayList<>();
+    for (PodRecord pod : view.pods()) {
+      // The reason as it will read when the pod goes (a due pod's, now).
+      evaluate(pod, view).filter(v -> v.isDue(until))
+          .ifPresent(v -> removals.add(v.decide(pod, v.isDue(now) ? now : v.dueAt())));
+    }
+    removals.sort(Comparator.comparing(Decision::dueAt).thenComparing(Decision::podKey));
+    return new Forecast(now, within, policy.dryRun(), removals);
   }
 
   /** One whole pass at {@code now} with a fresh budget: {@link #pass} with every strategy. */

@@ -7,6 +7,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -76,6 +78,26 @@ class MainTest {
       assertThat(root.get("decisions").get(0).hasNonNull(field)).as(field).isTrue();
     }
     assertThat(root.get("decisions").get(0).get("action").asText()).isIn("delete", "evict");
+  }
+
+  @Test
+  void planWithinAlsoPrintsTheForecast() throws Exception {
+    List<String> plan = List.of("plan", "--policy", "config/policy.yaml", "--snapshot", "config/examples/snapshot.yaml",
+        "--now", "2026-01-01T12:00:00Z", "--within", "6h");
+    assertThat(run(plan.toArray(String[]::new))).isZero();
+    assertThat(out).contains("5 decision(s) for 16 pod(s) at 2026-01-01T12:00:00Z")
+        .contains("forecast: 8 removal(s) due by 2026-01-01T18:00:00Z (within 6h)")
+        .containsPattern("\\n2026-01-01T13:00:00Z +web +api-5d4c8b9f7-m2k9d +evict +PodLifeTime +stuck-containers ")
+        .contains("note: pod-by-pod rules only");
+    assertThat(run(Stream.concat(plan.stream(), Stream.of("--output", "json")).toArray(String[]::new))).isZero();
+    JsonNode forecast = new ObjectMapper().readTree(out).get("forecast");
+    assertThat(forecast.get("until").asText()).isEqualTo("2026-01-01T18:00:00Z");
+    assertThat(forecast.get("removals")).hasSize(8);
+
+    assertThat(run("plan", "--policy", "config/policy.yaml", "--snapshot", "config/examples/snapshot.yaml", "--within", "40d")).isEqualTo(2);
+    assertThat(err.strip()).isEqualTo("error: --within: 40d is longer than 30d");
+    assertThat(run("plan", "--policy", "config/policy.yaml", "--snapshot", "config/examples/snapshot.yaml", "--kubeconfig", "k")).isEqualTo(2);
+    assertThat(err.strip()).isEqualTo("error: --snapshot: give --snapshot or --kubeconfig, not both");
   }
 
   @Test

@@ -204,7 +204,6 @@ class SweeperIT {
     return TestPods.setStatus(client, pod, phase, null, List.of(TestPods.terminated(reason, "Succeeded".equals(phase) ? 0 : 1, finishedAt)));
   }
 
-
   private static boolean exists(KubernetesClient client, Pod pod) {
     Pod current = client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName()).get();
     return current != null && current.getMetadata().getUid().equals(pod.getMetadata().getUid());

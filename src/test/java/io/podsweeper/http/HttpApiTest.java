@@ -100,7 +100,8 @@ class HttpApiTest {
   }
 
   private HttpApi api(HttpApi.Admin admin, ConnectionGuard.Limits limits) {
-    return new HttpApi(metrics, () -> true, Optional::empty, new RecentDecisions(10), Optional::empty, admin, limits);
+    return new HttpApi(metrics, () -> true, Optional::empty, new RecentDecisions(10), Optional::empty,
+        within -> { throw new UnsupportedOperationException(); }, admin, limits);
   }
 
   private static int port(HttpApi api) throws Exception {

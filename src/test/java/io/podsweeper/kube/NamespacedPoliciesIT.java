@@ -4,24 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import io.podsweeper.testing.ApiServerExtension;
+import io.podsweeper.testing.PodCleanupPolicies;
 import io.podsweeper.testing.RunningService;
 import io.podsweeper.testing.TestApiServer;
 import io.podsweeper.testing.TestPods;
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -30,9 +24,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * policy acts in its own namespace only, changes apply within seconds, and a policy beyond the admin's guard rails is
  * rejected in its status and removes nothing.
  */
-@ExtendWith(ApiServerExtension.class)
+@ExtendWith({ApiServerExtension.class, PodCleanupPolicies.class})
 class NamespacedPoliciesIT {
-  private static final Path CRDS = Path.of(System.getProperty("podsweeper.projectDir", "."), "manifests", "crds");
   private static final Duration SECONDS = Duration.ofSeconds(10);
   /** The file policy: a rule for a namespace that does not exist, so only the namespaced policies act. */
   private static final String FILE_POLICY = """
@@ -49,36 +42,6 @@ class NamespacedPoliciesIT {
 
   NamespacedPoliciesIT(KubernetesClient client) {
     this.client = client;
-  }
-
-  @BeforeAll
-  static void installTheCrds(KubernetesClient client) throws IOException {
-    crds(client).forEach(crd -> client.resource(crd).fieldManager("podsweeper-crd-it").forceConflicts().serverSideApply());
-    await().atMost(SECONDS).until(() -> servedKinds(client) >= 4);
-  }
-
-  private static List<HasMetadata> crds(KubernetesClient client) throws IOException {
-    List<HasMetadata> crds = new java.util.ArrayList<>();
-    try (var files = Files.list(CRDS)) {
-      for (Path file : files.sorted().toList()) {
-        try (InputStream in = Files.newInputStream(file)) {
-          crds.addAll(client.load(in).items());
-        }
-      }
-    }
-    return crds;
-  }
-
-  /** Resources (kinds and their status subresources) the API server serves in podsweeper.io/v1alpha1. */
-  private static int servedKinds(KubernetesClient client) {
-    var served = client.getApiResources(NamespacedPolicies.GROUP_VERSION);
-    return served == null ? 0 : served.getResources().size();
-  }
-
-  @AfterEach
-  void removeThePolicies() {
-    client.genericKubernetesResources(NamespacedPolicies.NAMESPACED).inAnyNamespace().delete();
-    client.genericKubernetesResources(NamespacedPolicies.CLUSTER).delete();
   }
 
   @Test
@@ -161,17 +124,17 @@ class NamespacedPoliciesIT {
   void crdsInstalledAfterStartTakeEffectWithoutARestart(TestApiServer server) throws Exception {
     String ns = server.newNamespace("team-late");
     finished(ns, "done");
-    crds(client).forEach(crd -> client.resource(crd).delete());
-    await().atMost(Duration.ofSeconds(60)).until(() -> servedKinds(client) == 0);
+    PodCleanupPolicies.crds(client).forEach(crd -> client.resource(crd).delete());
+    await().atMost(Duration.ofSeconds(60)).until(() -> PodCleanupPolicies.servedKinds(client) == 0);
     try (RunningService service = RunningService.start(server, FILE_POLICY)) {
-      installTheCrds(client);
+      PodCleanupPolicies.installCrds(client);
       clusterPolicy("minMaxAge: 1h\n  allowTerminated: true");
       apply(ns, "cleanup", "states: [Failed]\n      maxAgeAfterFinish: 1h");
       // The service looks for the CRDs again every reload interval (2 s here).
       await().atMost(SECONDS).until(() -> !exists(ns, "done"));
       assertThat(status(policy(ns, "cleanup"))).containsEntry("phase", "Accepted");
     } finally {
-      installTheCrds(client);
+      PodCleanupPolicies.installCrds(client);
     }
   }
 
@@ -186,26 +149,11 @@ class NamespacedPoliciesIT {
   }
 
   private void clusterPolicy(String spec) {
-    client.resource("""
-        apiVersion: podsweeper.io/v1alpha1
-        kind: ClusterPodCleanupPolicy
-        metadata: {name: default}
-        spec:
-          %s
-        """.formatted(spec)).fieldManager("podsweeper-crd-it").forceConflicts().serverSideApply();
+    PodCleanupPolicies.clusterPolicy(client, spec);
   }
 
-  /** Applies a PodCleanupPolicy with one rule named "failed" holding {@code rule}. */
   private void apply(String ns, String name, String rule) {
-    client.resource("""
-        apiVersion: podsweeper.io/v1alpha1
-        kind: PodCleanupPolicy
-        metadata: {name: %s, namespace: %s}
-        spec:
-          rules:
-            - name: failed
-              %s
-        """.formatted(name, ns, rule)).fieldManager("podsweeper-crd-it").forceConflicts().serverSideApply();
+    PodCleanupPolicies.apply(client, ns, name, rule);
   }
 
   private Resource<GenericKubernetesResource> policy(String ns, String name) {

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.podsweeper.testing.ApiServerExtension;
 import io.podsweeper.testing.Manifests;
+import io.podsweeper.testing.PodCleanupPolicies;
 import io.podsweeper.testing.TestApiServer;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -36,7 +37,7 @@ class PolicySchemaIT {
 
   @BeforeAll
   static void installTheCrds(KubernetesClient client) throws IOException {
-    NamespacedPoliciesIT.installTheCrds(client);
+    PodCleanupPolicies.installCrds(client);
     // kubectl validates against the OpenAPI the server publishes, which follows a new CRD by a few seconds.
     await().atMost(Duration.ofSeconds(30)).until(() -> client.raw("/openapi/v2").contains("io.podsweeper.v1alpha1.PodCleanupPolicy"));
   }

@@ -10,7 +10,10 @@ import java.time.Instant;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** Measured usage objects in a snapshot become the nodes' {@link NodeUsage}, in millicores and bytes. */
+/**
+ * Measured usage objects in a snapshot become the nodes' {@link NodeUsage}, in millicores and bytes; PodDisruptionBudgets
+ * keep the disruptions their status allowed when the snapshot was taken.
+ */
 class SnapshotReaderTest {
   private static final String POD = """
       - apiVersion: v1
@@ -90,5 +93,30 @@ class SnapshotReaderTest {
   void aUsageKindOfAnotherApiIsRefused() {
     assertThatThrownBy(() -> SnapshotReader.parse("apiVersion: example.com/v1\nkind: NodeMetrics\nmetadata: {name: n1}\n", "test"))
         .isInstanceOf(PolicyException.class).hasMessageContaining("must be apiVersion metrics.k8s.io/v1beta1");
+  }
+
+  @Test
+  void aPodDisruptionBudgetKeepsItsStatusOfEitherApiVersion() {
+    ClusterSnapshot snapshot = SnapshotReader.parse("""
+        apiVersion: v1
+        kind: List
+        items:
+        - apiVersion: policy/v1
+          kind: PodDisruptionBudget
+          metadata: {name: web, namespace: shop}
+          spec: {minAvailable: 1, selector: {matchLabels: {app: web}}}
+          status: {disruptionsAllowed: 0, currentHealthy: 1, desiredHealthy: 1, expectedPods: 1}
+        - apiVersion: policy/v1beta1
+          kind: PodDisruptionBudget
+          metadata: {name: api, namespace: shop}
+          spec: {minAvailable: 1, selector: {matchLabels: {app: api}}}
+          status: {disruptionsAllowed: 2}
+        - apiVersion: policy/v1
+          kind: PodDisruptionBudget
+          metadata: {name: new, namespace: shop}
+          spec: {minAvailable: 1, selector: {matchLabels: {app: new}}}
+        """, "test");
+    assertThat(snapshot.pdbs("shop")).extracting(p -> p.name() + " " + p.disruptionsAllowed())
+        .containsExactly("web OptionalInt[0]", "api OptionalInt[2]", "new OptionalInt.empty");
   }
 }

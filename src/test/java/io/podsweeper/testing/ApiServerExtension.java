@@ -20,8 +20,12 @@ public final class ApiServerExtension implements ParameterResolver {
 
   @Override
   public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
-    TestApiServer server = context.getRoot().getStore(NAMESPACE)
-        .getOrComputeIfAbsent("server", k -> TestApiServer.start(), TestApiServer.class);
+    TestApiServer server = server(context);
     return parameter.getParameter().getType() == TestApiServer.class ? server : server.client();
+  }
+
+  /** The server of this test run, for other extensions. */
+  static TestApiServer server(ExtensionContext context) {
+    return context.getRoot().getStore(NAMESPACE).getOrComputeIfAbsent("server", k -> TestApiServer.start(), TestApiServer.class);
   }
 }

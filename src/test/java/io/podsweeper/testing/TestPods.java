@@ -4,6 +4,9 @@ import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.policy.v1beta1.PodDisruptionBudget;
+import io.fabric8.kubernetes.api.model.policy.v1beta1.PodDisruptionBudgetBuilder;
+import io.fabric8.kubernetes.api.model.policy.v1beta1.PodDisruptionBudgetStatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Instant;
 import java.util.List;
@@ -11,8 +14,8 @@ import java.util.Map;
 import java.util.UUID;
 
 /**
- * Pods in the real test API server. No kubelet runs there, so a pod's status is whatever the test writes through
- * the status subresource.
+ * Pods in the real test API server, and their disruption budgets. No kubelet runs there, so a pod's status is
+ * whatever the test writes through the status subresource.
  */
 public final class TestPods {
   private TestPods() {}
@@ -32,6 +35,11 @@ public final class TestPods {
       pod.editSpec().withNodeName(node).endSpec();
     }
     return client.pods().inNamespace(namespace).resource(pod.build()).create();
+  }
+
+  /** A pod on node-a that has failed: its one container ended with exit code 1 at {@code finishedAt}. */
+  public static Pod failed(KubernetesClient client, String namespace, String name, Instant finishedAt) {
+    return setStatus(client, create(client, namespace, name, "node-a", Map.of()), "Failed", null, List.of(terminated("Error", 1, finishedAt)));
   }
 
   public static Pod setStatus(KubernetesClient client, Pod pod, String phase, String reason, List<ContainerStatus> containers) {
@@ -56,15 +64,16 @@ public final class TestPods {
         .withNewState().withNewWaiting().withReason(reason).endWaiting().endState().build();
   }
 
-  /** A PDB that allows no disruption, with the status the disruption controller would write (none runs here). */
-  public static void forbidDisruption(KubernetesClient client, String ns, String app) {
-    io.fabric8.kubernetes.api.model.policy.v1beta1.PodDisruptionBudget pdb = client.policy().v1beta1().podDisruptionBudget().inNamespace(ns).resource(
-        new io.fabric8.kubernetes.api.model.policy.v1beta1.PodDisruptionBudgetBuilder().withNewMetadata().withName(app).endMetadata()
-            .withNewSpec().withNewMinAvailable(1).withNewSelector().addToMatchLabels("app", app).endSelector().endSpec()
-            .build()).create();
-    pdb.setStatus(new io.fabric8.kubernetes.api.model.policy.v1beta1.PodDisruptionBudgetStatusBuilder()
-        .withObservedGeneration(pdb.getMetadata().getGeneration()).withDisruptionsAllowed(0)
-        .withCurrentHealthy(0).withDesiredHealthy(1).withExpectedPods(1).build());
-    client.policy().v1beta1().podDisruptionBudget().inNamespace(ns).resource(pdb).updateStatus();
+  /**
+   * A PDB over the pods labelled {@code app=<app>} that allows no disruption, with the status the disruption controller
+   * would write (none runs here): policy/v1beta1, what the test API server (1.20) serves.
+   */
+  public static void forbidDisruption(KubernetesClient client, String namespace, String app) {
+    var budgets = client.policy().v1beta1().podDisruptionBudget().inNamespace(namespace);
+    PodDisruptionBudget pdb = budgets.resource(new PodDisruptionBudgetBuilder().withNewMetadata().withName(app).endMetadata()
+        .withNewSpec().withNewMinAvailable(1).withNewSelector().addToMatchLabels("app", app).endSelector().endSpec().build()).create();
+    pdb.setStatus(new PodDisruptionBudgetStatusBuilder().withObservedGeneration(pdb.getMetadata().getGeneration())
+        .withDisruptionsAllowed(0).withCurrentHealthy(0).withDesiredHealthy(1).withExpectedPods(1).build());
+    budgets.resource(pdb).updateStatus();
   }
 }

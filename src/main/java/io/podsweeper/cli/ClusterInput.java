@@ -1,0 +1,56 @@
+package io.podsweeper.cli;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.podsweeper.cluster.ClusterSnapshot;
+import io.podsweeper.kube.NamespacedPolicies;
+import io.podsweeper.kube.SnapshotReader;
+import io.podsweeper.policy.CleanupPolicies;
+import io.podsweeper.policy.LowNodeLoadArgs;
+import io.podsweeper.policy.Policy;
+import io.podsweeper.policy.PolicyException;
+import java.nio.file.Path;
+import java.util.List;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * What {@code plan} and {@code explain} evaluate: a snapshot file with the file policy, or the live cluster (read only)
+ * with the file policy composed with its PodCleanupPolicies exactly as {@code run} composes them.
+ */
+final class ClusterInput {
+  @Option(
+      names = "--snapshot",
+      description = "Read the cluster from this file, what `kubectl get pods,nodes,namespaces,pdb,pvc -A -o yaml` prints (YAML or JSON),"
+          + " instead of the live cluster.")
+  Path snapshotFile;
+
+  @Mixin ClusterOptions cluster;
+
+  /**
+   * @param policy the policy in force there
+   * @param namespacedPolicies the PodCleanupPolicies judged on the way, accepted or not (none from a snapshot)
+   * @param source what was read, for messages
+   */
+  record Read(ClusterSnapshot snapshot, Policy policy, List<CleanupPolicies.Verdict> namespacedPolicies, String source) {}
+
+  Read read(Policy filePolicy) {
+    if (snapshotFile == null) {
+      return live(filePolicy);
+    }
+    if (cluster.kubeconfig != null) {
+      throw new PolicyException("--snapshot", "give --snapshot or --kubeconfig, not both");
+    }
+    return new Read(SnapshotReader.read(snapshotFile), filePolicy, List.of(), snapshotFile.toString());
+  }
+
+  private Read live(Policy filePolicy) {
+    try (KubernetesClient client = new KubernetesClientBuilder().withConfig(cluster.config()).build()) {
+      List<CleanupPolicies.Verdict> verdicts = NamespacedPolicies.judgeOnce(client);
+      Policy policy = CleanupPolicies.compose(filePolicy, verdicts);
+      // Measured usage only for a policy that reads it: as in run, no other policy asks for (or needs the right to) it.
+      boolean measuredUsage = policy.profiles().stream().flatMap(p -> p.balance().stream()).anyMatch(LowNodeLoadArgs.class::isInstance);
+      return new Read(SnapshotReader.fromCluster(client, measuredUsage), policy, verdicts, "the cluster");
+    }
+  }
+}
