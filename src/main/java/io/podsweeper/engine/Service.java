@@ -144,7 +144,7 @@ public final class Service implements AutoCloseable {
         .orElse(GuardWindowStore.NONE);
     this.sweeper = new Sweeper(policy, cache, remover::remove, metrics, clock, recent, killSwitch, this::guardTripped, guardWindow);
     if (options.eventsPerSecond() > 0) {
-      removalEvents = Optional.of(new RemovalEvents(events, metrics, options.eventsPerSecond()));
+      removalEvents = Optional.of(new RemovalEvents(events, metrics, options.eventsPerSecond(), cache));
       sweeper.addListener(removalEvents.get());
     } else {
       removalEvents = Optional.empty();
