@@ -50,6 +50,7 @@ public final class Service implements AutoCloseable {
    * @param adminToken enables POST /api/v1/pause and /resume for this bearer token
    * @param auditLog a file to append one JSON line per decision to, or {@code -} for stdout
    * @param eventsPerSecond Kubernetes Events about removals, at most this many per second; 0 for none
+   * @param policyConfigMap the ConfigMap the policy file is mounted from, for the Event of a rejected edit; empty: none
    */
   public record Options(
       String httpHost,
@@ -62,7 +63,8 @@ public final class Service implements AutoCloseable {
       Optional<LeaderElection> leaderElection,
       Optional<String> adminToken,
       Optional<String> auditLog,
-      double eventsPerSecond) {
+      double eventsPerSecond,
+      Optional<ObjectName> policyConfigMap) {
 
     /** A namespaced object's namespace and name. */
     public record ObjectName(String namespace, String name) {}
@@ -74,32 +76,37 @@ public final class Service implements AutoCloseable {
     /** On loopback, no control ConfigMap, no leader election, no admin API, no audit log. */
     public static Options local(int httpPort) {
       return new Options("127.0.0.1", httpPort, 60, Optional.empty(), UnaryOperator.identity(), Duration.ofSeconds(2),
-          Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), DEFAULT_EVENTS_PER_SECOND);
+          Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), DEFAULT_EVENTS_PER_SECOND, Optional.empty());
     }
 
     public Options withPolicyFile(Path file, UnaryOperator<Policy> adjusted, Duration every) {
       return new Options(httpHost, httpPort, syncTimeoutSeconds, Optional.of(file), adjusted, every, control, leaderElection,
-          adminToken, auditLog, eventsPerSecond);
+          adminToken, auditLog, eventsPerSecond, policyConfigMap);
     }
 
     public Options withControl(String namespace, String name) {
       return new Options(httpHost, httpPort, syncTimeoutSeconds, policyFile, adjust, reloadInterval,
-          Optional.of(new ObjectName(namespace, name)), leaderElection, adminToken, auditLog, eventsPerSecond);
+          Optional.of(new ObjectName(namespace, name)), leaderElection, adminToken, auditLog, eventsPerSecond, policyConfigMap);
     }
 
     public Options withLeaderElection(LeaderElection value) {
       return new Options(httpHost, httpPort, syncTimeoutSeconds, policyFile, adjust, reloadInterval, control, Optional.of(value),
-          adminToken, auditLog, eventsPerSecond);
+          adminToken, auditLog, eventsPerSecond, policyConfigMap);
     }
 
     public Options withAdminToken(String token) {
       return new Options(httpHost, httpPort, syncTimeoutSeconds, policyFile, adjust, reloadInterval, control, leaderElection,
-          Optional.of(token), auditLog, eventsPerSecond);
+          Optional.of(token), auditLog, eventsPerSecond, policyConfigMap);
     }
 
     public Options withAuditLog(String target) {
       return new Options(httpHost, httpPort, syncTimeoutSeconds, policyFile, adjust, reloadInterval, control, leaderElection,
-          adminToken, Optional.of(target), eventsPerSecond);
+          adminToken, Optional.of(target), eventsPerSecond, policyConfigMap);
+    }
+
+    public Options withPolicyConfigMap(String namespace, String name) {
+      return new Options(httpHost, httpPort, syncTimeoutSeconds, policyFile, adjust, reloadInterval, control, leaderElection,
+          adminToken, auditLog, eventsPerSecond, Optional.of(new ObjectName(namespace, name)));
     }
   }
 
@@ -216,8 +223,10 @@ public final class Service implements AutoCloseable {
     options.control().ifPresent(c -> events.record(c.namespace(), "ConfigMap", c.name(), "", "Warning", "PodSweeperGuardTripped", why));
   }
 
+  /** On the ConfigMap whose edit was rejected, where its editor looks (kubectl describe configmap). */
   private void policyRejected(String why) {
-    options.control().ifPresent(c -> events.record(c.namespace(), "ConfigMap", c.name(), "", "Warning", "PodSweeperPolicyRejected", why));
+    options.policyConfigMap().ifPresent(c -> events.record(c.namespace(), "ConfigMap", c.name(), "", "Warning", "PodSweeperPolicyRejected",
+        "rejected, the last good policy keeps running: " + why));
   }
 
   private List<Collector.MetricFamilySamples.Sample> terminatedPodSamples() {
