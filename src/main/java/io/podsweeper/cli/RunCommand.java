@@ -27,6 +27,8 @@ import picocli.CommandLine.Option;
 @Command(name = "run", description = "Run the long-lived service against a cluster (informers, deadlines, removals, HTTP).")
 final class RunCommand implements Callable<Integer> {
   private static final Logger LOG = LoggerFactory.getLogger(RunCommand.class);
+  /** The policy ConfigMap of manifests/deployment.yaml. */
+  private static final String DEFAULT_POLICY_CONFIGMAP = "podsweeper-policy";
 
   @Option(names = "--policy", required = true, description = "Policy file (YAML or JSON); reloaded when it changes.")
   Path policyFile;
@@ -59,6 +61,10 @@ final class RunCommand implements Callable<Integer> {
 
   @Option(names = "--control-configmap", defaultValue = "podsweeper-control", description = "ConfigMap holding the kill switch (data.paused); empty to keep the switch in-process (default: ${DEFAULT-VALUE}).")
   String controlConfigMap;
+
+  @Option(names = "--policy-configmap", description = "The ConfigMap the policy file is mounted from, in the service's namespace: a rejected edit is a Warning Event on it; default: "
+      + DEFAULT_POLICY_CONFIGMAP + " when running in a pod, else none ('' for none).")
+  String policyConfigMap;
 
   @Option(names = "--leader-elect", description = "Only the holder of a Lease removes pods (run 2 or more replicas).")
   boolean leaderElect;
@@ -142,7 +148,8 @@ final class RunCommand implements Callable<Integer> {
         controlConfigMap.isEmpty() ? Optional.empty() : ownNamespace.map(ns -> new Service.Options.ObjectName(ns, controlConfigMap)),
         leaderElect ? Optional.of(new Service.Options.LeaderElection(ownNamespace.get(), lease, identity(), timing))
             : Optional.empty(),
-        adminToken, publicDecisions, Optional.ofNullable(auditLog), eventsPerSecond);
+        adminToken, publicDecisions, Optional.ofNullable(auditLog), eventsPerSecond,
+        policyConfigMap().flatMap(name -> ownNamespace.map(ns -> new Service.Options.ObjectName(ns, name))));
     CountDownLatch stopped = new CountDownLatch(1);
     Service service = new Service(config, policy, Clock.systemUTC(), options);
     policyProblem.ifPresent(service::waitForValidPolicy);
@@ -153,6 +160,15 @@ final class RunCommand implements Callable<Integer> {
     service.start();
     stopped.await();
     return 0;
+  }
+
+  /**
+   * The flag; else, in a pod (told by $KUBERNETES_SERVICE_HOST, as client-go's in-cluster check does), the
+   * Deployment's ConfigMap; else none: outside a pod the policy is a plain file, with no ConfigMap to point at.
+   */
+  private Optional<String> policyConfigMap() {
+    String inPod = System.getenv("KUBERNETES_SERVICE_HOST") != null ? DEFAULT_POLICY_CONFIGMAP : null;
+    return Optional.ofNullable(policyConfigMap).or(() -> Optional.ofNullable(inPod)).filter(name -> !name.isEmpty());
   }
 
   /** The three lease timings, as fabric8's elector needs them (upstream's descheduler asks the same of its flags). */

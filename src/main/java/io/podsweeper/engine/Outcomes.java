@@ -50,8 +50,20 @@ final class Outcomes {
         LOG.warn("outcome listener failed: {}", e.toString());
       }
     }
-    LOG.info("{} {} pod {} uid={} rule={} result={} reason=\"{}\"{}", dryRun ? "would " + d.action().wireName() : d.action().wireName(),
-        d.strategy(), d.podKey(), d.uid(), d.rule(), result.label(), d.reason(), message.isEmpty() ? "" : " detail=\"" + message + "\"");
+    // The text format shows the message; the JSON format also has every field as a top-level key, for log stores.
+    LOG.atInfo()
+        .addKeyValue("namespace", d.namespace())
+        .addKeyValue("pod", d.name())
+        .addKeyValue("uid", d.uid())
+        .addKeyValue("rule", d.rule())
+        .addKeyValue("strategy", d.strategy())
+        .addKeyValue("action", d.action().wireName())
+        .addKeyValue("dryRun", dryRun)
+        .addKeyValue("result", result.label())
+        .addKeyValue("reason", d.reason())
+        .addKeyValue("detail", message)
+        .log("{} {} pod {} uid={} rule={} result={} reason=\"{}\"{}", dryRun ? "would " + d.action().wireName() : d.action().wireName(),
+            d.strategy(), d.podKey(), d.uid(), d.rule(), result.label(), d.reason(), message.isEmpty() ? "" : " detail=\"" + message + "\"");
   }
 
   /**

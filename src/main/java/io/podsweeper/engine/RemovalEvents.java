@@ -1,10 +1,14 @@
 package io.podsweeper.engine;
 
+import io.podsweeper.cluster.PdbRecord;
+import io.podsweeper.cluster.PodRecord;
+import io.podsweeper.cluster.PodSource;
 import io.podsweeper.kube.EventRecorder;
 import io.podsweeper.metrics.Metrics;
 import io.podsweeper.safety.TokenBucket;
 import io.podsweeper.strategy.Action;
 import io.podsweeper.strategy.Decision;
+import java.util.Optional;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -14,10 +18,15 @@ import java.util.concurrent.TimeUnit;
  * (evicted), Normal, with rule and reason; {@code PodSweeperEvictionRefused} or {@code PodSweeperRemovalFailed},
  * Warning, when a removal did not happen. Rate-limited and sent from a small bounded queue of their own, so a mass
  * cleanup neither floods the API server nor slows removals: what does not fit is dropped and counted.
+ *
+ * <p>A refused eviction is retried until the PodDisruptionBudget allows it, so its Event's message names the budget
+ * and nothing that changes between retries (the pod's age, the backoff): the recorder then counts the repeats on
+ * one Event instead of adding one per retry.
  */
 public final class RemovalEvents implements OutcomeListener, AutoCloseable {
   private final EventRecorder recorder;
   private final Metrics metrics;
+  private final PodSource cluster;
   private final TokenBucket rate;
   private final ThreadPoolExecutor sender = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS, new ArrayBlockingQueue<>(1000), r -> {
     Thread t = new Thread(r, "removal-events");
@@ -25,9 +34,11 @@ public final class RemovalEvents implements OutcomeListener, AutoCloseable {
     return t;
   }, new ThreadPoolExecutor.DiscardPolicy());
 
-  public RemovalEvents(EventRecorder recorder, Metrics metrics, double perSecond) {
+  /** @param cluster the pods and PodDisruptionBudgets, to name the budget that refused an eviction */
+  public RemovalEvents(EventRecorder recorder, Metrics metrics, double perSecond, PodSource cluster) {
     this.recorder = recorder;
     this.metrics = metrics;
+    this.cluster = cluster;
     this.rate = new TokenBucket(perSecond);
   }
 
@@ -54,10 +65,29 @@ public final class RemovalEvents implements OutcomeListener, AutoCloseable {
       metrics.eventsDropped.inc();
       return;
     }
-    String message = d.strategy() + " rule " + d.rule() + ": " + d.reason() + (o.message().isEmpty() ? "" : " (" + o.message() + ")");
     String eventType = type;
     String eventReason = reason;
-    sender.execute(() -> recorder.record(d.namespace(), "Pod", d.name(), d.uid(), eventType, eventReason, message));
+    sender.execute(() -> recorder.record(d.namespace(), "Pod", d.name(), d.uid(), eventType, eventReason, message(o)));
+  }
+
+  private String message(Outcome o) {
+    Decision d = o.decision();
+    String rule = d.strategy() + " rule " + d.rule() + ": ";
+    if (o.result() == Result.PDB_REFUSED) {
+      return rule + refusingBudget(d)
+          .map(pdb -> "eviction refused: PodDisruptionBudget " + pdb.namespace() + "/" + pdb.name() + " allows no disruption now")
+          .orElse("eviction refused (429) and no PodDisruptionBudget in the cache selects the pod");
+    }
+    return rule + d.reason() + (o.message().isEmpty() ? "" : " (" + o.message() + ")");
+  }
+
+  /**
+   * The budget that covers the pod, by its labels: the API server refuses an eviction for one budget only (a pod
+   * under two cannot be evicted at all), and its refusal message does not name it.
+   */
+  private Optional<PdbRecord> refusingBudget(Decision d) {
+    Optional<PodRecord> pod = cluster.pod(d.podKey());
+    return pod.flatMap(p -> cluster.pdbs(p.namespace()).stream().filter(pdb -> pdb.selector().matches(p.labels())).findFirst());
   }
 
   @Override

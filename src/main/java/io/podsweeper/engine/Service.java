@@ -55,6 +55,7 @@ public final class Service implements AutoCloseable {
    * @param publicDecisions GET /api/v1/decisions for anyone who reaches the port, token or not
    * @param auditLog a file to append one JSON line per decision to, or {@code -} for stdout
    * @param eventsPerSecond Kubernetes Events about removals, at most this many per second; 0 for none
+   * @param policyConfigMap the ConfigMap the policy file is mounted from, for the Event of a rejected edit; empty: none
    */
   public record Options(
       String httpHost,
@@ -68,7 +69,8 @@ public final class Service implements AutoCloseable {
       Optional<String> adminToken,
       boolean publicDecisions,
       Optional<String> auditLog,
-      double eventsPerSecond) {
+      double eventsPerSecond,
+      Optional<ObjectName> policyConfigMap) {
 
     /** A namespaced object's namespace and name. */
     public record ObjectName(String namespace, String name) {}
@@ -80,37 +82,42 @@ public final class Service implements AutoCloseable {
     /** On loopback, with public decisions; no control ConfigMap, no leader election, no admin API, no audit log. */
     public static Options local(int httpPort) {
       return new Options("127.0.0.1", httpPort, 60, Optional.empty(), UnaryOperator.identity(), Duration.ofSeconds(2),
-          Optional.empty(), Optional.empty(), Optional.empty(), true, Optional.empty(), DEFAULT_EVENTS_PER_SECOND);
+          Optional.empty(), Optional.empty(), Optional.empty(), true, Optional.empty(), DEFAULT_EVENTS_PER_SECOND, Optional.empty());
     }
 
     public Options withPolicyFile(Path file, UnaryOperator<Policy> adjusted, Duration every) {
       return new Options(httpHost, httpPort, syncTimeoutSeconds, Optional.of(file), adjusted, every, control, leaderElection,
-          adminToken, publicDecisions, auditLog, eventsPerSecond);
+          adminToken, publicDecisions, auditLog, eventsPerSecond, policyConfigMap);
     }
 
     public Options withControl(String namespace, String name) {
       return new Options(httpHost, httpPort, syncTimeoutSeconds, policyFile, adjust, reloadInterval,
-          Optional.of(new ObjectName(namespace, name)), leaderElection, adminToken, publicDecisions, auditLog, eventsPerSecond);
+          Optional.of(new ObjectName(namespace, name)), leaderElection, adminToken, publicDecisions, auditLog, eventsPerSecond, policyConfigMap);
     }
 
     public Options withLeaderElection(LeaderElection value) {
       return new Options(httpHost, httpPort, syncTimeoutSeconds, policyFile, adjust, reloadInterval, control, Optional.of(value),
-          adminToken, publicDecisions, auditLog, eventsPerSecond);
+          adminToken, publicDecisions, auditLog, eventsPerSecond, policyConfigMap);
     }
 
     public Options withAdminToken(String token) {
       return new Options(httpHost, httpPort, syncTimeoutSeconds, policyFile, adjust, reloadInterval, control, leaderElection,
-          Optional.of(token), publicDecisions, auditLog, eventsPerSecond);
+          Optional.of(token), publicDecisions, auditLog, eventsPerSecond, policyConfigMap);
     }
 
     public Options withAuditLog(String target) {
       return new Options(httpHost, httpPort, syncTimeoutSeconds, policyFile, adjust, reloadInterval, control, leaderElection,
-          adminToken, publicDecisions, Optional.of(target), eventsPerSecond);
+          adminToken, publicDecisions, Optional.of(target), eventsPerSecond, policyConfigMap);
     }
 
     public Options withPublicDecisions(boolean value) {
       return new Options(httpHost, httpPort, syncTimeoutSeconds, policyFile, adjust, reloadInterval, control, leaderElection,
-          adminToken, value, auditLog, eventsPerSecond);
+          adminToken, value, auditLog, eventsPerSecond, policyConfigMap);
+    }
+
+    public Options withPolicyConfigMap(String namespace, String name) {
+      return new Options(httpHost, httpPort, syncTimeoutSeconds, policyFile, adjust, reloadInterval, control, leaderElection,
+          adminToken, publicDecisions, auditLog, eventsPerSecond, Optional.of(new ObjectName(namespace, name)));
     }
   }
 
@@ -157,7 +164,7 @@ public final class Service implements AutoCloseable {
         .orElse(GuardWindowStore.NONE);
     this.sweeper = new Sweeper(policy, cache, remover::remove, metrics, clock, recent, killSwitch, this::guardTripped, guardWindow);
     if (options.eventsPerSecond() > 0) {
-      removalEvents = Optional.of(new RemovalEvents(events, metrics, options.eventsPerSecond()));
+      removalEvents = Optional.of(new RemovalEvents(events, metrics, options.eventsPerSecond(), cache));
       sweeper.addListener(removalEvents.get());
     } else {
       removalEvents = Optional.empty();
@@ -271,8 +278,10 @@ public final class Service implements AutoCloseable {
     options.control().ifPresent(c -> events.record(c.namespace(), "ConfigMap", c.name(), "", "Warning", "PodSweeperGuardTripped", why));
   }
 
+  /** On the ConfigMap whose edit was rejected, where its editor looks (kubectl describe configmap). */
   private void policyRejected(String why) {
-    options.control().ifPresent(c -> events.record(c.namespace(), "ConfigMap", c.name(), "", "Warning", "PodSweeperPolicyRejected", why));
+    options.policyConfigMap().ifPresent(c -> events.record(c.namespace(), "ConfigMap", c.name(), "", "Warning", "PodSweeperPolicyRejected",
+        "rejected, the last good policy keeps running: " + why));
   }
 
   private List<Collector.MetricFamilySamples.Sample> terminatedPodSamples() {

@@ -1,0 +1,91 @@
+package io.podsweeper.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.podsweeper.testing.ApiServerExtension;
+import io.podsweeper.testing.RunningService;
+import io.podsweeper.testing.TestApiServer;
+import io.podsweeper.testing.TestPods;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Events as people read them with kubectl describe: on the object concerned, and one per persisting condition. */
+@ExtendWith(ApiServerExtension.class)
+class EventsIT {
+  private static String crashloopPolicy(String ns) {
+    return """
+        apiVersion: podsweeper.io/v1alpha1
+        kind: PodSweeperPolicy
+        # The namespace's one pod is all of its running pods: the guard that would stop that is SafetyIT's subject.
+        guard: {maxNamespaceShare: 1.0}
+        rules:
+          - name: crashloop
+            namespaces: {include: [%s]}
+            states: [CrashLoopBackOff]
+        """.formatted(ns);
+  }
+
+  /** Refusals retried at 0, 5 and 15 s (the gate's backoff): one Event, counted three times, naming the budget. */
+  @Test
+  void refusedEvictionsAreOneEventWithAGrowingCountNamingTheBudget(TestApiServer server) throws Exception {
+    KubernetesClient client = server.client();
+    String ns = server.newNamespace("ev-pdb");
+    Pod canary = TestPods.create(client, ns, "canary-0", "node-a", Map.of("app", "canary"));
+    TestPods.setStatus(client, canary, "Running", null, List.of(TestPods.waiting("CrashLoopBackOff", 7)));
+    TestPods.forbidDisruption(client, ns, "canary");
+
+    try (RunningService service = RunningService.start(server, crashloopPolicy(ns))) {
+      await().atMost(Duration.ofSeconds(40)).untilAsserted(() -> {
+        List<Event> refusals = refusals(client, ns);
+        assertThat(refusals).hasSize(1);
+        assertThat(refusals.get(0).getCount()).isGreaterThanOrEqualTo(3);
+      });
+      Event refusal = refusals(client, ns).get(0);
+      assertThat(refusal.getInvolvedObject().getUid()).isEqualTo(canary.getMetadata().getUid());
+      assertThat(refusal.getMessage())
+          .isEqualTo("PodLifeTime rule crashloop: eviction refused: PodDisruptionBudget " + ns + "/canary allows no disruption now");
+      assertThat(refusal.getLastTimestamp()).isGreaterThan(refusal.getFirstTimestamp());
+    }
+  }
+
+  @Test
+  void aRejectedPolicyEditIsAnEventOnThePolicyConfigMap(TestApiServer server, @TempDir Path dir) throws Exception {
+    KubernetesClient client = server.client();
+    String ns = server.newNamespace("ev-policy");
+    client.configMaps().inNamespace(ns).resource(new ConfigMapBuilder().withNewMetadata().withName("podsweeper-policy").endMetadata()
+        .addToData("policy.yaml", crashloopPolicy(ns)).build()).create();
+    Path file = Files.writeString(dir.resolve("policy.yaml"), crashloopPolicy(ns));
+    Service.Options options = Service.Options.local(0).withPolicyFile(file, UnaryOperator.identity(), Duration.ofMillis(200))
+        .withControl(ns, "podsweeper-control").withPolicyConfigMap(ns, "podsweeper-policy");
+
+    try (RunningService service = RunningService.start(server, Files.readString(file), options)) {
+      Files.writeString(file, "apiVersion: podsweeper.io/v1alpha1\nkind: PodSweeperPolicy\nrules: [{name: x, states: [Crashloop]}]\n");
+      await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(client.v1().events().inNamespace(ns).list().getItems())
+          .filteredOn(e -> "PodSweeperPolicyRejected".equals(e.getReason()))
+          .singleElement()
+          .satisfies(e -> {
+            assertThat(e.getInvolvedObject().getKind()).isEqualTo("ConfigMap");
+            assertThat(e.getInvolvedObject().getName()).isEqualTo("podsweeper-policy");
+            assertThat(e.getType()).isEqualTo("Warning");
+            assertThat(e.getMessage()).contains("the last good policy keeps running").contains("unknown state \"Crashloop\"");
+          }));
+    }
+  }
+
+  private static List<Event> refusals(KubernetesClient client, String ns) {
+    return client.v1().events().inNamespace(ns).list().getItems().stream()
+        .filter(e -> "PodSweeperEvictionRefused".equals(e.getReason())).toList();
+  }
+}

@@ -1,0 +1,50 @@
+package io.podsweeper.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import io.podsweeper.metrics.Metrics;
+import io.podsweeper.strategy.Action;
+import io.podsweeper.strategy.Decision;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+/** The removal log line: readable as text, and every field a key of its own for the JSON format. */
+class OutcomesTest {
+  private final Logger log = (Logger) LoggerFactory.getLogger(Sweeper.class);
+  private final ListAppender<ILoggingEvent> lines = new ListAppender<>();
+
+  @AfterEach
+  void detach() {
+    log.detachAppender(lines);
+  }
+
+  @Test
+  void theRemovalLineCarriesItsFieldsAsKeyValuePairs() {
+    lines.start();
+    log.addAppender(lines);
+    Outcomes outcomes = new Outcomes(new Metrics(), new RecentDecisions(10), Clock.fixed(Instant.EPOCH, ZoneOffset.UTC), () -> "policy.yaml");
+    Decision d = new Decision("web", "canary-0", "u-1", "7", "node-a", "PodLifeTime", "rules", "crashloop", Action.EVICT,
+        "CrashLoopBackOff for 2h", Instant.EPOCH, "ReplicaSet/canary");
+
+    outcomes.record(d, Result.PDB_REFUSED, "Cannot evict pod", false);
+
+    ILoggingEvent line = lines.list.get(0);
+    assertThat(line.getFormattedMessage()).isEqualTo(
+        "evict PodLifeTime pod web/canary-0 uid=u-1 rule=crashloop result=pdb-refused reason=\"CrashLoopBackOff for 2h\" detail=\"Cannot evict pod\"");
+    Map<String, Object> keys = new LinkedHashMap<>();
+    line.getKeyValuePairs().forEach(kv -> keys.put(kv.key, kv.value));
+    assertThat(keys).containsExactly(
+        Map.entry("namespace", "web"), Map.entry("pod", "canary-0"), Map.entry("uid", "u-1"), Map.entry("rule", "crashloop"),
+        Map.entry("strategy", "PodLifeTime"), Map.entry("action", "evict"), Map.entry("dryRun", false),
+        Map.entry("result", "pdb-refused"), Map.entry("reason", "CrashLoopBackOff for 2h"), Map.entry("detail", "Cannot evict pod"));
+  }
+}
