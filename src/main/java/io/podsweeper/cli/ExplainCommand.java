@@ -1,7 +1,9 @@
 package io.podsweeper.cli;
 
+import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.podsweeper.cluster.ClusterSnapshot;
 import io.podsweeper.cluster.PodRecord;
 import io.podsweeper.kube.SnapshotReader;
@@ -63,9 +65,12 @@ final class ExplainCommand implements Callable<Integer> {
     return 0;
   }
 
-  private ClusterSnapshot live(boolean measuredUsage) {
-    try (KubernetesClient client = new KubernetesClientBuilder().withConfig(cluster.config()).build()) {
+  private ClusterSnapshot live(boolean measuredUsage) throws Exception {
+    Config config = cluster.config();
+    try (KubernetesClient client = new KubernetesClientBuilder().withConfig(config).build()) {
       return SnapshotReader.fromCluster(client, measuredUsage);
+    } catch (KubernetesClientException e) {
+      throw CommandFailure.fromCluster(config.getMasterUrl(), e);
     }
   }
 }

@@ -8,6 +8,7 @@ import io.podsweeper.policy.Policy;
 import io.podsweeper.policy.PolicyException;
 import io.podsweeper.policy.PolicyLoader;
 import java.io.IOException;
+import java.net.BindException;
 import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -128,14 +129,37 @@ final class RunCommand implements Callable<Integer> {
             : Optional.empty(),
         adminToken, Optional.ofNullable(auditLog), eventsPerSecond);
     CountDownLatch stopped = new CountDownLatch(1);
-    Service service = new Service(config, policy, Clock.systemUTC(), options);
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+    Service service;
+    try {
+      service = new Service(config, policy, Clock.systemUTC(), options);
+    } catch (RuntimeException e) {
+      throw failure(e, config);
+    }
+    Thread shutdown = new Thread(() -> {
       service.close();
       stopped.countDown();
-    }, "shutdown"));
-    service.start();
+    }, "shutdown");
+    Runtime.getRuntime().addShutdownHook(shutdown);
+    try {
+      service.start();
+    } catch (Exception e) {
+      Runtime.getRuntime().removeShutdownHook(shutdown);
+      service.close();
+      throw failure(e, config);
+    }
     stopped.await();
     return 0;
+  }
+
+  /** Why the service could not start, naming the flag or the server to check. */
+  private Exception failure(Exception e, Config config) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof BindException) {
+        return new CommandFailure("cannot listen on " + httpHost + ":" + httpPort + ": " + t.getMessage()
+            + " — choose another --http-port or --http-host", e);
+      }
+    }
+    return CommandFailure.fromCluster(config.getMasterUrl(), e);
   }
 
   /** The three lease timings, as fabric8's elector needs them (upstream's descheduler asks the same of its flags). */
