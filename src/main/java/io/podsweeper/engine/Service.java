@@ -126,6 +126,8 @@ public final class Service implements AutoCloseable {
   private final Config clientConfig;
   private volatile Leadership leadership;
   private volatile boolean synced;
+  /** What the last {@link #reportCurrency} saw; only the background thread reads and writes it. */
+  private boolean wasCurrent = true;
   private int httpPort;
 
   public Service(Config config, Policy policy, Clock clock, Options options) {
@@ -181,6 +183,7 @@ public final class Service implements AutoCloseable {
     }
     synced = true;
     LOG.info("informers synced: {} pods cached", cache.pods().size());
+    background.scheduleWithFixedDelay(this::reportCurrency, 1, 1, TimeUnit.SECONDS);
     if (options.leaderElection().isPresent()) {
       Options.LeaderElection le = options.leaderElection().get();
       sweeper.setLeading(false);
@@ -210,6 +213,17 @@ public final class Service implements AutoCloseable {
 
   public int httpPort() {
     return httpPort;
+  }
+
+  /** One line when an outage starts holding removals, one when it ends: fabric8's reconnect attempts are not logged. */
+  private void reportCurrency() {
+    boolean current = cache.isCurrent();
+    if (current && !wasCurrent) {
+      LOG.info("API server {} reachable again and every watch resumed: removals resume", clientConfig.getMasterUrl());
+    } else if (!current && wasCurrent) {
+      LOG.warn("API server {} unreachable or a watch broken: the cache is not current, holding removals", clientConfig.getMasterUrl());
+    }
+    wasCurrent = current;
   }
 
   private void guardTripped(String why) {
