@@ -34,7 +34,7 @@ final class ClusterInput {
    */
   record Read(ClusterSnapshot snapshot, Policy policy, List<CleanupPolicies.Verdict> namespacedPolicies, String source) {}
 
-  Read read(Policy filePolicy) {
+  Read read(Policy filePolicy) throws Exception {
     if (snapshotFile == null) {
       return live(filePolicy);
     }
@@ -44,13 +44,17 @@ final class ClusterInput {
     return new Read(SnapshotReader.read(snapshotFile), filePolicy, List.of(), snapshotFile.toString());
   }
 
-  private Read live(Policy filePolicy) {
-    try (KubernetesClient client = new KubernetesClientBuilder().withConfig(cluster.config()).build()) {
+  private Read live(Policy filePolicy) throws Exception {
+    io.fabric8.kubernetes.client.Config config = cluster.config();
+    try (KubernetesClient client = new KubernetesClientBuilder().withConfig(config).build()) {
       List<CleanupPolicies.Verdict> verdicts = NamespacedPolicies.judgeOnce(client);
       Policy policy = CleanupPolicies.compose(filePolicy, verdicts);
       // Measured usage only for a policy that reads it: as in run, no other policy asks for (or needs the right to) it.
       boolean measuredUsage = policy.profiles().stream().flatMap(p -> p.balance().stream()).anyMatch(LowNodeLoadArgs.class::isInstance);
       return new Read(SnapshotReader.fromCluster(client, measuredUsage), policy, verdicts, "the cluster");
+    } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+      // One line naming the server, the credentials or the missing permission, not a client stack trace.
+      throw CommandFailure.fromCluster(config.getMasterUrl(), e);
     }
   }
 }

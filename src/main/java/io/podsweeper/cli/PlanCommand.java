@@ -58,7 +58,7 @@ final class PlanCommand implements Callable<Integer> {
   Output output;
 
   @Override
-  public Integer call() {
+  public Integer call() throws Exception {
     Instant at = instant(now);
     Optional<Duration> horizon = Optional.ofNullable(within).map(w -> Forecast.within("--within", w));
     ClusterInput.Read input = cluster.read(PolicyLoader.load(policyFile));

@@ -8,6 +8,7 @@ import io.podsweeper.policy.Policy;
 import io.podsweeper.policy.PolicyException;
 import io.podsweeper.policy.PolicyLoader;
 import java.io.IOException;
+import java.net.BindException;
 import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -151,13 +152,25 @@ final class RunCommand implements Callable<Integer> {
         adminToken, publicDecisions, Optional.ofNullable(auditLog), eventsPerSecond,
         policyConfigMap().flatMap(name -> ownNamespace.map(ns -> new Service.Options.ObjectName(ns, name))));
     CountDownLatch stopped = new CountDownLatch(1);
-    Service service = new Service(config, policy, Clock.systemUTC(), options);
+    Service service;
+    try {
+      service = new Service(config, policy, Clock.systemUTC(), options);
+    } catch (RuntimeException e) {
+      throw failure(e, config);
+    }
     policyProblem.ifPresent(service::waitForValidPolicy);
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+    Thread shutdown = new Thread(() -> {
       service.close();
       stopped.countDown();
-    }, "shutdown"));
-    service.start();
+    }, "shutdown");
+    Runtime.getRuntime().addShutdownHook(shutdown);
+    try {
+      service.start();
+    } catch (Exception e) {
+      Runtime.getRuntime().removeShutdownHook(shutdown);
+      service.close();
+      throw failure(e, config);
+    }
     stopped.await();
     return 0;
   }
@@ -169,6 +182,17 @@ final class RunCommand implements Callable<Integer> {
   private Optional<String> policyConfigMap() {
     String inPod = System.getenv("KUBERNETES_SERVICE_HOST") != null ? DEFAULT_POLICY_CONFIGMAP : null;
     return Optional.ofNullable(policyConfigMap).or(() -> Optional.ofNullable(inPod)).filter(name -> !name.isEmpty());
+  }
+
+  /** Why the service could not start, naming the flag or the server to check. */
+  private Exception failure(Exception e, Config config) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof BindException) {
+        return new CommandFailure("cannot listen on " + httpHost + ":" + httpPort + ": " + t.getMessage()
+            + " — choose another --http-port or --http-host", e);
+      }
+    }
+    return CommandFailure.fromCluster(config.getMasterUrl(), e);
   }
 
   /** The three lease timings, as fabric8's elector needs them (upstream's descheduler asks the same of its flags). */

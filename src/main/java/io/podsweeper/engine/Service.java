@@ -146,6 +146,8 @@ public final class Service implements AutoCloseable {
   private volatile boolean synced;
   /** Why the policy file could not be used at start; null once a valid one runs. Not ready meanwhile. */
   private volatile String policyProblem;
+  /** What the last {@link #reportCurrency} saw; only the background thread reads and writes it. */
+  private boolean wasCurrent = true;
   private int httpPort;
 
   public Service(Config config, Policy policy, Clock clock, Options options) {
@@ -215,6 +217,7 @@ public final class Service implements AutoCloseable {
     }
     synced = true;
     LOG.info("informers synced: {} pods cached", cache.pods().size());
+    background.scheduleWithFixedDelay(this::reportCurrency, 1, 1, TimeUnit.SECONDS);
     if (options.leaderElection().isPresent()) {
       Options.LeaderElection le = options.leaderElection().get();
       sweeper.setLeading(false);
@@ -272,6 +275,17 @@ public final class Service implements AutoCloseable {
       LOG.debug("cannot read Lease {}/{}: {}", le.namespace(), le.lease(), e.toString());
       return Optional.empty();
     }
+  }
+
+  /** One line when an outage starts holding removals, one when it ends: fabric8's reconnect attempts are not logged. */
+  private void reportCurrency() {
+    boolean current = cache.isCurrent();
+    if (current && !wasCurrent) {
+      LOG.info("API server {} reachable again and every watch resumed: removals resume", clientConfig.getMasterUrl());
+    } else if (!current && wasCurrent) {
+      LOG.warn("API server {} unreachable or a watch broken: the cache is not current, holding removals", clientConfig.getMasterUrl());
+    }
+    wasCurrent = current;
   }
 
   private void guardTripped(String why) {

@@ -17,10 +17,15 @@ import io.podsweeper.cluster.PvcRecord;
 import io.podsweeper.policy.PolicyException;
 import io.podsweeper.policy.YamlDocuments;
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Pattern;
 
 /**
  * Reads a cluster snapshot: what {@code kubectl get pods,nodes,namespaces,pdb,pvc -A -o yaml} prints (a
@@ -28,18 +33,44 @@ import java.util.List;
  * metrics.k8s.io's NodeMetrics and PodMetrics objects. Kinds that no strategy reads yet are skipped.
  */
 public final class SnapshotReader {
-  static final int MAX_SNAPSHOT_CODE_POINTS = 512 << 20;
+  /**
+   * The parsed tree takes several times the text's memory: past this a default heap runs out (OutOfMemoryError)
+   * instead of saying so. A larger cluster is planned a namespace or a few at a time.
+   */
+  static final int MAX_SNAPSHOT_BYTES = 256 << 20;
+  /** RFC 3339, and so Kubernetes, writes four-digit years; java.time also reads "+999999999-…", whose arithmetic overflows. */
+  private static final Pattern EXPANDED_YEAR = Pattern.compile("[+-]\\d{4,}-\\d{2}-\\d{2}T.*");
 
   private SnapshotReader() {}
 
+  /** A snapshot file, refused (naming the file) when it is too large or holds no pods or nodes: not a snapshot. */
   public static ClusterSnapshot read(Path file) {
-    String text;
+    Set<String> kinds = new TreeSet<>();
+    ClusterSnapshot snapshot = parse(readBounded(file), file.getFileName().toString(), kinds);
+    if (snapshot.pods().isEmpty() && snapshot.nodes().isEmpty()) {
+      String held = kinds.isEmpty() ? "holds no objects" : "holds no pods or nodes, only " + String.join(", ", kinds);
+      throw new PolicyException(file.toString(), held + ": a snapshot is what `kubectl get pods,nodes,namespaces,pdb,pvc -A -o yaml` prints");
+    }
+    return snapshot;
+  }
+
+  private static String readBounded(Path file) {
+    String tooLarge = "larger than " + (MAX_SNAPSHOT_BYTES >> 20) + " MiB, the most a snapshot may be";
     try {
-      text = Files.readString(file);
+      // The size first, so a huge file is refused before any of it is read; the bounded read for pipes, which have none.
+      if (Files.size(file) > MAX_SNAPSHOT_BYTES) {
+        throw new PolicyException(file.toString(), tooLarge + " (" + (Files.size(file) >> 20) + " MiB)");
+      }
+      try (InputStream in = Files.newInputStream(file)) {
+        byte[] bytes = in.readNBytes(MAX_SNAPSHOT_BYTES + 1);
+        if (bytes.length > MAX_SNAPSHOT_BYTES) {
+          throw new PolicyException(file.toString(), tooLarge);
+        }
+        return new String(bytes, StandardCharsets.UTF_8);
+      }
     } catch (IOException e) {
       throw new PolicyException(file.toString(), "cannot read snapshot: " + e.getMessage());
     }
-    return parse(text, file.getFileName().toString());
   }
 
   /**
@@ -66,11 +97,16 @@ public final class SnapshotReader {
   }
 
   public static ClusterSnapshot parse(String text, String source) {
+    return parse(text, source, new TreeSet<>());
+  }
+
+  /** @param kinds gets the kind of every object read, so a file that is no snapshot can say what it is */
+  private static ClusterSnapshot parse(String text, String source, Set<String> kinds) {
     List<PodRecord> pods = new ArrayList<>();
     List<NamespaceRecord> namespaces = new ArrayList<>();
     List<NodeRecord> nodes = new ArrayList<>();
     Other other = new Other(new ArrayList<>(), new ArrayList<>(), new java.util.HashMap<>(), new ArrayList<>(), new java.util.HashMap<>());
-    List<JsonNode> documents = YamlDocuments.read(text, source, MAX_SNAPSHOT_CODE_POINTS);
+    List<JsonNode> documents = YamlDocuments.read(text, source, MAX_SNAPSHOT_BYTES);
     if (documents.isEmpty()) {
       throw new PolicyException(source, "the snapshot is empty");
     }
@@ -86,9 +122,11 @@ public final class SnapshotReader {
           throw new PolicyException(where + " items", "must be a list");
         }
         for (int i = 0; items != null && i < items.size(); i++) {
+          kinds.add(items.get(i).path("kind").asText(""));
           add(items.get(i), where + " items[" + i + "]", pods, namespaces, nodes, other);
         }
       } else {
+        kinds.add(doc.get("kind").asText());
         add(doc, where, pods, namespaces, nodes, other);
       }
     }
@@ -103,6 +141,7 @@ public final class SnapshotReader {
   private static void add(
       JsonNode item, String where, List<PodRecord> pods, List<NamespaceRecord> namespaces, List<NodeRecord> nodes, Other other) {
     String kind = item.path("kind").asText("");
+    requireFourDigitYears(item, where);
     try {
       switch (kind) {
         case "Pod" -> {
@@ -181,6 +220,22 @@ public final class SnapshotReader {
     String actual = item.path("apiVersion").asText("");
     if (!actual.equals(apiVersion)) {
       throw new PolicyException(where, "a " + item.path("kind").asText() + " must be apiVersion " + apiVersion + ", not \"" + actual + "\"");
+    }
+  }
+
+  /** Any field, at any depth, that holds a timestamp beyond year 9999 (or before year 0) refuses the object. */
+  private static void requireFourDigitYears(JsonNode node, String where) {
+    if (node.isTextual()) {
+      String text = node.textValue();
+      if (!text.isEmpty() && (text.charAt(0) == '+' || text.charAt(0) == '-') && EXPANDED_YEAR.matcher(text).matches()) {
+        throw new PolicyException(where, "not an RFC 3339 time (its year must have four digits): \"" + text + "\"");
+      }
+    } else if (node.isObject()) {
+      node.fields().forEachRemaining(f -> requireFourDigitYears(f.getValue(), where + "." + f.getKey()));
+    } else if (node.isArray()) {
+      for (int i = 0; i < node.size(); i++) {
+        requireFourDigitYears(node.get(i), where + "[" + i + "]");
+      }
     }
   }
 

@@ -2,9 +2,11 @@ package io.podsweeper.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -72,7 +74,16 @@ class BadInputTest {
             "a NodeMetric must be apiVersion slo.koordinator.sh/v1alpha1"),
         Arguments.of("usage not a quantity", "apiVersion: metrics.k8s.io/v1beta1\nkind: NodeMetrics\nmetadata: {name: n}\n"
             + "timestamp: \"2026-01-01T00:00:00Z\"\nusage: {cpu: lots}\n", "not a valid NodeMetrics"),
-        Arguments.of("garbage", "{{{", "not valid YAML or JSON"));
+        Arguments.of("garbage", "{{{", "not valid YAML or JSON"),
+        Arguments.of("a policy", GOOD_POLICY, "snapshot.yaml: holds no pods or nodes, only PodSweeperPolicy: a snapshot is what `kubectl get"),
+        Arguments.of("a deployment", "apiVersion: v1\nkind: List\nitems: [{apiVersion: apps/v1, kind: Deployment, metadata: {name: d}},"
+            + " {apiVersion: v1, kind: Service, metadata: {name: s}}]\n", "holds no pods or nodes, only Deployment, Service"),
+        Arguments.of("an empty list", GOOD_SNAPSHOT, "snapshot.yaml: holds no objects"),
+        Arguments.of("year 999999999", "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: n, creationTimestamp: \"2026-01-01T00:00:00Z\"}\n"
+            + "status: {phase: Failed, containerStatuses: [{name: c, state: {terminated: {exitCode: 1, finishedAt: \"+999999999-12-31T23:00:00Z\"}}}]}\n",
+            "status.containerStatuses[0].state.terminated.finishedAt: not an RFC 3339 time (its year must have four digits): \"+999999999"),
+        Arguments.of("creation in year 999999999", "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: n,"
+            + " creationTimestamp: \"+999999999-12-31T23:00:00Z\"}\n", "metadata.creationTimestamp: not an RFC 3339 time"));
   }
 
   @ParameterizedTest(name = "policy: {0}")
@@ -90,6 +101,17 @@ class BadInputTest {
     Path p = Files.writeString(dir.resolve("policy.yaml"), GOOD_POLICY);
     Path s = Files.writeString(dir.resolve("snapshot.yaml"), snapshot);
     assertRefused(CliRun.of("plan", "--policy", p.toString(), "--snapshot", s.toString()), message);
+  }
+
+  @Test
+  void aSnapshotLargerThan256MiBIsRefusedBeforeItIsRead(@TempDir Path dir) throws Exception {
+    Path p = Files.writeString(dir.resolve("policy.yaml"), GOOD_POLICY);
+    Path s = dir.resolve("huge.yaml");
+    try (RandomAccessFile file = new RandomAccessFile(s.toFile(), "rw")) {
+      file.setLength(700L << 20); // sparse: no disk, and no heap unless it is read
+    }
+    assertRefused(CliRun.of("plan", "--policy", p.toString(), "--snapshot", s.toString()),
+        s + ": larger than 256 MiB, the most a snapshot may be (700 MiB)");
   }
 
   private static void assertRefused(CliRun run, String message) {

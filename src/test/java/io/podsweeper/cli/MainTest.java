@@ -53,19 +53,36 @@ class MainTest {
     Path policy = Files.writeString(dir.resolve("policy.yaml"),
         "apiVersion: podsweeper.io/v1alpha1\nkind: PodSweeperPolicy\nrules: [{name: r, states: [Failed]}]\n");
     // A kubeconfig whose context names no namespace, for a server that is not there: refused before any connection.
-    Path kubeconfig = Files.writeString(dir.resolve("kubeconfig"), """
-        apiVersion: v1
-        kind: Config
-        clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
-        users: [{name: u, user: {token: t}}]
-        contexts: [{name: c, context: {cluster: c, user: u}}]
-        current-context: c
-        """);
+    Path kubeconfig = nowhere(dir);
     assertThat(run("run", "--policy", policy.toString(), "--kubeconfig", kubeconfig.toString())).isEqualTo(2);
     assertThat(err).startsWith("error: --namespace: no namespace for the kill switch (configmap podsweeper-control)")
         .contains("--dry-run").contains("--control-configmap ''").doesNotContain("\tat ");
     assertThat(err.strip()).doesNotContain("\n");
     assertThat(out).isEmpty();
+  }
+
+  @Test
+  void everyCommandHasHelpThatAsksForNothing() {
+    for (String command : new String[] {"plan", "explain", "validate", "convert", "run"}) {
+      assertThat(run(command, "--help")).as(command + " --help: " + err).isZero();
+      assertThat(out).as(command).startsWith("Usage: podsweeper " + command);
+      assertThat(run("help", command)).as("help " + command + ": " + err).isZero();
+      assertThat(out).as(command).startsWith("Usage: podsweeper " + command);
+    }
+  }
+
+  @Test
+  void anUnreachableServerIsOneLineNamingIt(@TempDir Path dir) throws Exception {
+    Path policy = Files.writeString(dir.resolve("policy.yaml"),
+        "apiVersion: podsweeper.io/v1alpha1\nkind: PodSweeperPolicy\nrules: [{name: r, states: [Failed]}]\n");
+    Path kubeconfig = nowhere(dir);
+    assertThat(run("run", "--policy", policy.toString(), "--kubeconfig", kubeconfig.toString(), "--dry-run", "--http-port", "0",
+        "--http-host", "127.0.0.1", "--control-configmap", "")).isEqualTo(1);
+    assertThat(err).startsWith("error: cannot reach the API server at https://127.0.0.1:1/: connection refused")
+        .contains("--kubeconfig").doesNotContain("\tat ").doesNotContain("Exception");
+    assertThat(err.strip()).doesNotContain("\n");
+    assertThat(run("explain", "a/b", "--policy", policy.toString(), "--kubeconfig", kubeconfig.toString())).isEqualTo(1);
+    assertThat(err).startsWith("error: cannot reach the API server at https://127.0.0.1:1/").doesNotContain("\tat ");
   }
 
   @Test
@@ -120,6 +137,18 @@ class MainTest {
     assertThat(run(concat("explain", "nonamespace", common))).isEqualTo(2);
     assertThat(run("explain", "a/b", "--policy", "config/policy.yaml", "--kubeconfig", "/no/such/kubeconfig")).isEqualTo(2);
     assertThat(err).contains("--kubeconfig: cannot read /no/such/kubeconfig");
+  }
+
+  /** A kubeconfig for port 1 on loopback, where nothing listens, whose context names no namespace. */
+  private static Path nowhere(Path dir) throws Exception {
+    return Files.writeString(dir.resolve("kubeconfig"), """
+        apiVersion: v1
+        kind: Config
+        clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
+        users: [{name: u, user: {token: t}}]
+        contexts: [{name: c, context: {cluster: c, user: u}}]
+        current-context: c
+        """);
   }
 
   private static String[] concat(String command, String pod, String[] rest) {
