@@ -32,9 +32,10 @@ import java.util.function.Supplier;
 
 /**
  * The service's view of the cluster: fabric8 informers for pods, nodes, namespaces, PDBs, PVCs and priority
- * classes, each keeping the decision core's slim records as its own item store ({@link RecordStore}): so whenever
- * an informer says it has synced, its records hold the whole list. Pod changes are passed on to a
- * {@link PodListener} after the cache has them.
+ * classes, each keeping the decision core's slim records as its own item store ({@link RecordStore}), and listing
+ * again after every interrupted watch ({@link RelistingInformers}). So whenever every informer says it has synced
+ * and is watching, the records hold everything up to the latest list, and what has been watched since.
+ * Pod changes are passed on to a {@link PodListener} after the cache has them.
  */
 public final class ClusterCache implements PodSource, AutoCloseable {
   /** Told about every pod change, on an informer thread, after the cache has the new state. */
@@ -47,9 +48,6 @@ public final class ClusterCache implements PodSource, AutoCloseable {
     void namespaceChanged(String namespace);
   }
 
-  /** Pods per page of the initial list, so a 100k-pod cluster never arrives as one response. */
-  static final long PAGE = 500;
-
   private final PodIndexes podIndexes = new PodIndexes();
   private final RecordStore<Pod, PodRecord> pods = new RecordStore<>(Pod::new, PodRecords::pod, podIndexes);
   private final RecordStore<Namespace, NamespaceRecord> namespaces = new RecordStore<>(Namespace::new, PodRecords::namespace);
@@ -60,6 +58,7 @@ public final class ClusterCache implements PodSource, AutoCloseable {
   private volatile RecordStore<?, PdbRecord> pdbs;
   private final Map<String, SharedIndexInformer<?>> informers = new ConcurrentHashMap<>();
   private final KubernetesClient client;
+  private final RelistingInformers relisting;
   private final Metrics metrics;
   /** Not one of the informers above: only LowNodeLoad asks, and its staleness check covers a broken watch. */
   private final NodeUsageSource usage;
@@ -67,6 +66,7 @@ public final class ClusterCache implements PodSource, AutoCloseable {
 
   public ClusterCache(KubernetesClient client, Metrics metrics) {
     this.client = client;
+    this.relisting = new RelistingInformers(client);
     this.metrics = metrics;
     this.usage = new NodeUsageSource(client, key -> Optional.ofNullable(pods.record(key)).map(PodRecord::nodeName));
   }
@@ -74,15 +74,15 @@ public final class ClusterCache implements PodSource, AutoCloseable {
   /** Starts the informers; the future completes when all have listed once and are watching. */
   public CompletableFuture<Void> start(PodListener podListener) {
     this.listener = podListener;
-    informers.put("namespaces", informer(client.namespaces(), namespaces)
+    informers.put("namespaces", relisting.informer(Namespace.class, c -> c.namespaces(), namespaces)
         .addEventHandler(new NamespaceHandler()));
-    informers.put("nodes", informer(client.nodes(), nodes));
+    informers.put("nodes", relisting.informer(Node.class, c -> c.nodes(), nodes));
     informers.put("poddisruptionbudgets", pdbInformer());
     informers.put("persistentvolumeclaims",
-        informer(client.persistentVolumeClaims().inAnyNamespace(), pvcs));
+        relisting.informer(PersistentVolumeClaim.class, c -> c.persistentVolumeClaims().inAnyNamespace(), pvcs));
     informers.put("priorityclasses",
-        informer(client.scheduling().v1().priorityClasses(), priorityClasses));
-    SharedIndexInformer<Pod> podInformer = informer(client.pods().inAnyNamespace().withLimit(PAGE), pods)
+        relisting.informer(PriorityClass.class, c -> c.scheduling().v1().priorityClasses(), priorityClasses));
+    SharedIndexInformer<Pod> podInformer = relisting.informer(Pod.class, c -> c.pods().inAnyNamespace(), pods)
         .addEventHandler(new PodHandler());
     // Everything a pod's evaluation reads is cached before the first pod arrives.
     List<SharedIndexInformer<?>> first = List.copyOf(informers.values());
@@ -94,33 +94,28 @@ public final class ClusterCache implements PodSource, AutoCloseable {
   /** PDBs as the server serves them: policy/v1 since Kubernetes 1.21, policy/v1beta1 before. */
   private SharedIndexInformer<?> pdbInformer() {
     if (client.supports(io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget.class)) {
-      return pdbInformer(io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget::new,
-          client.policy().v1().podDisruptionBudget().inAnyNamespace(),
+      return pdbInformer(io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget.class,
+          io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget::new, c -> c.policy().v1().podDisruptionBudget().inAnyNamespace(),
           p -> p.getSpec() != null ? p.getSpec().getSelector() : null);
     }
-    return pdbInformer(io.fabric8.kubernetes.api.model.policy.v1beta1.PodDisruptionBudget::new,
-        client.policy().v1beta1().podDisruptionBudget().inAnyNamespace(),
+    return pdbInformer(io.fabric8.kubernetes.api.model.policy.v1beta1.PodDisruptionBudget.class,
+        io.fabric8.kubernetes.api.model.policy.v1beta1.PodDisruptionBudget::new, c -> c.policy().v1beta1().podDisruptionBudget().inAnyNamespace(),
         p -> p.getSpec() != null ? p.getSpec().getSelector() : null);
   }
 
   private <T extends HasMetadata> SharedIndexInformer<T> pdbInformer(
-      Supplier<T> blank, Informable<T> operation, Function<T, LabelSelector> selector) {
+      Class<T> type, Supplier<T> blank, Function<KubernetesClient, Informable<T>> operation, Function<T, LabelSelector> selector) {
     RecordStore<T, PdbRecord> store =
         new RecordStore<>(blank, p -> PodRecords.pdb(p.getMetadata().getNamespace(), p.getMetadata().getName(), selector.apply(p)));
     pdbs = store;
-    return informer(operation, store);
+    return relisting.informer(type, operation, store);
   }
 
-  /** An informer that keeps what it lists and watches as records in {@code store}. */
-  private static <T extends HasMetadata> SharedIndexInformer<T> informer(Informable<T> operation, RecordStore<T, ?> store) {
-    SharedIndexInformer<T> informer = operation.runnableInformer(0);
-    // Nothing looks objects up by namespace through fabric8; its index would only cost memory per object.
-    informer.removeIndexer(Cache.NAMESPACE_INDEX);
-    informer.itemStore(store);
-    return informer;
-  }
-
-  /** True when every informer has listed and is watching: only then is the cache fit to act on. */
+  /**
+   * True when every informer has listed and is watching. As the informers are built, that means each has applied,
+   * since its watch last ended, a fresh list and what its watch from there has brought: only then is the cache fit
+   * to act on.
+   */
   @Override
   public boolean isCurrent() {
     boolean current = !informers.isEmpty();
@@ -200,6 +195,7 @@ public final class ClusterCache implements PodSource, AutoCloseable {
   @Override
   public void close() {
     informers.values().forEach(SharedIndexInformer::stop);
+    relisting.close();
     usage.close();
   }
 
