@@ -45,29 +45,20 @@ import org.slf4j.LoggerFactory;
  */
 @ExtendWith(ApiServerExtension.class)
 class CacheCurrencyIT {
-  private static final ClusterCache.PodListener NOBODY = new ClusterCache.PodListener() {
-    @Override
-    public void podChanged(PodRecord pod) {}
-
-    @Override
-    public void podDeleted(PodRecord pod) {}
-
-    @Override
-    public void namespaceChanged(String namespace) {}
-  };
-
   /**
    * Enough pods due at once that, while it waits for a current cache, the worker looks at one every millisecond
    * (each is looked at again a second later): a stale window of a few milliseconds does not go unused.
    */
   private static final int DUE_PODS = 1000;
+  /** The informers to have back before the pods' one, which then alone decides whether the cache is current. */
+  private static final List<String> ALL_BUT_PODS =
+      List.of("namespaces", "nodes", "poddisruptionbudgets", "persistentvolumeclaims", "priorityclasses");
 
   @Test
   void whenTheServiceIsSyncedItHasEveryPod(TestApiServer server) throws Exception {
     KubernetesClient client = server.client();
     String ns = server.newNamespace("startup");
-    createPods(client, ns, 400);
-    int inCluster = client.pods().inAnyNamespace().list().getItems().size();
+    int inCluster = createPods(client, ns, 480);
     Logger serviceLog = (Logger) LoggerFactory.getLogger(Service.class);
     ListAppender<ILoggingEvent> logged = new ListAppender<>();
     logged.start();
@@ -88,7 +79,25 @@ class CacheCurrencyIT {
   }
 
   /**
-   * The brief's outage, at the cache: the API server goes away, the pods are deleted behind its back and etcd is
+   * The same at the cache, whatever the evaluations cost: they run on the informer's handler thread, one pod after
+   * the other, and a cache filled on that thread (as it was) lags them, deterministically with 2 ms per pod.
+   */
+  @Test
+  void whenItHasSyncedItHasEveryPodHoweverLongTheirEvaluationTakes(TestApiServer server) throws Exception {
+    KubernetesClient admin = server.client();
+    String ns = server.newNamespace("slow");
+    int inCluster = createPods(admin, ns, 200);
+    try (KubernetesClient client = server.newClient(); ClusterCache cache = new ClusterCache(client, new Metrics())) {
+      cache.start(evaluating(Duration.ofMillis(2))).get(60, TimeUnit.SECONDS);
+      assertThat(cache.pods()).hasSize(inCluster);
+      assertThat(cache.podsInNamespace(ns)).hasSize(200);
+    } finally {
+      admin.pods().inNamespace(ns).delete();
+    }
+  }
+
+  /**
+   * An API server restart, at the cache: the server goes away, the pods are deleted behind its back and etcd is
    * compacted, so every watch must end in 410 Gone. The pods' informer is held back until the others are current
    * again, and from then on the cache is watched as closely as a loop can: it never says current while it still
    * holds a pod from before the outage.
@@ -97,17 +106,14 @@ class CacheCurrencyIT {
   void neverCurrentOnWhatItCachedBeforeAnOutage(TestApiServer server) throws Exception {
     KubernetesClient admin = server.client();
     String ns = server.newNamespace("outage");
-    for (int i = 0; i < 20; i++) {
-      TestPods.create(admin, ns, "p" + i, "node-a", Map.of());
-    }
+    createPods(admin, ns, 20);
     HeldPodWatches held = new HeldPodWatches();
     Metrics metrics = new Metrics();
     try (KubernetesClient client = new KubernetesClientBuilder().withConfig(server.config())
             .withHttpClientBuilderConsumer(http -> http.addOrReplaceInterceptor("held-pod-watches", held)).build();
         ClusterCache cache = new ClusterCache(client, metrics)) {
-      cache.start(NOBODY).get(60, TimeUnit.SECONDS);
-      assertThat(cache.isCurrent()).isTrue();
-      assertThat(cache.podsInNamespace(ns)).hasSize(20);
+      cache.start(evaluating(Duration.ZERO)).get(60, TimeUnit.SECONDS);
+      await().atMost(Duration.ofSeconds(10)).until(() -> cache.isCurrent() && cache.podsInNamespace(ns).size() == 20);
       // Past the first 2 s of the watch, which fabric8 treats differently (an early end counts as 410 Gone).
       Thread.sleep(3000);
 
@@ -120,11 +126,9 @@ class CacheCurrencyIT {
       } finally {
         server.up();
       }
-      // Every informer but the pods' one back first, so the pods' informer alone decides.
       await().atMost(Duration.ofSeconds(60)).until(() -> {
         cache.isCurrent();
-        return List.of("namespaces", "nodes", "poddisruptionbudgets", "persistentvolumeclaims", "priorityclasses").stream()
-            .allMatch(r -> metrics.informerWatching.labels(r).get() == 1.0);
+        return ALL_BUT_PODS.stream().allMatch(r -> metrics.informerWatching.labels(r).get() == 1.0);
       });
       held.release();
 
@@ -182,8 +186,7 @@ class CacheCurrencyIT {
       await().atMost(Duration.ofSeconds(30)).until(() -> admin.pods().inNamespace(ns).list().getItems().isEmpty());
       await().atMost(Duration.ofSeconds(30)).until(() -> {
         service.status("/readyz");
-        return List.of("namespaces", "nodes", "poddisruptionbudgets", "persistentvolumeclaims", "priorityclasses").stream()
-            .allMatch(r -> service.metric("podsweeper_informer_watching", "resource=\"" + r + "\"") == 1.0);
+        return ALL_BUT_PODS.stream().allMatch(r -> service.metric("podsweeper_informer_watching", "resource=\"" + r + "\"") == 1.0);
       });
       grant.allow(true);
       await().atMost(Duration.ofSeconds(60)).until(() -> service.status("/readyz") == 200);
@@ -192,7 +195,28 @@ class CacheCurrencyIT {
     }
   }
 
-  private static void createPods(KubernetesClient client, String ns, int count) throws InterruptedException {
+  /** A listener that takes {@code perPod} over each pod it hears of, as the sweeper's evaluation takes its time. */
+  private static ClusterCache.PodListener evaluating(Duration perPod) {
+    return new ClusterCache.PodListener() {
+      @Override
+      public void podChanged(PodRecord pod) {
+        try {
+          Thread.sleep(perPod.toMillis());
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+
+      @Override
+      public void podDeleted(PodRecord pod) {}
+
+      @Override
+      public void namespaceChanged(String namespace) {}
+    };
+  }
+
+  /** Creates {@code count} pods in {@code ns}; returns how many the cluster holds then. */
+  private static int createPods(KubernetesClient client, String ns, int count) throws InterruptedException {
     ExecutorService creators = Executors.newFixedThreadPool(8);
     for (int i = 0; i < count; i++) {
       String name = "p" + i;
@@ -201,6 +225,7 @@ class CacheCurrencyIT {
     creators.shutdown();
     assertThat(creators.awaitTermination(2, TimeUnit.MINUTES)).isTrue();
     assertThat(client.pods().inNamespace(ns).list().getItems()).hasSize(count);
+    return client.pods().inAnyNamespace().list().getItems().size();
   }
 
   /** A user with the shipped ClusterRole's rights, whose right to watch pods can be taken away and given back. */
