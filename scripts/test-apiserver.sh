@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A real kube-apiserver + etcd on loopback for the integration tests.
 #
-#   scripts/test-apiserver.sh install        get etcd and kube-apiserver (built once, then cached)
+#   scripts/test-apiserver.sh install        get etcd, etcdctl and kube-apiserver (built once, then cached)
 #   scripts/test-apiserver.sh start RUN_DIR  start both on random loopback ports; writes RUN_DIR/env
 #   scripts/test-apiserver.sh stop RUN_DIR   stop them and remove RUN_DIR
 #   scripts/test-apiserver.sh down RUN_DIR   stop only the API server (fault injection); `up RUN_DIR` restarts it
@@ -35,6 +35,14 @@ install_etcd() {
   fi
   mkdir -p "$BIN_DIR"
   ln -sf "$(command -v etcd)" "$BIN_DIR/etcd"
+}
+
+# etcdctl: fault-injection tests change etcd behind the API server's back and compact its history.
+install_etcdctl() {
+  command -v etcdctl >/dev/null 2>&1 && return
+  need_root_apt etcd-client
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends etcd-client >/dev/null
 }
 
 build_kube_apiserver() {
@@ -246,7 +254,7 @@ stop() {
 }
 
 case "${1:-}" in
-  install) install_etcd; build_kube_apiserver; echo "$BIN_DIR" ;;
+  install) install_etcd; install_etcdctl; build_kube_apiserver; echo "$BIN_DIR" ;;
   start) start "${2:-}" ;;
   stop) stop "${2:-}" ;;
   down) down "${2:-}" ;;

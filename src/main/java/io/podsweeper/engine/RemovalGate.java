@@ -114,7 +114,7 @@ final class RemovalGate implements AutoCloseable {
    * Pods this service is removing or removed lately, by UID: until the informer reports them gone they would count
    * as running twice in the guard's shares (once still cached, once as evicted).
    */
-  private final Cache<String, Boolean> removedLately = Caffeine.newBuilder().expireAfterWrite(Duration.ofMinutes(5)).build();
+  private final Cache<String, String> removedLately = Caffeine.newBuilder().expireAfterWrite(Duration.ofMinutes(5)).build();
   /** Evictions in background, by pod UID: never requested twice while in progress; a timeout ends one as failed. */
   private final Cache<String, InFlight> inBackground;
   private volatile boolean closing;
@@ -208,8 +208,11 @@ final class RemovalGate implements AutoCloseable {
     return sending.contains(key);
   }
 
-  /** A pod changed: an eviction in background ends when its pod finishes. */
+  /** A pod changed: an eviction in background ends when its pod finishes; one no longer running counts as gone. */
   void podChanged(PodRecord pod) {
+    if (!pod.runningOnNode()) {
+      removedLately.invalidate(pod.uid());
+    }
     InFlight inFlight = inBackground.getIfPresent(pod.uid());
     if (inFlight != null && pod.terminated()) {
       inBackground.invalidate(pod.uid());
@@ -226,6 +229,7 @@ final class RemovalGate implements AutoCloseable {
     }
     backoff.invalidate(pod.uid());
     reported.invalidate(pod.uid());
+    removedLately.invalidate(pod.uid());
   }
 
   /**
@@ -347,7 +351,7 @@ final class RemovalGate implements AutoCloseable {
     if (capped) {
       namespaceCap.count(pod.namespace(), now);
     }
-    removedLately.put(pod.uid(), true);
+    removedLately.put(pod.uid(), pod.key());
     return Optional.of(new Reservation(inBudget, inGuard, capped, now));
   }
 
@@ -570,34 +574,23 @@ final class RemovalGate implements AutoCloseable {
     return Optional.empty();
   }
 
-  private volatile long clusterRunningAt;
-  private volatile int clusterRunning;
-
   /**
    * Running pods (bound to a node, not finished, not terminating) in a namespace, or in the cluster when it is null:
-   * a never-scheduled Pending pod is nothing an eviction could take away. The cluster's count is taken at most once
-   * a second, a scan of every pod being too dear for every removal at 100k pods.
+   * a never-scheduled Pending pod is nothing an eviction could take away. The cache keeps the counts as pods change;
+   * pods this service is removing, which the cache still shows running, are taken off.
    */
   private int running(String namespace) {
-    if (namespace == null) {
-      long nowNanos = System.nanoTime();
-      if (clusterRunningAt == 0 || nowNanos - clusterRunningAt > 1_000_000_000L) {
-        clusterRunning = count(cache.pods());
-        clusterRunningAt = nowNanos;
-      }
-      return clusterRunning;
-    }
-    return count(cache.podsInNamespace(namespace));
-  }
-
-  private int count(Collection<PodRecord> pods) {
-    int n = 0;
-    for (PodRecord p : pods) {
-      if (p.scheduled() && !p.terminated() && !p.terminating() && removedLately.getIfPresent(p.uid()) == null) {
-        n++;
+    int counted = namespace == null ? cache.runningInCluster() : cache.runningInNamespace(namespace);
+    String prefix = namespace + "/";
+    int removing = 0;
+    for (Map.Entry<String, String> removed : removedLately.asMap().entrySet()) {
+      String key = removed.getValue();
+      if ((namespace == null || key.startsWith(prefix))
+          && cache.pod(key).filter(p -> p.uid().equals(removed.getKey()) && p.runningOnNode()).isPresent()) {
+        removing++;
       }
     }
-    return n;
+    return counted - removing;
   }
 
   private Duration backOff(String uid) {

@@ -1,25 +1,25 @@
 package io.podsweeper.kube;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClass;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.Informable;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import io.fabric8.kubernetes.client.informers.cache.ReducedStateItemStore;
+import io.fabric8.kubernetes.client.informers.cache.Cache;
 import io.podsweeper.cluster.NamespaceRecord;
 import io.podsweeper.cluster.NodeRecord;
 import io.podsweeper.cluster.NodeUsage;
-import io.podsweeper.cluster.RunningPods;
 import io.podsweeper.cluster.PdbRecord;
 import io.podsweeper.cluster.PodRecord;
 import io.podsweeper.cluster.PvcRecord;
 import io.podsweeper.cluster.PodSource;
 import io.podsweeper.metrics.Metrics;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -27,19 +27,18 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.BiConsumer;
 import java.util.function.Function;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import java.util.function.Supplier;
 
 /**
- * The service's view of the cluster: fabric8 SharedInformers for pods, nodes and namespaces, kept as the decision
- * core's slim records. Pod changes are passed on to a {@link PodListener} after the cache is updated.
+ * The service's view of the cluster: fabric8 informers for pods, nodes, namespaces, PDBs, PVCs and priority
+ * classes, each keeping the decision core's slim records as its own item store ({@link RecordStore}), and listing
+ * again after every interrupted watch ({@link RelistingInformers}). So whenever every informer says it has synced
+ * and is watching, the records hold everything up to the latest list, and what has been watched since.
+ * Pod changes are passed on to a {@link PodListener} after the cache has them.
  */
 public final class ClusterCache implements PodSource, AutoCloseable {
-  private static final Logger LOG = LoggerFactory.getLogger(ClusterCache.class);
-
-  /** Told about every pod change, on the informer's thread, after the cache has the new state. */
+  /** Told about every pod change, on an informer thread, after the cache has the new state. */
   public interface PodListener {
     void podChanged(PodRecord pod);
 
@@ -49,22 +48,17 @@ public final class ClusterCache implements PodSource, AutoCloseable {
     void namespaceChanged(String namespace);
   }
 
-  /** Pods per page of the initial list, so a 100k-pod cluster never arrives as one response. */
-  static final long PAGE = 500;
-
-  private final Map<String, PodRecord> pods = new ConcurrentHashMap<>();
-  private final Map<String, Map<String, PodRecord>> podsByNamespace = new ConcurrentHashMap<>();
-  private final Map<String, Map<String, PodRecord>> podsByNode = new ConcurrentHashMap<>();
-  private final Map<String, PodRecord> withAntiAffinity = new ConcurrentHashMap<>();
-  private final RunningPods running = new RunningPods();
-  private final Map<String, NamespaceRecord> namespaces = new ConcurrentHashMap<>();
-  private final Map<String, NodeRecord> nodes = new ConcurrentHashMap<>();
-  private final Map<String, PdbRecord> pdbs = new ConcurrentHashMap<>();
-  private final Map<String, PvcRecord> pvcs = new ConcurrentHashMap<>();
-  private final Map<String, Integer> priorityClasses = new ConcurrentHashMap<>();
-  private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
-  private final Map<String, SharedIndexInformer<?>> byResource = new ConcurrentHashMap<>();
+  private final PodIndexes podIndexes = new PodIndexes();
+  private final RecordStore<Pod, PodRecord> pods = new RecordStore<>(Pod::new, PodRecords::pod, podIndexes);
+  private final RecordStore<Namespace, NamespaceRecord> namespaces = new RecordStore<>(Namespace::new, PodRecords::namespace);
+  private final RecordStore<Node, NodeRecord> nodes = new RecordStore<>(Node::new, PodRecords::node);
+  private final RecordStore<PersistentVolumeClaim, PvcRecord> pvcs = new RecordStore<>(PersistentVolumeClaim::new, PodRecords::pvc);
+  private final RecordStore<PriorityClass, Integer> priorityClasses = new RecordStore<>(PriorityClass::new, PriorityClass::getValue);
+  /** Of policy/v1 or policy/v1beta1, whichever the server serves: set by {@link #start}. */
+  private volatile RecordStore<?, PdbRecord> pdbs;
+  private final Map<String, SharedIndexInformer<?>> informers = new ConcurrentHashMap<>();
   private final KubernetesClient client;
+  private final RelistingInformers relisting;
   private final Metrics metrics;
   /** Not one of the informers above: only LowNodeLoad asks, and its staleness check covers a broken watch. */
   private final NodeUsageSource usage;
@@ -72,54 +66,60 @@ public final class ClusterCache implements PodSource, AutoCloseable {
 
   public ClusterCache(KubernetesClient client, Metrics metrics) {
     this.client = client;
+    this.relisting = new RelistingInformers(client);
     this.metrics = metrics;
-    this.usage = new NodeUsageSource(client, key -> Optional.ofNullable(pods.get(key)).map(PodRecord::nodeName));
+    this.usage = new NodeUsageSource(client, key -> Optional.ofNullable(pods.record(key)).map(PodRecord::nodeName));
   }
 
-  /** Starts the informers; the future completes when all have listed once. */
+  /** Starts the informers; the future completes when all have listed once and are watching. */
   public CompletableFuture<Void> start(PodListener podListener) {
     this.listener = podListener;
-    // Namespaces and nodes first, so a pod's namespace labels are known when the pod arrives.
-    SharedIndexInformer<Namespace> nsInformer = client.namespaces().runnableInformer(0);
-    nsInformer.addEventHandler(recordHandler(namespaces, PodRecords::namespace, (old, now) -> {
-      if (old != null && !old.equals(now) && listener != null) {
-        listener.namespaceChanged(now.name());
-      }
-    }));
-    SharedIndexInformer<Node> nodeInformer = client.nodes().runnableInformer(0);
-    nodeInformer.addEventHandler(recordHandler(nodes, PodRecords::node, (old, now) -> {}));
-    SharedIndexInformer<Pod> podInformer = client.pods().inAnyNamespace().withLimit(PAGE).runnableInformer(0);
-    // Decisions read our slim PodRecords; the informer's own store keeps only the keys and versions it needs to
-    // relist, not whole Pods (~30 KB each, managedFields and all): the difference between MiB and GiB at 100k pods.
-    podInformer.itemStore(new ReducedStateItemStore<>(ReducedStateItemStore.NAME_KEY_STATE, Pod.class,
-        client.getKubernetesSerialization()));
-    podInformer.addEventHandler(new PodHandler());
-    register("namespaces", nsInformer);
-    register("nodes", nodeInformer);
-    register("poddisruptionbudgets", pdbInformer());
-    SharedIndexInformer<PersistentVolumeClaim> pvcInformer = client.persistentVolumeClaims().inAnyNamespace().runnableInformer(0);
-    pvcInformer.addEventHandler(recordHandler(pvcs, PodRecords::pvc, (old, now) -> {}));
-    register("persistentvolumeclaims", pvcInformer);
-    SharedIndexInformer<PriorityClass> pcInformer = client.scheduling().v1().priorityClasses().runnableInformer(0);
-    pcInformer.addEventHandler(recordHandler(priorityClasses, PriorityClass::getValue, (old, now) -> {}));
-    register("priorityclasses", pcInformer);
-    register("pods", podInformer);
+    informers.put("namespaces", relisting.informer(Namespace.class, c -> c.namespaces(), namespaces)
+        .addEventHandler(new NamespaceHandler()));
+    informers.put("nodes", relisting.informer(Node.class, c -> c.nodes(), nodes));
+    informers.put("poddisruptionbudgets", pdbInformer());
+    informers.put("persistentvolumeclaims",
+        relisting.informer(PersistentVolumeClaim.class, c -> c.persistentVolumeClaims().inAnyNamespace(), pvcs));
+    informers.put("priorityclasses",
+        relisting.informer(PriorityClass.class, c -> c.scheduling().v1().priorityClasses(), priorityClasses));
+    SharedIndexInformer<Pod> podInformer = relisting.informer(Pod.class, c -> c.pods().inAnyNamespace(), pods)
+        .addEventHandler(new PodHandler());
     // Everything a pod's evaluation reads is cached before the first pod arrives.
-    List<SharedIndexInformer<?>> first = informers.subList(0, informers.size() - 1);
+    List<SharedIndexInformer<?>> first = List.copyOf(informers.values());
+    informers.put("pods", podInformer);
     return CompletableFuture.allOf(first.stream().map(i -> i.start().toCompletableFuture()).toArray(CompletableFuture[]::new))
-        .thenCompose(v -> podInformer.start().toCompletableFuture());
+        .thenCompose(v -> podInformer.start());
   }
 
-  private void register(String resource, SharedIndexInformer<?> informer) {
-    informers.add(informer);
-    byResource.put(resource, informer);
+  /** PDBs as the server serves them: policy/v1 since Kubernetes 1.21, policy/v1beta1 before. */
+  private SharedIndexInformer<?> pdbInformer() {
+    if (client.supports(io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget.class)) {
+      return pdbInformer(io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget.class,
+          io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget::new, c -> c.policy().v1().podDisruptionBudget().inAnyNamespace(),
+          p -> p.getSpec() != null ? p.getSpec().getSelector() : null);
+    }
+    return pdbInformer(io.fabric8.kubernetes.api.model.policy.v1beta1.PodDisruptionBudget.class,
+        io.fabric8.kubernetes.api.model.policy.v1beta1.PodDisruptionBudget::new, c -> c.policy().v1beta1().podDisruptionBudget().inAnyNamespace(),
+        p -> p.getSpec() != null ? p.getSpec().getSelector() : null);
   }
 
-  /** True when every informer has listed and is watching: only then is the cache fit to act on. */
+  private <T extends HasMetadata> SharedIndexInformer<T> pdbInformer(
+      Class<T> type, Supplier<T> blank, Function<KubernetesClient, Informable<T>> operation, Function<T, LabelSelector> selector) {
+    RecordStore<T, PdbRecord> store =
+        new RecordStore<>(blank, p -> PodRecords.pdb(p.getMetadata().getNamespace(), p.getMetadata().getName(), selector.apply(p)));
+    pdbs = store;
+    return relisting.informer(type, operation, store);
+  }
+
+  /**
+   * True when every informer has listed and is watching. As the informers are built, that means each has applied,
+   * since its watch last ended, a fresh list and what its watch from there has brought: only then is the cache fit
+   * to act on.
+   */
   @Override
   public boolean isCurrent() {
     boolean current = !informers.isEmpty();
-    for (Map.Entry<String, SharedIndexInformer<?>> e : byResource.entrySet()) {
+    for (Map.Entry<String, SharedIndexInformer<?>> e : informers.entrySet()) {
       boolean watching = e.getValue().hasSynced() && e.getValue().isWatching();
       metrics.informerWatching.labels(e.getKey()).set(watching ? 1 : 0);
       current &= watching;
@@ -132,88 +132,63 @@ public final class ClusterCache implements PodSource, AutoCloseable {
 
   @Override
   public Optional<PodRecord> pod(String key) {
-    return Optional.ofNullable(pods.get(key));
+    return Optional.ofNullable(pods.record(key));
   }
 
   @Override
   public Collection<PodRecord> pods() {
-    return pods.values();
+    return pods.records();
   }
 
   @Override
   public Collection<PodRecord> podsInNamespace(String namespace) {
-    Map<String, PodRecord> inNamespace = podsByNamespace.get(namespace);
-    return inNamespace == null ? List.of() : inNamespace.values();
+    return podIndexes.inNamespace(namespace);
   }
 
   @Override
   public int runningInNamespace(String namespace) {
-    return running.inNamespace(namespace);
+    return podIndexes.running().inNamespace(namespace);
   }
 
   @Override
   public int runningInCluster() {
-    return running.inCluster();
+    return podIndexes.running().inCluster();
   }
 
   @Override
   public Collection<PodRecord> podsOnNode(String node) {
-    Map<String, PodRecord> onNode = podsByNode.get(node);
-    return onNode == null ? List.of() : onNode.values();
+    return podIndexes.onNode(node);
   }
 
   @Override
   public Collection<PodRecord> podsWithAntiAffinity() {
-    return withAntiAffinity.values();
-  }
-
-  private static void unindex(Map<String, Map<String, PodRecord>> index, String group, String key) {
-    index.computeIfPresent(group, (g, m) -> {
-      m.remove(key);
-      return m.isEmpty() ? null : m;
-    });
+    return podIndexes.withAntiAffinity();
   }
 
   @Override
   public Optional<NodeRecord> node(String name) {
-    return Optional.ofNullable(nodes.get(name));
+    return Optional.ofNullable(nodes.record(name));
   }
 
   @Override
   public Collection<NodeRecord> nodes() {
-    return nodes.values();
+    return nodes.records();
   }
 
   @Override
   public List<PdbRecord> pdbs(String namespace) {
-    return pdbs.values().stream().filter(p -> p.namespace().equals(namespace)).toList();
+    return pdbs.records().stream().filter(p -> p.namespace().equals(namespace)).toList();
   }
 
   @Override
   public Optional<PvcRecord> pvc(String namespace, String name) {
-    return Optional.ofNullable(pvcs.get(namespace + "/" + name));
+    return Optional.ofNullable(pvcs.record(namespace + "/" + name));
   }
 
   @Override
   public OptionalInt priorityClassValue(String name) {
-    Integer v = priorityClasses.get(name);
+    Integer v = priorityClasses.record(name);
     return v == null ? OptionalInt.empty() : OptionalInt.of(v);
-  }
-
-  /** PDBs as the server serves them: policy/v1 since Kubernetes 1.21, policy/v1beta1 before. */
-  private SharedIndexInformer<?> pdbInformer() {
-    if (client.supports(io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget.class)) {
-      SharedIndexInformer<io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget> informer =
-          client.policy().v1().podDisruptionBudget().inAnyNamespace().runnableInformer(0);
-      informer.addEventHandler(recordHandler(pdbs, p -> PodRecords.pdb(p.getMetadata().getNamespace(), p.getMetadata().getName(),
-          p.getSpec() != null ? p.getSpec().getSelector() : null), (old, now) -> {}));
-      return informer;
-    }
-    SharedIndexInformer<io.fabric8.kubernetes.api.model.policy.v1beta1.PodDisruptionBudget> informer =
-        client.policy().v1beta1().podDisruptionBudget().inAnyNamespace().runnableInformer(0);
-    informer.addEventHandler(recordHandler(pdbs, p -> PodRecords.pdb(p.getMetadata().getNamespace(), p.getMetadata().getName(),
-        p.getSpec() != null ? p.getSpec().getSelector() : null), (old, now) -> {}));
-    return informer;
   }
 
   @Override
@@ -223,16 +198,18 @@ public final class ClusterCache implements PodSource, AutoCloseable {
 
   @Override
   public NamespaceRecord namespace(String name) {
-    NamespaceRecord ns = namespaces.get(name);
+    NamespaceRecord ns = namespaces.record(name);
     return ns != null ? ns : NamespaceRecord.unknown(name);
   }
 
   @Override
   public void close() {
-    informers.forEach(SharedIndexInformer::stop);
+    informers.values().forEach(SharedIndexInformer::stop);
+    relisting.close();
     usage.close();
   }
 
+  /** The cache already has the change when this runs: it only starts the evaluation. */
   private final class PodHandler implements ResourceEventHandler<Pod> {
     @Override
     public void onAdd(Pod pod) {
@@ -244,73 +221,39 @@ public final class ClusterCache implements PodSource, AutoCloseable {
       changed(newPod);
     }
 
+    /** With the pod's last state, or (found gone by a relist) with who it was. */
     @Override
     public void onDelete(Pod pod, boolean finalStateUnknown) {
-      PodRecord removed = pods.remove(key(pod));
-      running.changed(removed, null);
-      if (removed != null) {
-        unindex(podsByNamespace, removed.namespace(), removed.key());
-        unindex(podsByNode, removed.nodeName(), removed.key());
-        withAntiAffinity.remove(removed.key());
-      }
-      if (removed != null && listener != null) {
-        listener.podDeleted(removed);
-      }
+      listener.podDeleted(PodRecords.pod(pod));
     }
 
+    /** The pod as cached now, which may be newer than the notification; a pod since deleted is left to its deletion. */
     private void changed(Pod pod) {
-      PodRecord record;
-      try {
-        record = PodRecords.pod(pod);
-      } catch (RuntimeException e) {
-        LOG.warn("ignoring pod {} that cannot be read: {}", key(pod), e.toString());
-        return;
-      }
-      PodRecord previous = pods.put(record.key(), record);
-      running.changed(previous, record);
-      podsByNamespace.computeIfAbsent(record.namespace(), ns -> new ConcurrentHashMap<>()).put(record.key(), record);
-      if (previous != null && !previous.nodeName().equals(record.nodeName())) {
-        // Bound since (or, for a pod recreated under the same name, elsewhere): it has left its old node's index.
-        unindex(podsByNode, previous.nodeName(), previous.key());
-      }
-      if (record.scheduled()) {
-        podsByNode.computeIfAbsent(record.nodeName(), n -> new ConcurrentHashMap<>()).put(record.key(), record);
-      }
-      if (record.scheduling().requiredPodAntiAffinity().isEmpty()) {
-        withAntiAffinity.remove(record.key());
-      } else {
-        withAntiAffinity.put(record.key(), record);
-      }
-      if (listener != null) {
-        listener.podChanged(record);
+      PodRecord cached = pods.record(Cache.metaNamespaceKeyFunc(pod));
+      if (cached != null) {
+        listener.podChanged(cached);
       }
     }
   }
 
-  /** Keeps {@code store} (keyed by namespace/name, or name for cluster-scoped kinds) equal to the informer's view. */
-  private static <T extends HasMetadata, R> ResourceEventHandler<T> recordHandler(
-      Map<String, R> store, Function<T, R> toRecord, BiConsumer<R, R> changed) {
-    return new ResourceEventHandler<>() {
-      @Override
-      public void onAdd(T obj) {
-        R record = toRecord.apply(obj);
-        changed.accept(store.put(key(obj), record), record);
-      }
+  /**
+   * A namespace changed (its resourceVersion did; fabric8 says nothing when a relist finds it as it was), so its
+   * labels or its protection may have: its pods are evaluated again.
+   */
+  private final class NamespaceHandler implements ResourceEventHandler<Namespace> {
+    @Override
+    public void onAdd(Namespace namespace) {
+      // A new namespace has no cached pods yet; they are evaluated as they arrive.
+    }
 
-      @Override
-      public void onUpdate(T oldObj, T newObj) {
-        onAdd(newObj);
-      }
+    @Override
+    public void onUpdate(Namespace oldNamespace, Namespace newNamespace) {
+      listener.namespaceChanged(newNamespace.getMetadata().getName());
+    }
 
-      @Override
-      public void onDelete(T obj, boolean finalStateUnknown) {
-        store.remove(key(obj));
-      }
-    };
-  }
-
-  private static String key(HasMetadata obj) {
-    String ns = obj.getMetadata().getNamespace();
-    return ns == null ? obj.getMetadata().getName() : ns + "/" + obj.getMetadata().getName();
+    @Override
+    public void onDelete(Namespace namespace, boolean finalStateUnknown) {
+      // Its pods go with it, each with its own deletion.
+    }
   }
 }

@@ -114,6 +114,68 @@ public final class TestApiServer implements ExtensionContext.Store.CloseableReso
     return audit().stream().filter(e -> namespace.equals(e.namespace()) && e.isRemoval()).toList();
   }
 
+  /**
+   * Fault injection: every client's connections to the API server are cut at once (reset, as a network blip would
+   * leave them), while the server stays up: watches resume from where they were, and the server replays what they
+   * missed. Needs root ({@code ss -K}).
+   */
+  public void cutConnections() {
+    run(List.of("ss", "-K", "dst", "127.0.0.1", "dport", "=", ":" + env("APISERVER_PORT")), Map.of());
+  }
+
+  /**
+   * Runs {@code etcdctl} (which {@code scripts/test-apiserver.sh install} installs) against the etcd behind the API
+   * server, for what no API request can do: change the stored objects while the API server is down, or compact the
+   * history so that every older watch ends in 410 Gone.
+   */
+  public String etcdctl(String... args) {
+    List<String> command = new ArrayList<>(List.of("etcdctl", "--endpoints", "http://127.0.0.1:" + env("ETCD_PORT")));
+    command.addAll(List.of(args));
+    return run(command, Map.of("ETCDCTL_API", "3"));
+  }
+
+  private static String run(List<String> command, Map<String, String> environment) {
+    ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+    pb.environment().putAll(environment);
+    try {
+      Process p = pb.start();
+      String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+      if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {
+        throw new IllegalStateException(String.join(" ", command) + " failed: " + out);
+      }
+      return out;
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot run " + command.get(0), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** Compacts etcd's history up to now: a watch from any earlier resourceVersion gets 410 Gone and must relist. */
+  public void compactEtcd() {
+    JsonNode status;
+    try {
+      status = JSON.readTree(etcdctl("endpoint", "status", "--write-out", "json"));
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+    etcdctl("compaction", status.get(0).path("Status").path("header").path("revision").asText(), "--physical");
+  }
+
+  private String env(String name) {
+    try {
+      for (String line : Files.readAllLines(runDir.resolve("env"))) {
+        if (line.startsWith(name + "=")) {
+          return line.substring(name.length() + 1);
+        }
+      }
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+    throw new IllegalStateException(name + " missing from " + runDir.resolve("env"));
+  }
+
   public Path kubeconfig() {
     return kubeconfig;
   }

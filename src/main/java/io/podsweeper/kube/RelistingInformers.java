@@ -1,0 +1,150 @@
+package io.podsweeper.kube;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.KubernetesResourceList;
+import io.fabric8.kubernetes.api.model.ListOptions;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.RequestConfigBuilder;
+import io.fabric8.kubernetes.client.Watcher;
+import io.fabric8.kubernetes.client.WatcherException;
+import io.fabric8.kubernetes.client.dsl.Informable;
+import io.fabric8.kubernetes.client.dsl.internal.AbstractWatchManager;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.client.informers.cache.Cache;
+import io.fabric8.kubernetes.client.informers.cache.ItemStore;
+import io.fabric8.kubernetes.client.informers.impl.DefaultSharedIndexInformer;
+import io.fabric8.kubernetes.client.informers.impl.ListerWatcher;
+import java.net.HttpURLConnection;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * fabric8 informers that never resume a watch: after any interruption they list again before they watch again.
+ *
+ * <p>Why: fabric8 resumes a broken watch from the last resourceVersion it saw and lets the server replay what was
+ * missed, and its informer reports "watching" as soon as the new connection is open: before the replay has been
+ * applied, or before the 410 Gone arrives that says the history is gone (an API server restart, a compaction) and a
+ * relist is due. Removals went out in that window, decided on what the cache held before an outage. A Kubernetes
+ * 1.20 server sends nothing that marks the end of a replay (it sends bookmarks only just before a watch times out;
+ * the end-of-initial-events bookmark of a WatchList came with 1.27), so a resumed watch can never be known to have
+ * caught up. A list can: it is a consistent read, and the informer applies it to its store (a {@link RecordStore})
+ * before it watches again. So here every watch that ends (server gone, connection lost, fabric8's own renewal of a
+ * watch every 5 to 10 minutes) stays ended; the informer lists again, with fabric8's back-off of 1 s doubling up to
+ * 32 s, and {@code isWatching()} is false from the moment the watch ended until that list has been applied and a new
+ * watch from its resourceVersion is open.
+ *
+ * <p>The price is a full list per informer every 5 to 10 minutes, without removals while it runs (docs/design.md).
+ * What it cannot see: a connection that dies with no reset and no error looks like an open, quiet watch until
+ * fabric8's renewal ends it.
+ *
+ * <p>fabric8 offers no public switch for this. What it has: a watcher that does not reconnect itself is held to the
+ * client's watch reconnect limit, and with a limit of 0 the watch is closed with an exception instead of resumed.
+ * The informer's own watcher claims to reconnect itself, so the informer is built here around a {@link ListerWatcher}
+ * that wraps it (fabric8's impl classes, used as {@code runnableInformer} uses them), and tells it that the watch is
+ * gone (410), fabric8's signal to list again.
+ */
+final class RelistingInformers implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(RelistingInformers.class);
+  /**
+   * Objects per page of a list, so that 100k pods never arrive as one response. Paged, every list is also a
+   * consistent read: fabric8 makes an informer's first unpaged list from the API server's watch cache
+   * (resourceVersion 0), which may lag behind etcd.
+   */
+  static final long PAGE = 500;
+  private final KubernetesClient client;
+  /** Runs the informers' handlers and their relists, as the client's executor does for fabric8's own informers. */
+  private final ExecutorService executor = Executors.newCachedThreadPool(r -> {
+    Thread t = new Thread(r, "informer");
+    t.setDaemon(true);
+    return t;
+  });
+
+  /** @param client whose connections the informers share; closing it ends them */
+  RelistingInformers(KubernetesClient client) {
+    Config config = client.getConfiguration();
+    this.client = client.newClient(new RequestConfigBuilder(config.getRequestConfig()).withWatchReconnectLimit(0).build())
+        .adapt(KubernetesClient.class);
+  }
+
+  /**
+   * @param operation what to list and watch, from the client it is given (e.g. {@code c -> c.nodes()})
+   * @param store where the informer keeps what it has listed and watched
+   */
+  <T extends HasMetadata, L extends KubernetesResourceList<T>> SharedIndexInformer<T> informer(
+      Class<T> type, Function<KubernetesClient, Informable<T>> operation, ItemStore<T> store) {
+    @SuppressWarnings("unchecked") // every operation of the client is a BaseOperation, which is fabric8's ListerWatcher
+    ListerWatcher<T, L> source = (ListerWatcher<T, L>) operation.apply(client);
+    DefaultSharedIndexInformer<T, L> informer = new DefaultSharedIndexInformer<>(type, new ListsAgain<>(source), 0, executor);
+    // Nothing looks objects up by namespace through fabric8; its index would only cost memory per object.
+    informer.removeIndexer(Cache.NAMESPACE_INDEX);
+    informer.itemStore(store);
+    return informer;
+  }
+
+  @Override
+  public void close() {
+    executor.shutdownNow();
+  }
+
+  /** Lists and watches as {@code source} does, except that its lists are paged and its watches not resumed. */
+  record ListsAgain<T extends HasMetadata, L>(ListerWatcher<T, L> source) implements ListerWatcher<T, L> {
+    @Override
+    public CompletableFuture<AbstractWatchManager<T>> submitWatch(ListOptions options, Watcher<T> informer) {
+      return source.submitWatch(options, new Watcher<>() {
+        @Override
+        public boolean reconnecting() {
+          return false;
+        }
+
+        @Override
+        public void eventReceived(Action action, T resource) {
+          informer.eventReceived(action, resource);
+        }
+
+        @Override
+        public void onClose() {
+          informer.onClose();
+        }
+
+        /** However it ended, it cannot go on from where it was: for the informer, that is 410 Gone. */
+        @Override
+        public void onClose(WatcherException cause) {
+          LOG.debug("watch of {} ended ({}); listing again", source.getApiEndpointPath(), cause.getMessage());
+          informer.onClose(cause.isHttpGone() ? cause
+              : new WatcherException(cause.getMessage(), new KubernetesClientException(cause.getMessage(), HttpURLConnection.HTTP_GONE, null)));
+        }
+      });
+    }
+
+    @Override
+    public CompletableFuture<L> submitList(ListOptions options) {
+      return source.submitList(options);
+    }
+
+    @Override
+    public Long getLimit() {
+      return PAGE;
+    }
+
+    @Override
+    public int getWatchReconnectInterval() {
+      return source.getWatchReconnectInterval();
+    }
+
+    @Override
+    public String getApiEndpointPath() {
+      return source.getApiEndpointPath();
+    }
+
+    @Override
+    public Config getConfig() {
+      return source.getConfig();
+    }
+  }
+}

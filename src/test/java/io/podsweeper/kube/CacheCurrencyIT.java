@@ -1,0 +1,273 @@
+package io.podsweeper.kube;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.http.BasicBuilder;
+import io.fabric8.kubernetes.client.http.HttpRequest;
+import io.fabric8.kubernetes.client.http.Interceptor;
+import io.podsweeper.cluster.PodRecord;
+import io.podsweeper.engine.Service;
+import io.podsweeper.metrics.Metrics;
+import io.podsweeper.testing.ApiServerExtension;
+import io.podsweeper.testing.RunningService;
+import io.podsweeper.testing.TestApiServer;
+import io.podsweeper.testing.TestPods;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The cache is fit to act on only when it holds what the API server holds: all of the initial list by the time the
+ * service reports synced, and after a reconnect nothing from before it. See docs/reliability.md.
+ */
+@ExtendWith(ApiServerExtension.class)
+class CacheCurrencyIT {
+  /**
+   * Enough pods due at once that, while it waits for a current cache, the worker looks at one every millisecond
+   * (each is looked at again a second later): a stale window of a few milliseconds does not go unused.
+   */
+  private static final int DUE_PODS = 1000;
+  /** The informers to have back before the pods' one, which then alone decides whether the cache is current. */
+  private static final List<String> ALL_BUT_PODS =
+      List.of("namespaces", "nodes", "poddisruptionbudgets", "persistentvolumeclaims", "priorityclasses");
+
+  @Test
+  void whenTheServiceIsSyncedItHasEveryPod(TestApiServer server) throws Exception {
+    KubernetesClient client = server.client();
+    String ns = server.newNamespace("startup");
+    int inCluster = createPods(client, ns, 480);
+    Logger serviceLog = (Logger) LoggerFactory.getLogger(Service.class);
+    ListAppender<ILoggingEvent> logged = new ListAppender<>();
+    logged.start();
+    serviceLog.addAppender(logged);
+    try (RunningService service = RunningService.start(server, """
+        apiVersion: podsweeper.io/v1alpha1
+        kind: PodSweeperPolicy
+        rules: [{name: none, namespaces: {include: [nowhere]}, states: [Failed], maxAgeAfterFinish: 1h}]
+        """)) {
+      ILoggingEvent synced = logged.list.stream().filter(e -> e.getMessage().startsWith("informers synced")).findFirst().orElseThrow();
+      assertThat(synced.getArgumentArray()[0]).as(synced.getFormattedMessage()).isEqualTo(inCluster);
+      assertThat(service.status("/readyz")).isEqualTo(200);
+      assertThat(service.metric("podsweeper_informer_cache_objects", "resource=\"pods\"")).isEqualTo(inCluster);
+    } finally {
+      serviceLog.detachAppender(logged);
+      client.pods().inNamespace(ns).delete();
+    }
+  }
+
+  /**
+   * The same at the cache, whatever the evaluations cost: they run on the informer's handler thread, one pod after
+   * the other, and a cache filled on that thread (as it was) lags them, deterministically with 2 ms per pod.
+   */
+  @Test
+  void whenItHasSyncedItHasEveryPodHoweverLongTheirEvaluationTakes(TestApiServer server) throws Exception {
+    KubernetesClient admin = server.client();
+    String ns = server.newNamespace("slow");
+    int inCluster = createPods(admin, ns, 200);
+    try (KubernetesClient client = server.newClient(); ClusterCache cache = new ClusterCache(client, new Metrics())) {
+      cache.start(evaluating(Duration.ofMillis(2))).get(60, TimeUnit.SECONDS);
+      assertThat(cache.pods()).hasSize(inCluster);
+      assertThat(cache.podsInNamespace(ns)).hasSize(200);
+    } finally {
+      admin.pods().inNamespace(ns).delete();
+    }
+  }
+
+  /**
+   * An API server restart, at the cache: the server goes away, the pods are deleted behind its back and etcd is
+   * compacted, so every watch must end in 410 Gone. The pods' informer is held back until the others are current
+   * again, and from then on the cache is watched as closely as a loop can: it never says current while it still
+   * holds a pod from before the outage.
+   */
+  @Test
+  void neverCurrentOnWhatItCachedBeforeAnOutage(TestApiServer server) throws Exception {
+    KubernetesClient admin = server.client();
+    String ns = server.newNamespace("outage");
+    createPods(admin, ns, 20);
+    HeldPodWatches held = new HeldPodWatches();
+    Metrics metrics = new Metrics();
+    try (KubernetesClient client = new KubernetesClientBuilder().withConfig(server.config())
+            .withHttpClientBuilderConsumer(http -> http.addOrReplaceInterceptor("held-pod-watches", held)).build();
+        ClusterCache cache = new ClusterCache(client, metrics)) {
+      cache.start(evaluating(Duration.ZERO)).get(60, TimeUnit.SECONDS);
+      await().atMost(Duration.ofSeconds(10)).until(() -> cache.isCurrent() && cache.podsInNamespace(ns).size() == 20);
+      // Past the first 2 s of the watch, which fabric8 treats differently (an early end counts as 410 Gone).
+      Thread.sleep(3000);
+
+      // The pods go while the API server is away, and etcd forgets the history the watches would resume from.
+      held.hold();
+      server.down();
+      try {
+        server.etcdctl("del", "--prefix", "/registry/pods/" + ns + "/");
+        server.compactEtcd();
+      } finally {
+        server.up();
+      }
+      await().atMost(Duration.ofSeconds(60)).until(() -> {
+        cache.isCurrent();
+        return ALL_BUT_PODS.stream().allMatch(r -> metrics.informerWatching.labels(r).get() == 1.0);
+      });
+      held.release();
+
+      long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+      int current = 0;
+      while (System.nanoTime() < until) {
+        if (cache.isCurrent()) {
+          current++;
+          assertThat(cache.podsInNamespace(ns)).as("pods deleted during the outage, while the cache says it is current").isEmpty();
+        }
+        Thread.onSpinWait();
+      }
+      assertThat(current).as("current again after the outage").isPositive();
+    }
+  }
+
+  /**
+   * A network blip, end to end, with the API server's audit log as the witness. The service's watches are cut while
+   * its due pods are deleted; its pod informer is kept from watching again (RBAC) until the deletions are done and
+   * the other informers are back, so that when it resumes, the server replays every deletion to it. Whatever the
+   * cache held before, no removal request may be sent: each would be answered 404.
+   */
+  @Test
+  void sendsNothingOnWhatItCachedBeforeItsWatchesWereCut(TestApiServer server) throws Exception {
+    KubernetesClient admin = server.client();
+    String ns = server.newNamespace("blip");
+    String user = "podsweeper-" + ns;
+    PodWatchGrant grant = new PodWatchGrant(admin, user);
+    grant.allow(true);
+    long created = System.nanoTime();
+    createPods(admin, ns, DUE_PODS);
+    // The first pod is due 10 s after the last was created: once the service has started and lost its watches.
+    long maxAge = Duration.ofNanos(System.nanoTime() - created).toSeconds() + 10;
+    String policy = """
+        apiVersion: podsweeper.io/v1alpha1
+        kind: PodSweeperPolicy
+        limits: {perSecond: 1000}
+        guard: {maxNamespaceShare: 1.0, maxClusterShare: 1.0}
+        rules:
+          - name: pending
+            namespaces: {include: [%s]}
+            states: [Pending]
+            maxAge: %ds
+        """.formatted(ns, maxAge);
+    Config asUser = server.config();
+    asUser.setImpersonateUsername(user);
+    try (RunningService service = RunningService.start(asUser, policy)) {
+      assertThat(service.status("/readyz")).isEqualTo(200);
+      grant.allow(false);
+      server.cutConnections();
+      await().atMost(Duration.ofSeconds(10)).until(() -> service.status("/readyz") == 503);
+      // Every pod comes due while the pods' informer is away: the service keeps them queued, retrying each second.
+      Thread.sleep(Duration.ofSeconds(maxAge).toMillis());
+      admin.pods().inNamespace(ns).delete();
+      await().atMost(Duration.ofSeconds(30)).until(() -> admin.pods().inNamespace(ns).list().getItems().isEmpty());
+      await().atMost(Duration.ofSeconds(30)).until(() -> {
+        service.status("/readyz");
+        return ALL_BUT_PODS.stream().allMatch(r -> service.metric("podsweeper_informer_watching", "resource=\"" + r + "\"") == 1.0);
+      });
+      grant.allow(true);
+      await().atMost(Duration.ofSeconds(60)).until(() -> service.status("/readyz") == 200);
+      Thread.sleep(3000);
+      assertThat(server.removalRequests(ns)).as("requests sent on what was cached before the blip").isEmpty();
+    }
+  }
+
+  /** A listener that takes {@code perPod} over each pod it hears of, as the sweeper's evaluation takes its time. */
+  private static ClusterCache.PodListener evaluating(Duration perPod) {
+    return new ClusterCache.PodListener() {
+      @Override
+      public void podChanged(PodRecord pod) {
+        try {
+          Thread.sleep(perPod.toMillis());
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+
+      @Override
+      public void podDeleted(PodRecord pod) {}
+
+      @Override
+      public void namespaceChanged(String namespace) {}
+    };
+  }
+
+  /** Creates {@code count} pods in {@code ns}; returns how many the cluster holds then. */
+  private static int createPods(KubernetesClient client, String ns, int count) throws InterruptedException {
+    ExecutorService creators = Executors.newFixedThreadPool(8);
+    for (int i = 0; i < count; i++) {
+      String name = "p" + i;
+      creators.execute(() -> TestPods.create(client, ns, name, "node-a", Map.of()));
+    }
+    creators.shutdown();
+    assertThat(creators.awaitTermination(2, TimeUnit.MINUTES)).isTrue();
+    assertThat(client.pods().inNamespace(ns).list().getItems()).hasSize(count);
+    return client.pods().inAnyNamespace().list().getItems().size();
+  }
+
+  /** A user with the shipped ClusterRole's rights, whose right to watch pods can be taken away and given back. */
+  private record PodWatchGrant(KubernetesClient admin, String user) {
+    void allow(boolean watchPods) throws IOException {
+      ClusterRole shipped;
+      try (InputStream manifests = Files.newInputStream(Path.of(System.getProperty("podsweeper.projectDir", "."), "manifests/rbac.yaml"))) {
+        shipped = admin.load(manifests).items().stream().filter(ClusterRole.class::isInstance).map(ClusterRole.class::cast)
+            .findFirst().orElseThrow();
+      }
+      List<PolicyRule> rules = shipped.getRules().stream().map(r -> !watchPods && r.getResources().equals(List.of("pods"))
+          ? new PolicyRuleBuilder(r).withVerbs(r.getVerbs().stream().filter(v -> !v.equals("watch")).toList()).build() : r).toList();
+      admin.rbac().clusterRoles().resource(new ClusterRoleBuilder().withNewMetadata().withName(user).endMetadata().withRules(rules).build())
+          .serverSideApply();
+      admin.rbac().clusterRoleBindings().resource(new ClusterRoleBindingBuilder().withNewMetadata().withName(user).endMetadata()
+          .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", user)
+          .addNewSubject().withKind("User").withName(user).withApiGroup("rbac.authorization.k8s.io").endSubject().build()).serverSideApply();
+    }
+  }
+
+  /** Holds back requests to watch pods, from {@link #hold} until {@link #release}. */
+  private static final class HeldPodWatches implements Interceptor {
+    private volatile CountDownLatch gate = new CountDownLatch(0);
+
+    void hold() {
+      gate = new CountDownLatch(1);
+    }
+
+    void release() {
+      gate.countDown();
+    }
+
+    @Override
+    public void before(BasicBuilder builder, HttpRequest request, RequestTags tags) {
+      String query = request.uri().getQuery();
+      if ("/api/v1/pods".equals(request.uri().getPath()) && query != null && query.contains("watch=true")) {
+        try {
+          gate.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    }
+  }
+}
