@@ -1,0 +1,177 @@
+#!/usr/bin/env bash
+# Builds Podsweeper's container image on a machine without Docker and without any image registry (only
+# Debian's archive and Maven Central reachable), then proves it: starts it the way manifests/deployment.yaml
+# does (user 65532, read-only root, a tmpfs /tmp, the Deployment's JAVA_TOOL_OPTIONS and args) against a real
+# kube-apiserver (scripts/test-apiserver.sh) and waits for /healthz and /readyz to answer 200.
+#
+#   scripts/build-image.sh [IMAGE]      default IMAGE: localhost/podsweeper:dev
+#
+# Steps (each prints its duration):
+#   1. apt-get install podman runc mmdebstrap (only what is missing; needs root, like rootful podman)
+#   2. target/podsweeper.jar: `mvn -DskipTests package` when missing or older than pom.xml / src/
+#   3. the base: a Debian bookworm minbase rootfs with openjdk-17-jre-headless and a `nonroot` user 65532
+#      (what gcr.io/distroless/java17-debian12:nonroot would give), made by mmdebstrap, cached as
+#      $PODSWEEPER_CACHE/image/base-KEY.tar (default ~/.cache/podsweeper), imported as localhost/podsweeper-base:KEY
+#   4. podman build of manifests/container/Dockerfile with RUNTIME_IMAGE=that base and JAR_FROM=prebuilt
+#   5. the check above; PODSWEEPER_IMAGE_CHECK=0 skips it
+#
+# PODSWEEPER_BASE_REFRESH=1 rebuilds the base (Debian security updates): the cache key is the recipe, not the
+# date. Containers start with runc (crun refuses this host's hybrid cgroup v1) and with ulimits lowered below
+# the host's (setting them to the host's own values fails here); see the "Container image" section of
+# docs/benchmarks.md for the figures.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+IMAGE=${1:-localhost/podsweeper:dev}
+CACHE="${PODSWEEPER_CACHE:-$HOME/.cache/podsweeper}"
+SUITE=bookworm
+MIRROR=${PODSWEEPER_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+SECURITY_MIRROR=${PODSWEEPER_DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
+BASE_PACKAGES=openjdk-17-jre-headless,ca-certificates
+PODMAN=(podman --runtime runc)
+# Lowered, not the host's own values (see above); the JVM needs far fewer.
+ULIMITS=(--ulimit nofile=10000:10000 --ulimit nproc=1000:1000)
+CONTAINER=podsweeper-image-check-$$
+
+log() { echo "build-image: $*" >&2; }
+phase_started=$SECONDS
+phase() { log "$1 done in $((SECONDS - phase_started)) s"; phase_started=$SECONDS; }
+started_all=$SECONDS
+
+# --- 1. tools ---
+missing=()
+command -v podman >/dev/null 2>&1 || missing+=(podman)
+command -v runc >/dev/null 2>&1 || missing+=(runc)
+command -v mmdebstrap >/dev/null 2>&1 || missing+=(mmdebstrap)
+command -v curl >/dev/null 2>&1 || missing+=(curl)
+command -v mvn >/dev/null 2>&1 || missing+=(maven)
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" != 0 ]; then log "needs root to install: ${missing[*]}"; exit 1; fi
+  log "installing from Debian: ${missing[*]}"
+  apt-get update -qq
+  # uidmap, slirp4netns, fuse-overlayfs: podman's usual companions (recommends), named since recommends are off.
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+    "${missing[@]}" uidmap slirp4netns fuse-overlayfs ca-certificates >/dev/null
+fi
+if [ "$(id -u)" != 0 ]; then log "run as root: mmdebstrap and rootful podman"; exit 1; fi
+phase "tools"
+
+# --- 2. the jar ---
+JAR="$ROOT/target/podsweeper.jar"
+if [ ! -f "$JAR" ] || [ -n "$(find "$ROOT/pom.xml" "$ROOT/src/main" -newer "$JAR" -print -quit)" ]; then
+  log "building $JAR (mvn -DskipTests package)"
+  (cd "$ROOT" && mvn -B -q -DskipTests package)
+fi
+phase "jar ($(du -h "$JAR" | cut -f1))"
+
+# --- 3. the base image ---
+# /usr/share/man/man1 must exist although man pages are excluded: openjdk's postinst links its man pages
+# there with update-alternatives, which fails when the directory is missing.
+MMDEBSTRAP_ARGS=(
+  --variant=minbase --include="$BASE_PACKAGES"
+  --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/doc/*'
+  --dpkgopt='path-include=/usr/share/doc/*/copyright'
+  --dpkgopt='path-exclude=/usr/share/locale/*' --dpkgopt='path-exclude=/usr/share/info/*'
+  --setup-hook='mkdir -p "$1/usr/share/man/man1"'
+  --customize-hook='echo "nonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin" >> "$1/etc/passwd"'
+  --customize-hook='echo "nonroot:x:65532:" >> "$1/etc/group"'
+  --customize-hook='mkdir -p "$1/home/nonroot" && chown 65532:65532 "$1/home/nonroot"'
+  --customize-hook='rm -rf "$1"/var/lib/apt/lists/* "$1"/var/cache/apt/* "$1"/var/cache/ldconfig/aux-cache "$1"/var/log/*.log "$1"/var/log/apt/*'
+  "$SUITE"
+)
+SOURCES=("deb $MIRROR $SUITE main" "deb $MIRROR $SUITE-updates main" "deb $SECURITY_MIRROR $SUITE-security main")
+KEY=$(printf '%s\n' "${MMDEBSTRAP_ARGS[@]}" "${SOURCES[@]}" | sha256sum | cut -c1-12)
+BASE_TAR="$CACHE/image/base-$KEY.tar"
+BASE_IMAGE="localhost/podsweeper-base:$KEY"
+mkdir -p "$CACHE/image"
+if [ "${PODSWEEPER_BASE_REFRESH:-0}" = 1 ]; then
+  rm -f "$BASE_TAR"; "${PODMAN[@]}" rmi -f "$BASE_IMAGE" >/dev/null 2>&1 || true
+fi
+if [ ! -s "$BASE_TAR" ]; then
+  log "making the base rootfs with mmdebstrap ($SUITE, $BASE_PACKAGES); cached as $BASE_TAR"
+  # stdin from /dev/null: without a tty mmdebstrap would read sources from stdin; they are given explicitly.
+  mmdebstrap --format=tar "${MMDEBSTRAP_ARGS[@]}" "$BASE_TAR.tmp" "${SOURCES[@]}" </dev/null >"$CACHE/image/mmdebstrap.log" 2>&1 \
+    || { tail -40 "$CACHE/image/mmdebstrap.log" >&2; rm -f "$BASE_TAR.tmp"; exit 1; }
+  mv "$BASE_TAR.tmp" "$BASE_TAR"
+fi
+phase "base rootfs ($(du -h "$BASE_TAR" | cut -f1) tar)"
+if ! "${PODMAN[@]}" image exists "$BASE_IMAGE"; then
+  "${PODMAN[@]}" import --quiet \
+    --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+    --change 'ENV LANG=C.UTF-8' \
+    --message "Debian $SUITE minbase + $BASE_PACKAGES (scripts/build-image.sh)" \
+    "$BASE_TAR" "$BASE_IMAGE" >/dev/null
+fi
+phase "base image $BASE_IMAGE"
+
+# --- 4. the project's image ---
+"${PODMAN[@]}" build --quiet \
+  -f "$ROOT/manifests/container/Dockerfile" --ignorefile "$ROOT/manifests/container/Dockerfile.dockerignore" \
+  --build-arg RUNTIME_IMAGE="$BASE_IMAGE" --build-arg JAR_FROM=prebuilt \
+  -t "$IMAGE" "$ROOT" >/dev/null
+size=$("${PODMAN[@]}" image inspect --format '{{.Size}}' "$IMAGE")
+log "image $IMAGE: $((size / 1024 / 1024)) MiB ($size bytes, podman image inspect)"
+phase "image build"
+
+if [ "${PODSWEEPER_IMAGE_CHECK:-1}" = 0 ]; then
+  log "total $((SECONDS - started_all)) s (check skipped)"; exit 0
+fi
+
+# --- 5. start it like the Deployment, against a real API server ---
+WORK=$(mktemp -d)
+API="$WORK/apiserver"
+cleanup() {
+  "${PODMAN[@]}" rm -f -t 5 "$CONTAINER" >/dev/null 2>&1 || true
+  [ -f "$API/env" ] && bash "$ROOT/scripts/test-apiserver.sh" stop "$API" >/dev/null 2>&1 || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+bash "$ROOT/scripts/test-apiserver.sh" start "$API" >/dev/null
+phase "test API server"
+
+# The credentials, readable by user 65532, under the container's paths.
+mkdir -p "$WORK/kube" "$WORK/policy"
+cp "$API/pki/ca.crt" "$API/pki/admin.crt" "$API/pki/admin.key" "$WORK/kube/"
+sed "s#$API/pki/#/var/run/podsweeper/kube/#g" "$API/kubeconfig" > "$WORK/kube/kubeconfig"
+sed 's/^dryRun: false/dryRun: true/' "$ROOT/config/policy.yaml" > "$WORK/policy/policy.yaml"
+grep -q '^dryRun: true' "$WORK/policy/policy.yaml" || { log "config/policy.yaml: no dryRun line to set"; exit 1; }
+chown -R 65532:65532 "$WORK/kube" "$WORK/policy"
+
+# The Deployment's environment and args, read from the manifest so the check runs what ships.
+JAVA_OPTS=$(sed -n '/name: JAVA_TOOL_OPTIONS/,/value:/ s/^ *value: "\(.*\)"$/\1/p' "$ROOT/manifests/deployment.yaml")
+[ -n "$JAVA_OPTS" ] || { log "no JAVA_TOOL_OPTIONS in manifests/deployment.yaml"; exit 1; }
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null \
+  || echo $((20000 + RANDOM % 20000)))
+
+t0=$(date +%s.%N)
+"${PODMAN[@]}" run -d --rm --name "$CONTAINER" --network host \
+  --user 65532:65532 --read-only --tmpfs /tmp:rw,size=64m,mode=1777 \
+  --cap-drop ALL --security-opt no-new-privileges "${ULIMITS[@]}" \
+  -e POD_NAME="$CONTAINER" -e POD_NAMESPACE=default \
+  -e JAVA_TOOL_OPTIONS="$JAVA_OPTS" -e PROMETHEUS_DISABLE_CREATED_SERIES=true \
+  -v "$WORK/kube:/var/run/podsweeper/kube:ro" -v "$WORK/policy:/etc/podsweeper:ro" \
+  "$IMAGE" run --policy /etc/podsweeper/policy.yaml --kubeconfig /var/run/podsweeper/kube/kubeconfig \
+  --http-port "$PORT" --http-host 127.0.0.1 --log-format json --leader-elect --wait-for-valid-policy >/dev/null
+
+wait_200() {
+  local path=$1 deadline=$((SECONDS + 120))
+  until [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT$path")" = 200 ]; do
+    if [ $SECONDS -ge $deadline ] || ! "${PODMAN[@]}" container exists "$CONTAINER"; then
+      log "$path did not answer 200; container log:"
+      "${PODMAN[@]}" logs "$CONTAINER" 2>&1 | tail -40 >&2 || true
+      return 1
+    fi
+    sleep 0.1
+  done
+  awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}'
+}
+healthz=$(wait_200 /healthz)
+readyz=$(wait_200 /readyz)
+pid=$("${PODMAN[@]}" inspect --format '{{.State.Pid}}' "$CONTAINER")
+uid=$(ps -o uid= -p "$pid" | tr -d ' ')
+root_ro=$("${PODMAN[@]}" inspect --format '{{.HostConfig.ReadonlyRootfs}}' "$CONTAINER")
+[ "$uid" = 65532 ] || { log "the container's process runs as uid $uid, not 65532"; exit 1; }
+log "container: uid $uid, read-only root $root_ro; /healthz 200 after $healthz s, /readyz 200 after $readyz s (from podman run)"
+curl -s "http://127.0.0.1:$PORT/metrics" | grep -E '^podsweeper_informer_watching' | head -3 >&2 || true
+phase "container check"
+log "total $((SECONDS - started_all)) s"
