@@ -113,11 +113,14 @@ class SafetyIT {
     try (RunningService service = RunningService.start(server, crashloopPolicy(ns, "1s", guard), withControl(ns, Optional.empty()))) {
       await().atMost(Duration.ofSeconds(15)).until(() -> service.metric("podsweeper_guard_tripped") == 1.0);
       Thread.sleep(1500);
+      // Five were admitted before the sixth tripped the guard; those still waiting for the rate or a request slot
+      // then meet the pause at their final check. Never more than half goes.
       long left = client.pods().inNamespace(ns).list().getItems().size();
-      assertThat(left).isEqualTo(5);
+      assertThat(left).isBetween(5L, 9L);
       assertThat(service.metric("podsweeper_paused")).isEqualTo(1.0);
       ConfigMap cm = client.configMaps().inNamespace(ns).withName("podsweeper-control").get();
-      assertThat(cm.getData().get("paused")).isEqualTo("true");
+      // A share stops evictions only: finished pods would still be deleted.
+      assertThat(cm.getData().get("paused")).isEqualTo("evictions");
       assertThat(cm.getData().get("reason")).contains("blast-radius guard: would evict 6 of 10 running pods in namespace " + ns);
       assertThat(client.v1().events().inNamespace(ns).list().getItems())
           .anySatisfy(e -> assertThat(e.getReason()).isEqualTo("PodSweeperGuardTripped"));
