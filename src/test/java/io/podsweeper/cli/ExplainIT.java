@@ -83,7 +83,7 @@ class ExplainIT {
     assertThat(explain.exitCode()).as(explain.err()).isZero();
     assertThat(explain.out())
         .contains("rule nothing: namespace " + ns + " is not in include [no-such-namespace]")
-        .contains("profile PodCleanupPolicy " + ns + "/cleanup: not protected")
+        .contains("profile PodCleanupPolicy " + ns + "/cleanup: no profile-wide protection")
         .containsPattern("rule cleanup/failed: due since \\S+: Failed, finished 2h ago; rule cleanup/failed allows 1h after finish")
         .contains("verdict: delete now, by PodLifeTime (rule cleanup/failed)");
     try (RunningService service = RunningService.start(server, NOTHING_HERE)) {

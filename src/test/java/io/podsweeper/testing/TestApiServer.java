@@ -76,10 +76,10 @@ public final class TestApiServer implements ExtensionContext.Store.CloseableReso
    * evictions, ConfigMaps, namespaces and Leases): the witness of what a test's subject really sent.
    */
   public record AuditEvent(String verb, String resource, String subresource, String namespace, String name, String user,
-      String userAgent, int code, Instant received) {
-    /** A DELETE of a pod or an eviction of it, whatever the answer. */
+      String userAgent, int code, Instant received, boolean dryRun) {
+    /** A DELETE of a pod or an eviction of it, whatever the answer; not a server-side dry-run, which removes nothing. */
     public boolean isRemoval() {
-      return "pods".equals(resource) && ("delete".equals(verb) || ("create".equals(verb) && "eviction".equals(subresource)));
+      return !dryRun && "pods".equals(resource) && ("delete".equals(verb) || ("create".equals(verb) && "eviction".equals(subresource)));
     }
   }
 
@@ -100,7 +100,7 @@ public final class TestApiServer implements ExtensionContext.Store.CloseableReso
         events.add(new AuditEvent(e.path("verb").asText(), ref.path("resource").asText(), ref.path("subresource").asText(),
             ref.path("namespace").asText(), ref.path("name").asText(), e.path("user").path("username").asText(),
             e.path("userAgent").asText(), e.path("responseStatus").path("code").asInt(),
-            Instant.parse(e.path("requestReceivedTimestamp").asText())));
+            Instant.parse(e.path("requestReceivedTimestamp").asText()), e.path("requestURI").asText().contains("dryRun=All")));
       }
     } catch (IOException e) {
       throw new IllegalStateException("cannot read the audit log " + log, e);
