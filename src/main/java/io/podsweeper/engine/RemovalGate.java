@@ -50,8 +50,9 @@ import org.slf4j.LoggerFactory;
  */
 final class RemovalGate implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Sweeper.class);
-  static final Duration FIRST_BACKOFF = Duration.ofSeconds(5);
-  static final Duration MAX_BACKOFF = Duration.ofMinutes(5);
+  /** After a refusal or an error: 5 s doubling to 5 min, as {@code explain} tells operators (one pair of constants). */
+  private static final Duration FIRST_BACKOFF = PolicyEvaluator.REFUSAL_FIRST_BACKOFF;
+  private static final Duration MAX_BACKOFF = PolicyEvaluator.REFUSAL_MAX_BACKOFF;
   static final Duration STALE_CACHE_RETRY = Duration.ofSeconds(1);
   static final Duration BACKGROUND_TIMEOUT = Duration.ofMinutes(10);
   static final String EVACUATION_MESSAGE = "Eviction triggered evacuation";

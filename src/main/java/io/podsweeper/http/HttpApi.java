@@ -51,9 +51,7 @@ public final class HttpApi implements AutoCloseable {
    * token reads the decisions, unless {@code publicDecisions} opens them to whoever reaches the port.
    */
   public record Admin(Optional<String> token, boolean publicDecisions, Supplier<Optional<String>> pause,
-      Supplier<Optional<String>> resume) {
-    public static final Admin OFF = new Admin(Optional.empty(), false, Optional::empty, Optional::empty);
-  }
+      Supplier<Optional<String>> resume) {}
 
   /**
    * This replica's part under leader election: only the leader decides, so a follower's decisions are empty and its
