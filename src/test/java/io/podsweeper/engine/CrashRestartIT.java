@@ -130,8 +130,10 @@ class CrashRestartIT {
     }
     assertThat(client.configMaps().inNamespace(ns).withName("podsweeper-control").get().getData().get("reason"))
         .contains("running pods in namespace " + ns + " within 10m (guard.maxNamespaceShare 50%)");
-    // Exactly half are left, unless the kill fell between remembering a removal and sending it (then one more is).
-    assertThat(client.pods().inNamespace(ns).list().getItems()).hasSizeBetween(5, 6);
+    // Never more than half goes (without the remembered window the restart would evict 3 more: 4 left). Fewer may:
+    // removals admitted before the trip meet the pause at their final check, and a kill between remembering a
+    // removal and sending it counts one that did not happen.
+    assertThat(client.pods().inNamespace(ns).list().getItems()).hasSizeBetween(5, 7);
   }
 
   private static int remaining(KubernetesClient client, String ns, Set<String> uids) {
