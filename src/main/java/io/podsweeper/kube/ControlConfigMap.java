@@ -1,12 +1,9 @@
 package io.podsweeper.kube;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
-import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.Resource;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.util.Map;
@@ -64,35 +61,10 @@ public final class ControlConfigMap implements AutoCloseable {
    * @throws IllegalStateException when the API server refuses or cannot be reached; the message says why, in one line
    */
   public void write(String paused, String reason) {
-    Map<String, String> data = Map.of(PAUSED, paused, REASON, reason);
     try {
-      try {
-        patch(data);
-      } catch (KubernetesClientException e) {
-        if (e.getCode() != 404) {
-          throw e;
-        }
-        createOrPatch(data);
-      }
+      ConfigMapKeys.write(client, namespace, name, Map.of(PAUSED, paused, REASON, reason), Map.of());
     } catch (KubernetesClientException e) {
       throw new IllegalStateException("cannot write configmap " + namespace + "/" + name + ": " + oneLine(e), e);
-    }
-  }
-
-  private void patch(Map<String, String> data) {
-    resource().patch(PatchContext.of(PatchType.JSON_MERGE), client.getKubernetesSerialization().asJson(Map.of("data", data)));
-  }
-
-  /** Another replica may create it between our 404 and our create: then it exists, and the patch applies. */
-  private void createOrPatch(Map<String, String> data) {
-    try {
-      client.configMaps().inNamespace(namespace).resource(new ConfigMapBuilder().withNewMetadata().withName(name)
-          .withNamespace(namespace).endMetadata().withData(data).build()).create();
-    } catch (KubernetesClientException e) {
-      if (e.getCode() != 409) {
-        throw e;
-      }
-      patch(data);
     }
   }
 

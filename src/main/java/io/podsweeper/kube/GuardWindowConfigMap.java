@@ -1,12 +1,7 @@
 package io.podsweeper.kube;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.ConfigMap;
-import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import java.net.HttpURLConnection;
 import java.util.Map;
 import java.util.Optional;
 
@@ -16,7 +11,6 @@ import java.util.Optional;
  * resume (which clears it) through the kill switch.
  */
 public final class GuardWindowConfigMap {
-  private static final ObjectMapper JSON = new ObjectMapper();
   static final String KEY = "window";
 
   private final KubernetesClient client;
@@ -36,15 +30,6 @@ public final class GuardWindowConfigMap {
 
   /** A merge patch of the one key (no read-modify-write race with anyone); created on first use. */
   public void save(String window) {
-    try {
-      client.configMaps().inNamespace(namespace).withName(name)
-          .patch(PatchContext.of(PatchType.JSON_MERGE), JSON.createObjectNode().set("data", JSON.createObjectNode().put(KEY, window)).toString());
-    } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
-      if (e.getCode() != HttpURLConnection.HTTP_NOT_FOUND) {
-        throw e;
-      }
-      client.configMaps().inNamespace(namespace).resource(new ConfigMapBuilder().withNewMetadata().withName(name).withNamespace(namespace)
-          .addToLabels("app.kubernetes.io/name", "podsweeper").endMetadata().withData(Map.of(KEY, window)).build()).create();
-    }
+    ConfigMapKeys.write(client, namespace, name, Map.of(KEY, window), Map.of("app.kubernetes.io/name", "podsweeper"));
   }
 }
