@@ -32,11 +32,13 @@ import io.podsweeper.kube.Leadership;
 import io.podsweeper.testing.RunningService;
 import io.podsweeper.testing.TestApiServer;
 import io.podsweeper.testing.TestPods;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -44,6 +46,7 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -129,6 +132,7 @@ class ManifestsIT {
         "watch //configmaps podsweeper/podsweeper-control",
         "patch //configmaps podsweeper/podsweeper-control", "create //configmaps podsweeper",
         "get //configmaps podsweeper/podsweeper-control-guard", "patch //configmaps podsweeper/podsweeper-control-guard",
+        "get //configmaps podsweeper/podsweeper-policy",
         "get podsweeper.io//podcleanuppolicies other", "list podsweeper.io//podcleanuppolicies", "watch podsweeper.io//podcleanuppolicies",
         "list podsweeper.io//clusterpodcleanuppolicies", "watch podsweeper.io//clusterpodcleanuppolicies",
         "patch podsweeper.io//podcleanuppolicies/status other", "patch podsweeper.io//clusterpodcleanuppolicies/status",
@@ -142,8 +146,8 @@ class ManifestsIT {
         "delete //nodes", "patch //nodes", "delete //namespaces", "delete policy//poddisruptionbudgets other",
         "update coordination.k8s.io//leases other", "get coordination.k8s.io//leases other",
         "patch //configmaps other", "get //configmaps other", "create //configmaps other",
-        // The control ConfigMap by name only: not the policy, not the whole namespace; never deleted.
-        "list //configmaps podsweeper", "watch //configmaps podsweeper", "get //configmaps podsweeper/podsweeper-policy",
+        // The control ConfigMap by name only, the policy only read: not the whole namespace; never deleted.
+        "list //configmaps podsweeper", "watch //configmaps podsweeper",
         "patch //configmaps podsweeper/podsweeper-policy", "update //configmaps podsweeper/podsweeper-control",
         "delete //configmaps podsweeper/podsweeper-control",
         "delete coordination.k8s.io//leases podsweeper", "escalate rbac.authorization.k8s.io//clusterroles",
@@ -279,6 +283,27 @@ class ManifestsIT {
     assertThat(control.getMetadata().getAnnotations().get("kubectl.kubernetes.io/last-applied-configuration"))
         .contains("\"paused\":\"false\"");
     pauseEditThePolicyAndReapplyTheBase(server);
+  }
+
+  /**
+   * As the Deployment runs it (the policy file mounted from the shipped ConfigMap, {@code --policy-configmap}): a
+   * rejected edit is a Warning Event that {@code kubectl describe configmap podsweeper-policy} shows, which it does
+   * only for an Event carrying the ConfigMap's uid, read under the ServiceAccount.
+   */
+  @Test
+  @Order(7)
+  void aRejectedPolicyEditShowsInKubectlDescribeOfThePolicyConfigMap(TestApiServer server, @TempDir Path dir) throws Exception {
+    Manifests.reinstall(server);
+    String ns = server.newNamespace("mf-reject");
+    Path file = Files.writeString(dir.resolve("policy.yaml"), policy(ns));
+    Service.Options asDeployed = Service.Options.local(0).withPolicyFile(file, UnaryOperator.identity(), Duration.ofMillis(200))
+        .withPolicyConfigMap(NS, Manifests.POLICY);
+    try (RunningService service = RunningService.start(Manifests.serviceAccountConfig(server, SA), policy(ns), asDeployed)) {
+      Files.writeString(file, "apiVersion: podsweeper.io/v1alpha1\nkind: PodSweeperPolicy\nrules: [{name: x, states: [Crashloop]}]\n");
+      await().atMost(Duration.ofSeconds(15)).untilAsserted(() ->
+          assertThat(Manifests.kubectl(server, "-n", NS, "describe", "configmap", Manifests.POLICY))
+              .contains("PodSweeperPolicyRejected").contains("unknown state \"Crashloop\""));
+    }
   }
 
   /**

@@ -4,16 +4,23 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.turbo.TurboFilter;
 import ch.qos.logback.core.spi.FilterReply;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.net.HttpURLConnection;
 import java.util.Arrays;
 import org.slf4j.Marker;
 
 /**
  * The Kubernetes client logs a failed list or watch with its whole stack trace (40 frames and a Status dump); here it
- * becomes one line naming the root cause, and the trace is kept for a logger set to DEBUG. Installed by logback.xml.
+ * becomes one line naming the root cause, and the trace is kept for a logger set to DEBUG. An informer whose first list
+ * is refused (401, 403) is not logged at all: that ends the start, and the command says it once, naming the verb,
+ * the resource and what to apply ({@link CommandFailure}), where the client would add a line per informer. Installed
+ * by logback.xml.
  */
 public final class ClientTracesAtDebug extends TurboFilter {
   private static final String CLIENT = "io.fabric8.kubernetes.client";
   private static final int MAX_CAUSE = 300;
+  /** fabric8's Reflector, when the first list of an informer fails: the informer does not start. */
+  private static final String START_FAILED = "{} failed for {}, will stop";
 
   @Override
   public FilterReply decide(Marker marker, Logger logger, Level level, String format, Object[] params, Throwable t) {
@@ -27,6 +34,10 @@ public final class ClientTracesAtDebug extends TurboFilter {
     Throwable root = thrown;
     while (root.getCause() != null) {
       root = root.getCause();
+    }
+    if (format.equals(START_FAILED) && root instanceof KubernetesClientException refused
+        && (refused.getCode() == HttpURLConnection.HTTP_UNAUTHORIZED || refused.getCode() == HttpURLConnection.HTTP_FORBIDDEN)) {
+      return FilterReply.DENY;
     }
     String cause = root.toString();
     String line = format + " (" + (cause.length() > MAX_CAUSE ? cause.substring(0, MAX_CAUSE) + "…" : cause) + ")";

@@ -289,12 +289,12 @@ public final class Service implements AutoCloseable {
   }
 
   private void guardTripped(String why) {
-    options.control().ifPresent(c -> events.record(c.namespace(), "ConfigMap", c.name(), "", "Warning", "PodSweeperGuardTripped", why));
+    options.control().ifPresent(c -> events.recordOnConfigMap(c.namespace(), c.name(), "Warning", "PodSweeperGuardTripped", why));
   }
 
   /** On the ConfigMap whose edit was rejected, where its editor looks (kubectl describe configmap). */
   private void policyRejected(String why) {
-    options.policyConfigMap().ifPresent(c -> events.record(c.namespace(), "ConfigMap", c.name(), "", "Warning", "PodSweeperPolicyRejected",
+    options.policyConfigMap().ifPresent(c -> events.recordOnConfigMap(c.namespace(), c.name(), "Warning", "PodSweeperPolicyRejected",
         "rejected, the last good policy keeps running: " + why));
   }
 

@@ -2,6 +2,7 @@ package io.podsweeper.kube;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
@@ -52,6 +53,21 @@ public final class EventRecorder {
     } catch (KubernetesClientException e) {
       LOG.warn("cannot record event {} on {} {}/{}: {}", reason, kind, namespace, name, e.getMessage());
     }
+  }
+
+  /**
+   * An Event on a ConfigMap, with its uid: {@code kubectl describe configmap} lists only the Events that carry it.
+   * Without the uid (the ConfigMap is gone, or reading it is not allowed) the Event is still recorded by name.
+   */
+  public void recordOnConfigMap(String namespace, String name, String type, String reason, String message) {
+    String uid = "";
+    try {
+      ConfigMap configMap = client.configMaps().inNamespace(namespace).withName(name).get();
+      uid = configMap == null ? "" : configMap.getMetadata().getUid();
+    } catch (KubernetesClientException e) {
+      LOG.debug("cannot read ConfigMap {}/{} for its uid: {}", namespace, name, e.getMessage());
+    }
+    record(namespace, "ConfigMap", name, uid, type, reason, message);
   }
 
   /** Raises the count of an Event recorded before; false if it is gone (Events expire, an hour by default). */
