@@ -354,13 +354,12 @@ public final class DeschedulerPlugins {
     boolean listsUsed = false;
     if (args.has("podProtections")) {
       ConfigNode pp = args.child("podProtections").requireObject(Set.of("defaultDisabled", "extraEnabled", "config"));
-      for (ConfigNode item : pp.list("defaultDisabled")) {
-        Protection p = protection(item, Protection.DEFAULT_ENABLED);
+      for (Protection p : protectionList(pp, "defaultDisabled", Protection.DEFAULT_ENABLED)) {
         protections.remove(p);
         listsUsed = true;
       }
-      for (ConfigNode item : pp.list("extraEnabled")) {
-        protections.add(protection(item, Protection.EXTRA));
+      for (Protection p : protectionList(pp, "extraEnabled", Protection.EXTRA)) {
+        protections.add(p);
         listsUsed = true;
       }
       if (pp.has("config")) {
@@ -418,6 +417,17 @@ public final class DeschedulerPlugins {
     return new EvictorArgs(protections, !args.bool("evictAllBarePods", false), storageClasses, thresholdValue, thresholdName, args.bool("nodeFit", false), nodeSelector,
         Selectors.read(args, "labelSelector"), Selectors.read(args, "namespaceLabelSelector"), minReplicas.orElse(0), minPodAge,
         noEviction);
+  }
+
+  /** A list of protections, each of {@code allowed} and at most once, as upstream's validation requires. */
+  private static Set<Protection> protectionList(ConfigNode podProtections, String field, Set<Protection> allowed) {
+    Set<Protection> listed = EnumSet.noneOf(Protection.class);
+    for (ConfigNode item : podProtections.list(field)) {
+      if (!listed.add(protection(item, allowed))) {
+        throw item.error("duplicate protection \"" + item.string() + "\" in " + field);
+      }
+    }
+    return listed;
   }
 
   private static Protection protection(ConfigNode item, Set<Protection> allowed) {
