@@ -228,11 +228,6 @@ public final class DeschedulerPlugins {
     if (args.has("kind") && !args.child("kind").string().equals("LowNodeLoadArgs")) {
       throw args.child("kind").error("must be LowNodeLoadArgs, got \"" + args.child("kind").string() + "\"");
     }
-    for (String prod : List.of("prodLowThresholds", "prodHighThresholds")) {
-      if (args.has(prod)) {
-        throw args.child(prod).error("not supported: Podsweeper does not tell Koordinator's Prod pods apart; leave it out");
-      }
-    }
     if (args.has("nodePools")) {
       throw args.child("nodePools").error("not supported: give each node pool a profile of its own, with LowNodeLoad's nodeSelector");
     }
@@ -240,23 +235,36 @@ public final class DeschedulerPlugins {
       throw args.child("dryRun").error("not supported per plugin: set dryRun at the top level (it holds for the whole policy)");
     }
     boolean deviation = args.bool("useDeviationThresholds", false);
-    Map<String, Double> low = thresholds(args, "lowThresholds");
+    Map<String, Double> low = loadThresholds(args, "lowThresholds", "highThresholds", deviation);
     Map<String, Double> high = thresholds(args, "highThresholds");
-    if (!low.keySet().equals(high.keySet())) {
-      throw args.error("lowThresholds and highThresholds configured different resources");
-    }
-    for (String resource : low.keySet()) {
-      if (!LowNodeLoadArgs.MEASURED.contains(resource)) {
-        throw args.child("lowThresholds").child(resource).error("not supported: only cpu and memory are measured");
+    Map<String, Double> prodLow = Map.of();
+    Map<String, Double> prodHigh = Map.of();
+    if (args.has("prodLowThresholds") || args.has("prodHighThresholds")) {
+      prodLow = loadThresholds(args, "prodLowThresholds", "prodHighThresholds", deviation);
+      prodHigh = thresholds(args, "prodHighThresholds");
+      for (String resource : prodHigh.keySet()) {
+        // Koordinator's validation: Prod pods alone may not be allowed more than the whole node.
+        if (!deviation && high.containsKey(resource) && prodHigh.get(resource) > high.get(resource)) {
+          throw args.child("prodHighThresholds").child(resource).error("prodHighThresholds' " + resource
+              + " percentage is greater than highThresholds'");
+        }
       }
-      if (!deviation && low.get(resource) > high.get(resource)) {
-        throw args.child("lowThresholds").error("lowThresholds' " + resource + " percentage is greater than highThresholds'");
-      }
     }
+    // As Koordinator's defaulting: weight 1 for cpu, memory and every thresholded resource unless given.
     Map<String, Long> weights = new java.util.TreeMap<>(Map.of("cpu", 1L, "memory", 1L));
+    for (String resource : low.keySet()) {
+      weights.put(resource, 1L);
+    }
+    for (String resource : prodLow.keySet()) {
+      weights.put(resource, 1L);
+    }
     if (args.has("resourceWeights")) {
-      ConfigNode w = args.child("resourceWeights").requireObject(Set.copyOf(LowNodeLoadArgs.MEASURED));
-      w.fieldNames().forEach(r -> weights.put(r, w.optionalLong(r, 1, 1_000_000).getAsLong()));
+      ConfigNode w = args.child("resourceWeights");
+      w.requireObject(Set.copyOf(w.fieldNames()));
+      for (String resource : w.fieldNames()) {
+        resourceName(w.child(resource), resource);
+        weights.put(resource, w.optionalLong(resource, 1, 1_000_000).getAsLong());
+      }
     }
     int consecutive = LowNodeLoadArgs.DEFAULT_CONSECUTIVE_ABNORMALITIES;
     if (args.has("anomalyCondition")) {
@@ -287,7 +295,39 @@ public final class DeschedulerPlugins {
         Duration.ofSeconds(args.optionalLong("nodeMetricExpirationSeconds", 1, 100L * 365 * 86_400)
             .orElse(LowNodeLoadArgs.DEFAULT_EXPIRATION.toSeconds())),
         namespaces(args, "evictableNamespaces"), Selectors.read(args, "nodeSelector"), podSelectors, args.bool("nodeFit", true), low, high,
-        deviation, weights, consecutive, args.optionalDuration("detectorCacheTimeout").orElse(LowNodeLoadArgs.DEFAULT_DETECTOR_CACHE_TIMEOUT));
+        prodLow, prodHigh, deviation, weights, consecutive, args.optionalDuration("detectorCacheTimeout").orElse(LowNodeLoadArgs.DEFAULT_DETECTOR_CACHE_TIMEOUT));
+  }
+
+  /**
+   * LowNodeLoad's {@code lowField} thresholds, checked against {@code highField}'s: the same resources, each a
+   * resource LowNodeLoad can know ({@link #resourceName}), low at most high unless they are deviations.
+   */
+  private static Map<String, Double> loadThresholds(ConfigNode args, String lowField, String highField, boolean deviation) {
+    Map<String, Double> low = thresholds(args, lowField);
+    Map<String, Double> high = thresholds(args, highField);
+    if (!low.keySet().equals(high.keySet())) {
+      throw args.error(lowField + " and " + highField + " configured different resources");
+    }
+    for (String resource : low.keySet()) {
+      resourceName(args.child(lowField).child(resource), resource);
+      if (!deviation && low.get(resource) > high.get(resource)) {
+        throw args.child(lowField).error(lowField + "' " + resource + " percentage is greater than " + highField + "'");
+      }
+    }
+    return low;
+  }
+
+  /**
+   * A resource a measurement can hold: cpu, memory, ephemeral-storage, pods (counted, not measured), or an extended
+   * resource, which is always domain-qualified ({@code example.com/foo}). Anything else is a typo that would make every
+   * node unknown.
+   */
+  private static void resourceName(ConfigNode at, String resource) {
+    if (!Set.of("cpu", "memory", "ephemeral-storage", LowNodeLoadArgs.PODS).contains(resource)
+        && !resource.matches("[a-z0-9]([-a-z0-9.]*[a-z0-9])?/[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?")) {
+      throw at.error("unknown resource \"" + resource + "\" (cpu, memory, ephemeral-storage, pods, or an extended resource like"
+          + " example.com/foo)");
+    }
   }
 
   /** A resource -> percent map: not empty, every value in [0, 100]. */

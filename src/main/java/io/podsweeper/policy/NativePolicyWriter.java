@@ -245,6 +245,10 @@ public final class NativePolicyWriter {
     putFlag(o, "useDeviationThresholds", a.useDeviationThresholds());
     putPercents(o.putObject("lowThresholds"), a.lowThresholds());
     putPercents(o.putObject("highThresholds"), a.highThresholds());
+    if (!a.prodLowThresholds().isEmpty()) {
+      putPercents(o.putObject("prodLowThresholds"), a.prodLowThresholds());
+      putPercents(o.putObject("prodHighThresholds"), a.prodHighThresholds());
+    }
     ObjectNode weights = o.putObject("resourceWeights");
     new TreeSet<>(a.resourceWeights().keySet()).forEach(r -> weights.put(r, a.resourceWeights().get(r)));
     o.putObject("anomalyCondition").put("consecutiveAbnormalities", a.consecutiveAbnormalities());
