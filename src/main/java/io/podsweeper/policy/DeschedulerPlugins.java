@@ -162,10 +162,7 @@ public final class DeschedulerPlugins {
   static NodeUtilizationArgs lowNodeUtilization(ConfigNode args) {
     args.requireObjectOrAbsent(Set.of("thresholds", "targetThresholds", "useDeviationThresholds", "numberOfNodes",
         "evictableNamespaces", "evictionLimits", "metricsUtilization"));
-    if (args.has("metricsUtilization")) {
-      throw args.child("metricsUtilization").error("not supported: Podsweeper computes utilization from requests only "
-          + "(use Koordinator's LowNodeLoad for measured usage)");
-    }
+    boolean measured = metricsUtilization(args);
     boolean deviation = args.bool("useDeviationThresholds", false);
     Map<String, Double> low = thresholds(args, "thresholds");
     Map<String, Double> target = thresholds(args, "targetThresholds");
@@ -182,7 +179,46 @@ public final class DeschedulerPlugins {
       ConfigNode limits = args.child("evictionLimits").requireObject(Set.of("node"));
       nodeLimit = limits.optionalInt("node", 0, Integer.MAX_VALUE);
     }
-    return new NodeUtilizationArgs(false, low, target, deviation, numberOfNodes(args), evictableNamespaces(args), false, nodeLimit);
+    return new NodeUtilizationArgs(false, low, target, deviation, numberOfNodes(args), evictableNamespaces(args), false, nodeLimit,
+        measured);
+  }
+
+  /**
+   * LowNodeUtilization's {@code metricsUtilization}, validated as upstream: true for metrics-server usage
+   * ({@code source: KubernetesMetrics}, or the deprecated {@code metricsServer: true}), false for requests.
+   */
+  private static boolean metricsUtilization(ConfigNode args) {
+    if (!args.has("metricsUtilization")) {
+      return false;
+    }
+    ConfigNode metrics = args.child("metricsUtilization").requireObject(Set.of("metricsServer", "source", "prometheus"));
+    String source = metrics.optionalString("source").orElse("");
+    boolean metricsServer = metrics.bool("metricsServer", false);
+    switch (source) {
+      case "KubernetesMetrics" -> {
+        if (metricsServer) {
+          throw metrics.error("it is not allowed to set both \"KubernetesMetrics\" source and metricsServer");
+        }
+        if (metrics.has("prometheus")) {
+          throw metrics.child("prometheus").error("prometheus configuration is not allowed to set when source is set to \"KubernetesMetrics\"");
+        }
+        return true;
+      }
+      case "Prometheus" -> {
+        ConfigNode prometheus = metrics.child("prometheus");
+        if (!metrics.has("prometheus") || prometheus.requireObject(Set.of("query")).optionalString("query").orElse("").isEmpty()) {
+          throw metrics.error("prometheus query is required when metrics source is set to \"Prometheus\"");
+        }
+        throw metrics.child("source").error("not supported yet: the Prometheus source; use source: KubernetesMetrics (metrics.k8s.io)");
+      }
+      case "" -> {
+        if (metrics.has("prometheus")) {
+          throw metrics.child("prometheus").error("only with source: Prometheus");
+        }
+        return metricsServer;
+      }
+      default -> throw metrics.child("source").error("unknown metrics source \"" + source + "\" (KubernetesMetrics or Prometheus)");
+    }
   }
 
   static NodeUtilizationArgs highNodeUtilization(ConfigNode args) {
@@ -196,7 +232,7 @@ public final class DeschedulerPlugins {
       onlyThresholding = true;
     }
     return new NodeUtilizationArgs(true, low, Map.of(), false, numberOfNodes(args), evictableNamespaces(args), onlyThresholding,
-        OptionalInt.empty());
+        OptionalInt.empty(), false);
   }
 
   static TopologySpreadArgs topologySpread(ConfigNode args) {

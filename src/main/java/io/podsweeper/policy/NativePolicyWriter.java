@@ -205,6 +205,9 @@ public final class NativePolicyWriter {
         putPercents(o.putObject("targetThresholds"), a.targetThresholds());
         putFlag(o, "useDeviationThresholds", a.useDeviationThresholds());
         a.nodeEvictionLimit().ifPresent(n -> o.putObject("evictionLimits").put("node", n));
+        if (a.measuredUsage()) {
+          o.putObject("metricsUtilization").put("source", "KubernetesMetrics");
+        }
       }
       if (a.numberOfNodes() != 0) {
         o.put("numberOfNodes", a.numberOfNodes());

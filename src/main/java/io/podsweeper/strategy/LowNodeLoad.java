@@ -143,17 +143,7 @@ final class LowNodeLoad extends UtilizationBalance {
     if (prodRound) {
       return prodLoad(node, pods, m, pass);
     }
-    // A pod measured then but gone since (evicted, finished, moved) no longer loads the node: without this, every
-    // pass until the next measurement would see the node as hot still and move more pods.
-    Set<String> present = pods.stream().map(PodRecord::key).collect(Collectors.toSet());
-    Map<String, Long> used = new HashMap<>(m.usage());
-    m.pods().forEach((pod, usage) -> {
-      if (!present.contains(pod)) {
-        usage.forEach((r, v) -> used.computeIfPresent(r, (k, total) -> Math.max(0, total - v)));
-      }
-    });
-    used.put(LowNodeLoadArgs.PODS, (long) pods.size());
-    return Optional.of(new Load(node, pods, used, measured));
+    return Optional.of(new Load(node, pods, measuredUsage(m, pods), measured));
   }
 
   /**

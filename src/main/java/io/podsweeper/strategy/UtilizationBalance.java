@@ -108,6 +108,23 @@ abstract class UtilizationBalance implements NodeStrategy {
     return sources;
   }
 
+  /**
+   * A measured node's usage as it is now: a pod measured then but gone since (evicted, finished, moved) no longer
+   * loads the node (without this, every pass until the next measurement would see the node as hot still and move
+   * more pods); {@code pods} is the number of its pods.
+   */
+  static Map<String, Long> measuredUsage(NodeUsage m, List<PodRecord> pods) {
+    Set<String> present = pods.stream().map(PodRecord::key).collect(Collectors.toSet());
+    Map<String, Long> used = new HashMap<>(m.usage());
+    m.pods().forEach((pod, usage) -> {
+      if (!present.contains(pod)) {
+        usage.forEach((r, v) -> used.computeIfPresent(r, (k, total) -> Math.max(0, total - v)));
+      }
+    });
+    used.put("pods", (long) pods.size());
+    return used;
+  }
+
   /** Sources are taken busiest first (spreading) or least used first (packing) by this score. */
   double score(Load load) {
     return load.used.values().stream().mapToLong(Long::longValue).sum();

@@ -102,4 +102,25 @@ class ConvertRoundTripTest {
     assertThat(PolicyLoader.parse(nativeYaml, "converted").profiles()).isEqualTo(original.profiles());
     assertThat(nativeYaml).contains("prodLowThresholds:", "prodHighThresholds:", "example.com/foo: 3", "memory: 25.5");
   }
+
+  /** LowNodeUtilization's metricsUtilization: the deprecated metricsServer flag is written as source KubernetesMetrics. */
+  @Test
+  void lowNodeUtilizationMetricsUtilizationMeansTheSame() {
+    for (String metrics : List.of("{metricsServer: true}", "{source: KubernetesMetrics}")) {
+      Policy original = PolicyLoader.parse("""
+          apiVersion: descheduler/v1alpha2
+          kind: DeschedulerPolicy
+          metricsProviders: [{source: KubernetesMetrics}]
+          profiles:
+            - name: p
+              pluginConfig:
+                - name: LowNodeUtilization
+                  args: {thresholds: {cpu: 20}, targetThresholds: {cpu: 70}, metricsUtilization: %s}
+              plugins: {balance: {enabled: [LowNodeUtilization]}}
+          """.formatted(metrics), "policy.yaml");
+      String nativeYaml = NativePolicyWriter.write(original);
+      assertThat(PolicyLoader.parse(nativeYaml, "converted").profiles()).as(metrics).isEqualTo(original.profiles());
+      assertThat(nativeYaml).contains("metricsUtilization:\n        source: KubernetesMetrics");
+    }
+  }
 }

@@ -398,4 +398,54 @@ class LowNodeLoadTest {
     assertThat(run(nativePolicy("{}", "balance", "LowNodeLoad", "{" + PROD.replace("lowThresholds: {cpu: 30}, highThresholds",
         "lowThresholds: {cpu: 80}, highThresholds") + "}"), busyCold, NODES, prodPods()).decisions()).isEmpty();
   }
+
+  // ---------------------------------------------------------------------------------------------------------------
+  // The descheduler's LowNodeUtilization on the same measurements (metricsUtilization, upstream v0.33+)
+
+  private static PolicyEvaluator measuredLowNodeUtilization(String metricsUtilization) {
+    return Passes.policy("{}", "balance", "LowNodeUtilization", "{thresholds: {cpu: 30, memory: 30}, targetThresholds: {cpu: 80, memory: 80},"
+        + " metricsUtilization: " + metricsUtilization + "}");
+  }
+
+  @Test
+  void lowNodeUtilizationWithMetricsUtilizationBalancesMeasuredUsageInsteadOfRequests() {
+    // The pods request nothing: by requests every node is idle and nothing moves.
+    assertThat(run(Passes.policy("{}", "balance", "LowNodeUtilization", "{thresholds: {cpu: 30, memory: 30},"
+        + " targetThresholds: {cpu: 80, memory: 80}}"), usage(Duration.ZERO, HOT_PODS), NODES, hotPods()).decisions()).isEmpty();
+    for (String source : List.of("{source: KubernetesMetrics}", "{metricsServer: true}")) {
+      PassResult r = run(measuredLowNodeUtilization(source), usage(Duration.ZERO, HOT_PODS), NODES, hotPods());
+      assertThat(evicted(r)).as(source).containsExactly("small", "big");
+      assertThat(r.decisions().get(0).reason()).isEqualTo("node hot is overutilized (cpu 90% > 80%, memory 25% vs 80%;"
+          + " measured by NodeMetric at 2026-01-02T00:00:00Z); moving to underutilized cold");
+    }
+  }
+
+  @Test
+  void lowNodeUtilizationWithMetricsDecidesNothingWhenANodeHasNoSampleAndMovesNoUnmeasuredPod() {
+    List<NodeUsage> withoutWarm = usage(Duration.ZERO, HOT_PODS).stream().filter(u -> !u.node().equals("warm")).toList();
+    PassResult r = run(measuredLowNodeUtilization("{source: KubernetesMetrics}"), withoutWarm, NODES, hotPods());
+    assertThat(r.decisions()).isEmpty();
+    assertThat(r.notes()).contains("p/LowNodeUtilization: nothing decided: node warm has no metrics.k8s.io measurement");
+    PassResult stale = run(measuredLowNodeUtilization("{source: KubernetesMetrics}"), usage(Duration.ofMinutes(3), HOT_PODS), NODES, hotPods());
+    assertThat(stale.notes()).anySatisfy(n -> assertThat(n).contains("node hot has only a NodeMetric measurement", "180s old"));
+    // small has no measurement of its own: it stays, and big and mid go instead (90% -> 60%).
+    Map<String, Long> withoutSmall = Map.of("big", 1200L, "mid", 800L);
+    assertThat(evicted(run(measuredLowNodeUtilization("{source: KubernetesMetrics}"), usage(Duration.ZERO, withoutSmall), NODES, hotPods())))
+        .containsExactly("big");
+  }
+
+  @Test
+  void metricsUtilizationIsValidatedAsUpstream() {
+    for (String[] bad : new String[][] {
+      {"{source: KubernetesMetrics, metricsServer: true}", "not allowed to set both \"KubernetesMetrics\" source and metricsServer"},
+      {"{source: KubernetesMetrics, prometheus: {query: q}}", "prometheus configuration is not allowed to set when source is set to"},
+      {"{source: Prometheus}", "prometheus query is required when metrics source is set to \"Prometheus\""},
+      {"{source: Prometheus, prometheus: {query: instance:node_cpu:rate:sum}}", "metricsUtilization.source: not supported yet: the Prometheus source"},
+      {"{source: Graphite}", "unknown metrics source \"Graphite\""},
+      {"{source: KubernetesMetrics, window: 5m}", "metricsUtilization.window: unknown field"}}) {
+      assertThatThrownBy(() -> measuredLowNodeUtilization(bad[0])).as(bad[0]).isInstanceOf(PolicyException.class).hasMessageContaining(bad[1]);
+    }
+    assertThatThrownBy(() -> Passes.policy("{}", "balance", "HighNodeUtilization", "{thresholds: {cpu: 30}, metricsUtilization: {metricsServer: true}}"))
+        .as("upstream's HighNodeUtilization has no metricsUtilization").hasMessageContaining("metricsUtilization: unknown field");
+  }
 }
