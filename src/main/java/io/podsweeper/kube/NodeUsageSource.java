@@ -22,12 +22,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Measured node usage for LowNodeLoad and a metrics-based LowNodeUtilization on a live cluster. The source is found on first use: Koordinator's NodeMetric
- * objects where the server serves them (then watched by an informer), else metrics-server's metrics.k8s.io (then
- * listed again at most every {@link #REFRESH}), else none, which is logged: LowNodeLoad then skips every node. Found
- * on first use, so a policy without LowNodeLoad makes no extra calls and needs no extra permissions; while there is
- * no NodeMetric informer it looks again every REFRESH, so installing metrics-server or Koordinator later needs no
- * restart. Freshness is the strategy's to judge, by each measurement's own time.
+ * Measured node usage for LowNodeLoad and LowNodeUtilization's metricsUtilization on a live cluster. The source is
+ * found on first use: Koordinator's NodeMetric objects where the server serves them (then watched by an informer),
+ * else metrics-server's metrics.k8s.io (then listed again at most every {@link #REFRESH}), else none, which is logged:
+ * those strategies then decide nothing. Found on first use, so a policy without them makes no extra calls and needs
+ * no extra permissions; while there is no NodeMetric informer it looks again every REFRESH, so installing
+ * metrics-server or Koordinator later needs no restart. Freshness is the strategy's to judge, by each measurement's
+ * own time.
  */
 final class NodeUsageSource implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(NodeUsageSource.class);

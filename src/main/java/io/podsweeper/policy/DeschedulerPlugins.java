@@ -200,7 +200,8 @@ public final class DeschedulerPlugins {
           throw metrics.error("it is not allowed to set both \"KubernetesMetrics\" source and metricsServer");
         }
         if (metrics.has("prometheus")) {
-          throw metrics.child("prometheus").error("prometheus configuration is not allowed to set when source is set to \"KubernetesMetrics\"");
+          throw metrics.child("prometheus")
+              .error("prometheus configuration is not allowed to set when source is set to \"KubernetesMetrics\"");
         }
         return true;
       }
@@ -331,7 +332,8 @@ public final class DeschedulerPlugins {
         Duration.ofSeconds(args.optionalLong("nodeMetricExpirationSeconds", 1, 100L * 365 * 86_400)
             .orElse(LowNodeLoadArgs.DEFAULT_EXPIRATION.toSeconds())),
         namespaces(args, "evictableNamespaces"), Selectors.read(args, "nodeSelector"), podSelectors, args.bool("nodeFit", true), low, high,
-        prodLow, prodHigh, deviation, weights, consecutive, args.optionalDuration("detectorCacheTimeout").orElse(LowNodeLoadArgs.DEFAULT_DETECTOR_CACHE_TIMEOUT));
+        prodLow, prodHigh, deviation, weights, consecutive,
+        args.optionalDuration("detectorCacheTimeout").orElse(LowNodeLoadArgs.DEFAULT_DETECTOR_CACHE_TIMEOUT));
   }
 
   /**

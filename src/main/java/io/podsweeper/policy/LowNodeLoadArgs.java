@@ -65,7 +65,8 @@ public record LowNodeLoadArgs(
   /** The same arguments limited to {@code filter}'s namespaces (Koordinator's MigrationController namespaces). */
   public LowNodeLoadArgs withNamespaces(NamespaceFilter filter) {
     return new LowNodeLoadArgs(paused, numberOfNodes, nodeMetricExpiration, filter, nodeSelector, podSelectors, nodeFit, lowThresholds,
-        highThresholds, prodLowThresholds, prodHighThresholds, useDeviationThresholds, resourceWeights, consecutiveAbnormalities, detectorCacheTimeout);
+        highThresholds, prodLowThresholds, prodHighThresholds, useDeviationThresholds, resourceWeights, consecutiveAbnormalities,
+        detectorCacheTimeout);
   }
 
   @Override

@@ -147,7 +147,8 @@ final class LowNodeLoad extends UtilizationBalance {
   }
 
   /**
-   * The usage of the node's Prod pods: their measured usage summed, as Koordinator sums it. A Prod pod without a measured usage makes the node unknown (never counted as 0).
+   * The usage of the node's Prod pods: their measured usage summed, as Koordinator sums it. A Prod pod without a
+   * measured usage makes the node unknown (never counted as 0).
    */
   private Optional<Load> prodLoad(NodeRecord node, List<PodRecord> pods, NodeUsage m, NodePass pass) {
     List<PodRecord> prod = pods.stream().filter(LowNodeLoad::prodTier).toList();
