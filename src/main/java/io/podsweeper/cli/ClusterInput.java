@@ -7,6 +7,7 @@ import io.podsweeper.kube.NamespacedPolicies;
 import io.podsweeper.kube.SnapshotReader;
 import io.podsweeper.policy.CleanupPolicies;
 import io.podsweeper.policy.LowNodeLoadArgs;
+import io.podsweeper.policy.NodeUtilizationArgs;
 import io.podsweeper.policy.Policy;
 import io.podsweeper.policy.PolicyException;
 import java.nio.file.Path;
@@ -50,7 +51,8 @@ final class ClusterInput {
       List<CleanupPolicies.Verdict> verdicts = NamespacedPolicies.judgeOnce(client);
       Policy policy = CleanupPolicies.compose(filePolicy, verdicts);
       // Measured usage only for a policy that reads it: as in run, no other policy asks for (or needs the right to) it.
-      boolean measuredUsage = policy.profiles().stream().flatMap(p -> p.balance().stream()).anyMatch(LowNodeLoadArgs.class::isInstance);
+      boolean measuredUsage = policy.profiles().stream().flatMap(p -> p.balance().stream())
+          .anyMatch(s -> s instanceof LowNodeLoadArgs || (s instanceof NodeUtilizationArgs a && a.measuredUsage()));
       return new Read(SnapshotReader.fromCluster(client, measuredUsage), policy, verdicts, "the cluster");
     } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
       // One line naming the server, the credentials or the missing permission, not a client stack trace.

@@ -22,12 +22,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Measured node usage for LowNodeLoad on a live cluster. The source is found on first use: Koordinator's NodeMetric
- * objects where the server serves them (then watched by an informer), else metrics-server's metrics.k8s.io (then
- * listed again at most every {@link #REFRESH}), else none, which is logged: LowNodeLoad then skips every node. Found
- * on first use, so a policy without LowNodeLoad makes no extra calls and needs no extra permissions; while there is
- * no NodeMetric informer it looks again every REFRESH, so installing metrics-server or Koordinator later needs no
- * restart. Freshness is the strategy's to judge, by each measurement's own time.
+ * Measured node usage for LowNodeLoad and LowNodeUtilization's metricsUtilization on a live cluster. The source is
+ * found on first use: Koordinator's NodeMetric objects where the server serves them (then watched by an informer),
+ * else metrics-server's metrics.k8s.io (then listed again at most every {@link #REFRESH}), else none, which is logged:
+ * those strategies then decide nothing. Found on first use, so a policy without them makes no extra calls and needs
+ * no extra permissions; while there is no NodeMetric informer it looks again every REFRESH, so installing
+ * metrics-server or Koordinator later needs no restart. Freshness is the strategy's to judge, by each measurement's
+ * own time.
  */
 final class NodeUsageSource implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(NodeUsageSource.class);
@@ -74,7 +75,7 @@ final class NodeUsageSource implements AutoCloseable {
         case NONE -> List.of();
       };
     } catch (KubernetesClientException e) {
-      LOG.warn("cannot read node usage ({}); LowNodeLoad skips every node", e.getMessage());
+      LOG.warn("cannot read node usage ({}); measured-usage strategies decide nothing", e.getMessage());
       return List.of();
     }
   }
@@ -95,11 +96,12 @@ final class NodeUsageSource implements AutoCloseable {
       }
       if (found != kind) {
         switch (found) {
-          case NODE_METRIC -> LOG.info("LowNodeLoad reads node usage from Koordinator's NodeMetric objects ({})", NodeUsages.NODE_METRIC_API);
-          case METRICS_API -> LOG.info("LowNodeLoad reads node usage from {} (metrics-server), every {}s", NodeUsages.METRICS_API,
+          case NODE_METRIC -> LOG.info("Measured node usage comes from Koordinator's NodeMetric objects ({})", NodeUsages.NODE_METRIC_API);
+          case METRICS_API -> LOG.info("Measured node usage comes from {} (metrics-server), every {}s", NodeUsages.METRICS_API,
               REFRESH.toSeconds());
-          case NONE -> LOG.warn("LowNodeLoad: the server serves neither Koordinator's NodeMetric ({}) nor {}: no node's usage is known,"
-              + " so LowNodeLoad skips every node", NodeUsages.NODE_METRIC_API, NodeUsages.METRICS_API);
+          case NONE -> LOG.warn("The server serves neither Koordinator's NodeMetric ({}) nor {}: no node's usage is known,"
+              + " so measured-usage strategies (LowNodeLoad, LowNodeUtilization with metricsUtilization) decide nothing",
+              NodeUsages.NODE_METRIC_API, NodeUsages.METRICS_API);
         }
       }
       kind = found;

@@ -162,10 +162,7 @@ public final class DeschedulerPlugins {
   static NodeUtilizationArgs lowNodeUtilization(ConfigNode args) {
     args.requireObjectOrAbsent(Set.of("thresholds", "targetThresholds", "useDeviationThresholds", "numberOfNodes",
         "evictableNamespaces", "evictionLimits", "metricsUtilization"));
-    if (args.has("metricsUtilization")) {
-      throw args.child("metricsUtilization").error("not supported: Podsweeper computes utilization from requests only "
-          + "(use Koordinator's LowNodeLoad for measured usage)");
-    }
+    boolean measured = metricsUtilization(args);
     boolean deviation = args.bool("useDeviationThresholds", false);
     Map<String, Double> low = thresholds(args, "thresholds");
     Map<String, Double> target = thresholds(args, "targetThresholds");
@@ -182,7 +179,47 @@ public final class DeschedulerPlugins {
       ConfigNode limits = args.child("evictionLimits").requireObject(Set.of("node"));
       nodeLimit = limits.optionalInt("node", 0, Integer.MAX_VALUE);
     }
-    return new NodeUtilizationArgs(false, low, target, deviation, numberOfNodes(args), evictableNamespaces(args), false, nodeLimit);
+    return new NodeUtilizationArgs(false, low, target, deviation, numberOfNodes(args), evictableNamespaces(args), false, nodeLimit,
+        measured);
+  }
+
+  /**
+   * LowNodeUtilization's {@code metricsUtilization}, validated as upstream: true for metrics-server usage
+   * ({@code source: KubernetesMetrics}, or the deprecated {@code metricsServer: true}), false for requests.
+   */
+  private static boolean metricsUtilization(ConfigNode args) {
+    if (!args.has("metricsUtilization")) {
+      return false;
+    }
+    ConfigNode metrics = args.child("metricsUtilization").requireObject(Set.of("metricsServer", "source", "prometheus"));
+    String source = metrics.optionalString("source").orElse("");
+    boolean metricsServer = metrics.bool("metricsServer", false);
+    switch (source) {
+      case "KubernetesMetrics" -> {
+        if (metricsServer) {
+          throw metrics.error("it is not allowed to set both \"KubernetesMetrics\" source and metricsServer");
+        }
+        if (metrics.has("prometheus")) {
+          throw metrics.child("prometheus")
+              .error("prometheus configuration is not allowed to set when source is set to \"KubernetesMetrics\"");
+        }
+        return true;
+      }
+      case "Prometheus" -> {
+        ConfigNode prometheus = metrics.child("prometheus");
+        if (!metrics.has("prometheus") || prometheus.requireObject(Set.of("query")).optionalString("query").orElse("").isEmpty()) {
+          throw metrics.error("prometheus query is required when metrics source is set to \"Prometheus\"");
+        }
+        throw metrics.child("source").error("not supported yet: the Prometheus source; use source: KubernetesMetrics (metrics.k8s.io)");
+      }
+      case "" -> {
+        if (metrics.has("prometheus")) {
+          throw metrics.child("prometheus").error("only with source: Prometheus");
+        }
+        return metricsServer;
+      }
+      default -> throw metrics.child("source").error("unknown metrics source \"" + source + "\" (KubernetesMetrics or Prometheus)");
+    }
   }
 
   static NodeUtilizationArgs highNodeUtilization(ConfigNode args) {
@@ -196,7 +233,7 @@ public final class DeschedulerPlugins {
       onlyThresholding = true;
     }
     return new NodeUtilizationArgs(true, low, Map.of(), false, numberOfNodes(args), evictableNamespaces(args), onlyThresholding,
-        OptionalInt.empty());
+        OptionalInt.empty(), false);
   }
 
   static TopologySpreadArgs topologySpread(ConfigNode args) {
@@ -228,11 +265,6 @@ public final class DeschedulerPlugins {
     if (args.has("kind") && !args.child("kind").string().equals("LowNodeLoadArgs")) {
       throw args.child("kind").error("must be LowNodeLoadArgs, got \"" + args.child("kind").string() + "\"");
     }
-    for (String prod : List.of("prodLowThresholds", "prodHighThresholds")) {
-      if (args.has(prod)) {
-        throw args.child(prod).error("not supported: Podsweeper does not tell Koordinator's Prod pods apart; leave it out");
-      }
-    }
     if (args.has("nodePools")) {
       throw args.child("nodePools").error("not supported: give each node pool a profile of its own, with LowNodeLoad's nodeSelector");
     }
@@ -240,23 +272,36 @@ public final class DeschedulerPlugins {
       throw args.child("dryRun").error("not supported per plugin: set dryRun at the top level (it holds for the whole policy)");
     }
     boolean deviation = args.bool("useDeviationThresholds", false);
-    Map<String, Double> low = thresholds(args, "lowThresholds");
+    Map<String, Double> low = loadThresholds(args, "lowThresholds", "highThresholds", deviation);
     Map<String, Double> high = thresholds(args, "highThresholds");
-    if (!low.keySet().equals(high.keySet())) {
-      throw args.error("lowThresholds and highThresholds configured different resources");
-    }
-    for (String resource : low.keySet()) {
-      if (!LowNodeLoadArgs.MEASURED.contains(resource)) {
-        throw args.child("lowThresholds").child(resource).error("not supported: only cpu and memory are measured");
+    Map<String, Double> prodLow = Map.of();
+    Map<String, Double> prodHigh = Map.of();
+    if (args.has("prodLowThresholds") || args.has("prodHighThresholds")) {
+      prodLow = loadThresholds(args, "prodLowThresholds", "prodHighThresholds", deviation);
+      prodHigh = thresholds(args, "prodHighThresholds");
+      for (String resource : prodHigh.keySet()) {
+        // Koordinator's validation: Prod pods alone may not be allowed more than the whole node.
+        if (!deviation && high.containsKey(resource) && prodHigh.get(resource) > high.get(resource)) {
+          throw args.child("prodHighThresholds").child(resource).error("prodHighThresholds' " + resource
+              + " percentage is greater than highThresholds'");
+        }
       }
-      if (!deviation && low.get(resource) > high.get(resource)) {
-        throw args.child("lowThresholds").error("lowThresholds' " + resource + " percentage is greater than highThresholds'");
-      }
     }
+    // As Koordinator's defaulting: weight 1 for cpu, memory and every thresholded resource unless given.
     Map<String, Long> weights = new java.util.TreeMap<>(Map.of("cpu", 1L, "memory", 1L));
+    for (String resource : low.keySet()) {
+      weights.put(resource, 1L);
+    }
+    for (String resource : prodLow.keySet()) {
+      weights.put(resource, 1L);
+    }
     if (args.has("resourceWeights")) {
-      ConfigNode w = args.child("resourceWeights").requireObject(Set.copyOf(LowNodeLoadArgs.MEASURED));
-      w.fieldNames().forEach(r -> weights.put(r, w.optionalLong(r, 1, 1_000_000).getAsLong()));
+      ConfigNode w = args.child("resourceWeights");
+      w.requireObject(Set.copyOf(w.fieldNames()));
+      for (String resource : w.fieldNames()) {
+        resourceName(w.child(resource), resource);
+        weights.put(resource, w.optionalLong(resource, 1, 1_000_000).getAsLong());
+      }
     }
     int consecutive = LowNodeLoadArgs.DEFAULT_CONSECUTIVE_ABNORMALITIES;
     if (args.has("anomalyCondition")) {
@@ -287,7 +332,40 @@ public final class DeschedulerPlugins {
         Duration.ofSeconds(args.optionalLong("nodeMetricExpirationSeconds", 1, 100L * 365 * 86_400)
             .orElse(LowNodeLoadArgs.DEFAULT_EXPIRATION.toSeconds())),
         namespaces(args, "evictableNamespaces"), Selectors.read(args, "nodeSelector"), podSelectors, args.bool("nodeFit", true), low, high,
-        deviation, weights, consecutive, args.optionalDuration("detectorCacheTimeout").orElse(LowNodeLoadArgs.DEFAULT_DETECTOR_CACHE_TIMEOUT));
+        prodLow, prodHigh, deviation, weights, consecutive,
+        args.optionalDuration("detectorCacheTimeout").orElse(LowNodeLoadArgs.DEFAULT_DETECTOR_CACHE_TIMEOUT));
+  }
+
+  /**
+   * LowNodeLoad's {@code lowField} thresholds, checked against {@code highField}'s: the same resources, each a
+   * resource LowNodeLoad can know ({@link #resourceName}), low at most high unless they are deviations.
+   */
+  private static Map<String, Double> loadThresholds(ConfigNode args, String lowField, String highField, boolean deviation) {
+    Map<String, Double> low = thresholds(args, lowField);
+    Map<String, Double> high = thresholds(args, highField);
+    if (!low.keySet().equals(high.keySet())) {
+      throw args.error(lowField + " and " + highField + " configured different resources");
+    }
+    for (String resource : low.keySet()) {
+      resourceName(args.child(lowField).child(resource), resource);
+      if (!deviation && low.get(resource) > high.get(resource)) {
+        throw args.child(lowField).error(lowField + "' " + resource + " percentage is greater than " + highField + "'");
+      }
+    }
+    return low;
+  }
+
+  /**
+   * A resource a measurement can hold: cpu, memory, ephemeral-storage, pods (counted, not measured), or an extended
+   * resource, which is always domain-qualified ({@code example.com/foo}). Anything else is a typo that would make every
+   * node unknown.
+   */
+  private static void resourceName(ConfigNode at, String resource) {
+    if (!Set.of("cpu", "memory", "ephemeral-storage", LowNodeLoadArgs.PODS).contains(resource)
+        && !resource.matches("[a-z0-9]([-a-z0-9.]*[a-z0-9])?/[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?")) {
+      throw at.error("unknown resource \"" + resource + "\" (cpu, memory, ephemeral-storage, pods, or an extended resource like"
+          + " example.com/foo)");
+    }
   }
 
   /** A resource -> percent map: not empty, every value in [0, 100]. */
@@ -354,13 +432,12 @@ public final class DeschedulerPlugins {
     boolean listsUsed = false;
     if (args.has("podProtections")) {
       ConfigNode pp = args.child("podProtections").requireObject(Set.of("defaultDisabled", "extraEnabled", "config"));
-      for (ConfigNode item : pp.list("defaultDisabled")) {
-        Protection p = protection(item, Protection.DEFAULT_ENABLED);
+      for (Protection p : protectionList(pp, "defaultDisabled", Protection.DEFAULT_ENABLED)) {
         protections.remove(p);
         listsUsed = true;
       }
-      for (ConfigNode item : pp.list("extraEnabled")) {
-        protections.add(protection(item, Protection.EXTRA));
+      for (Protection p : protectionList(pp, "extraEnabled", Protection.EXTRA)) {
+        protections.add(p);
         listsUsed = true;
       }
       if (pp.has("config")) {
@@ -418,6 +495,17 @@ public final class DeschedulerPlugins {
     return new EvictorArgs(protections, !args.bool("evictAllBarePods", false), storageClasses, thresholdValue, thresholdName, args.bool("nodeFit", false), nodeSelector,
         Selectors.read(args, "labelSelector"), Selectors.read(args, "namespaceLabelSelector"), minReplicas.orElse(0), minPodAge,
         noEviction);
+  }
+
+  /** A list of protections, each of {@code allowed} and at most once, as upstream's validation requires. */
+  private static Set<Protection> protectionList(ConfigNode podProtections, String field, Set<Protection> allowed) {
+    Set<Protection> listed = EnumSet.noneOf(Protection.class);
+    for (ConfigNode item : podProtections.list(field)) {
+      if (!listed.add(protection(item, allowed))) {
+        throw item.error("duplicate protection \"" + item.string() + "\" in " + field);
+      }
+    }
+    return listed;
   }
 
   private static Protection protection(ConfigNode item, Set<Protection> allowed) {

@@ -205,6 +205,9 @@ public final class NativePolicyWriter {
         putPercents(o.putObject("targetThresholds"), a.targetThresholds());
         putFlag(o, "useDeviationThresholds", a.useDeviationThresholds());
         a.nodeEvictionLimit().ifPresent(n -> o.putObject("evictionLimits").put("node", n));
+        if (a.measuredUsage()) {
+          o.putObject("metricsUtilization").put("source", "KubernetesMetrics");
+        }
       }
       if (a.numberOfNodes() != 0) {
         o.put("numberOfNodes", a.numberOfNodes());
@@ -245,6 +248,10 @@ public final class NativePolicyWriter {
     putFlag(o, "useDeviationThresholds", a.useDeviationThresholds());
     putPercents(o.putObject("lowThresholds"), a.lowThresholds());
     putPercents(o.putObject("highThresholds"), a.highThresholds());
+    if (!a.prodLowThresholds().isEmpty()) {
+      putPercents(o.putObject("prodLowThresholds"), a.prodLowThresholds());
+      putPercents(o.putObject("prodHighThresholds"), a.prodHighThresholds());
+    }
     ObjectNode weights = o.putObject("resourceWeights");
     new TreeSet<>(a.resourceWeights().keySet()).forEach(r -> weights.put(r, a.resourceWeights().get(r)));
     o.putObject("anomalyCondition").put("consecutiveAbnormalities", a.consecutiveAbnormalities());

@@ -6,7 +6,8 @@ import java.util.OptionalInt;
 
 /**
  * LowNodeUtilization ({@code high} false) or HighNodeUtilization ({@code high} true): node usage as the sum of the
- * requests of the pods on it, in percent of the node's allocatable, per resource.
+ * requests of the pods on it (or, with {@code measuredUsage}, as metrics-server measures it), in percent of the
+ * node's allocatable, per resource.
  *
  * @param thresholds a node is underutilized when every listed resource is at or below its value
  * @param targetThresholds LowNodeUtilization only: a node is overutilized when any listed resource is above its value
@@ -15,6 +16,8 @@ import java.util.OptionalInt;
  * @param excludedNamespaces {@code evictableNamespaces.exclude}
  * @param onlyThresholdingResources HighNodeUtilization's {@code evictionModes: [OnlyThresholdingResources]}
  * @param nodeEvictionLimit LowNodeUtilization's {@code evictionLimits.node}
+ * @param measuredUsage LowNodeUtilization's {@code metricsUtilization.source: KubernetesMetrics} (or the deprecated
+ *     {@code metricsServer: true}): node and pod usage from metrics.k8s.io instead of requests
  */
 public record NodeUtilizationArgs(
     boolean high,
@@ -24,7 +27,8 @@ public record NodeUtilizationArgs(
     int numberOfNodes,
     List<String> excludedNamespaces,
     boolean onlyThresholdingResources,
-    OptionalInt nodeEvictionLimit)
+    OptionalInt nodeEvictionLimit,
+    boolean measuredUsage)
     implements StrategyArgs {
   public static final String LOW = "LowNodeUtilization";
   public static final String HIGH = "HighNodeUtilization";

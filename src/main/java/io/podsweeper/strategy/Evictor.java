@@ -38,13 +38,8 @@ public final class Evictor {
     if (view.namespace(pod.namespace()).protectedByAnnotation()) {
       return Optional.of("its namespace is annotated " + PodRecord.PROTECT_ANNOTATION);
     }
-    if (pod.annotations().containsKey(PodRecord.EVICT_ANNOTATION)) {
-      return Optional.empty();
-    }
-    if (args.noEvictionPolicy() == EvictorArgs.NoEvictionPolicy.Mandatory
-        && pod.annotations().containsKey(PodRecord.PREFER_NO_EVICTION_ANNOTATION)) {
-      return Optional.of("annotated prefer-no-eviction and noEvictionPolicy is Mandatory");
-    }
+    // Checked before upstream's evict annotation (upstream checks them after it): the kubelet owns mirror and static
+    // pods, and a terminating pod is already going; no annotation makes evicting them useful or safe.
     if (pod.annotations().containsKey(PodRecord.MIRROR_ANNOTATION)) {
       return Optional.of("a mirror pod");
     }
@@ -53,6 +48,13 @@ public final class Evictor {
     }
     if (pod.terminating()) {
       return Optional.of("already terminating");
+    }
+    if (pod.annotations().containsKey(PodRecord.EVICT_ANNOTATION)) {
+      return Optional.empty();
+    }
+    if (args.noEvictionPolicy() == EvictorArgs.NoEvictionPolicy.Mandatory
+        && pod.annotations().containsKey(PodRecord.PREFER_NO_EVICTION_ANNOTATION)) {
+      return Optional.of("annotated prefer-no-eviction and noEvictionPolicy is Mandatory");
     }
     Optional<String> active = activeProtection(pod, view);
     if (active.isPresent()) {
@@ -84,7 +86,8 @@ public final class Evictor {
     if (filtered.isPresent()) {
       return filtered;
     }
-    if (args.nodeFit() && !pod.annotations().containsKey(PodRecord.EVICT_ANNOTATION) && !fitsAnotherNode(pod, view)) {
+    // As upstream's PreEvictionFilter: the evict annotation lifts the protections, never nodeFit.
+    if (args.nodeFit() && !fitsAnotherNode(pod, view)) {
       return Optional.of("fits no other Ready node (nodeFit)");
     }
     return Optional.empty();

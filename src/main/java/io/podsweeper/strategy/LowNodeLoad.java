@@ -18,24 +18,56 @@ import java.util.stream.Collectors;
 /**
  * Koordinator's LowNodeLoad: LowNodeUtilization ({@link UtilizationBalance}, spreading) on measured usage. A node's
  * usage is its latest NodeMetric or metrics.k8s.io measurement; a node without one, or with one older than
- * {@code nodeMetricExpirationSeconds} at the pass's time, takes no part (never guessed). A pod that has left since
- * the measurement, or leaves in the pass, takes its own measured usage with it (its requests when it has none). Hot
- * nodes are acted on only once they have been overloaded in more than {@code consecutiveAbnormalities} consecutive
- * passes, so a short spike moves nothing.
+ * {@code nodeMetricExpirationSeconds} at the pass's time, or without a thresholded resource, takes no part (never
+ * guessed). {@code pods} is the number of pods on the node. A pod that has left since the measurement, or leaves in
+ * the pass, takes its own measured usage with it (its requests when it has none). Hot nodes are acted on only once
+ * they have been overloaded in more than {@code consecutiveAbnormalities} consecutive passes, so a short spike moves
+ * nothing.
+ *
+ * <p>With {@code prodLowThresholds} / {@code prodHighThresholds}, a second round follows, as Koordinator's: on the
+ * usage of each node's Prod-tier pods only ({@link #prodTier}), the nodes not overloaded as a whole whose Prod pods
+ * are above their high thresholds give up Prod pods to the nodes whose Prod pods are at or below their low ones.
  */
 final class LowNodeLoad extends UtilizationBalance {
+  /** Koordinator's {@code koordinator.sh/priority-class} label: a pod's tier, over its priority. */
+  static final String PRIORITY_CLASS_LABEL = "koordinator.sh/priority-class";
+  /** Koordinator's {@code koordinator.sh/qosClass} label: a pod's QoS, over its Kubernetes QoS class. */
+  static final String QOS_LABEL = "koordinator.sh/qosClass";
+  private static final String PROD = "koord-prod";
+  private static final Set<String> TIERS = Set.of(PROD, "koord-mid", "koord-batch", "koord-free");
+
   private final LowNodeLoadArgs args;
+  /** The Prod round's thresholds and counts; empty for the round over whole nodes. */
+  private final boolean prodRound;
+  /** Prod round: the first round's loads by node, its usage as a whole (kept current as Prod pods move); else empty. */
+  private final Map<String, Load> wholeNodes;
 
   /** A node's run of consecutive overloaded passes, and the time of the last one. */
   private record Streak(int passes, Instant last) {}
 
-  /** Kept across the passes of one policy (the service's periodic passes); forgotten on reload. */
-  private final Map<String, Streak> streaks = new HashMap<>();
+  /** Kept across the passes of one policy (the service's periodic passes); forgotten on reload. One per round. */
+  private final Map<String, Streak> streaks;
+  private final Map<String, Streak> prodStreaks;
 
   LowNodeLoad(LowNodeLoadArgs args) {
     super(LowNodeLoadArgs.NAME, false, args.lowThresholds(), args.highThresholds(), args.useDeviationThresholds(), args.numberOfNodes(),
         args.lowThresholds().keySet());
     this.args = args;
+    this.prodRound = false;
+    this.wholeNodes = Map.of();
+    this.streaks = new HashMap<>();
+    this.prodStreaks = new HashMap<>();
+  }
+
+  /** The Prod round of one pass, after the round over whole nodes gave {@code wholeNodes}. */
+  private LowNodeLoad(LowNodeLoadArgs args, Map<String, Load> wholeNodes, Map<String, Streak> prodStreaks) {
+    super(LowNodeLoadArgs.NAME, false, args.prodLowThresholds(), args.prodHighThresholds(), args.useDeviationThresholds(),
+        args.numberOfNodes(), args.prodLowThresholds().keySet());
+    this.args = args;
+    this.prodRound = true;
+    this.wholeNodes = wholeNodes;
+    this.streaks = prodStreaks;
+    this.prodStreaks = Map.of();
   }
 
   @Override
@@ -44,7 +76,42 @@ final class LowNodeLoad extends UtilizationBalance {
       pass.note(LowNodeLoadArgs.NAME, "paused");
       return;
     }
-    super.run(pass);
+    List<Load> whole = balance(pass);
+    if (!args.prodLowThresholds().isEmpty()) {
+      new LowNodeLoad(args, whole.stream().collect(Collectors.toMap(l -> l.node.name(), l -> l)), prodStreaks).balance(pass);
+    }
+  }
+
+  /**
+   * Koordinator's tier of a pod ({@code GetPodPriorityClassWithDefault}): the {@code koordinator.sh/priority-class}
+   * label if it names a tier; else by priority (9000-9999 Prod, 7000-7999 Mid, 5000-5999 Batch, 3000-3999 Free); else
+   * by QoS, the {@code koordinator.sh/qosClass} label (SYSTEM, LSE, LSR, LS: Prod; BE: Batch) or, without a known one,
+   * the Kubernetes QoS class (Guaranteed, Burstable: Prod; BestEffort: Batch).
+   */
+  static boolean prodTier(PodRecord pod) {
+    String label = pod.labels().get(PRIORITY_CLASS_LABEL);
+    if (label != null && TIERS.contains(label)) {
+      return PROD.equals(label);
+    }
+    if (label == null && pod.priority().isPresent()) {
+      int p = pod.priority().getAsInt();
+      if (p >= 9000 && p <= 9999) {
+        return true;
+      }
+      if ((p >= 7000 && p <= 7999) || (p >= 5000 && p <= 5999) || (p >= 3000 && p <= 3999)) {
+        return false;
+      }
+    }
+    String qos = pod.labels().get(QOS_LABEL);
+    if (qos != null && Set.of("SYSTEM", "LSE", "LSR", "LS", "BE").contains(qos)) {
+      return !"BE".equals(qos);
+    }
+    return !"BestEffort".equals(pod.scheduling().qosClass());
+  }
+
+  /** The thresholds of this round. */
+  private Map<String, Double> lowThresholds() {
+    return prodRound ? args.prodLowThresholds() : args.lowThresholds();
   }
 
   @Override
@@ -54,6 +121,10 @@ final class LowNodeLoad extends UtilizationBalance {
 
   @Override
   Optional<Load> load(NodeRecord node, List<PodRecord> pods, NodePass pass) {
+    if (prodRound && Optional.ofNullable(wholeNodes.get(node.name())).map(whole -> whole.overloaded).orElse(true)) {
+      // Skipped by the first round (it said why), or its source: not the Prod round's.
+      return Optional.empty();
+    }
     Optional<NodeUsage> measured = pass.view.nodeUsage(node.name());
     if (measured.isEmpty()) {
       return skip(pass, node, "no measured usage (no NodeMetric or metrics.k8s.io measurement)");
@@ -64,20 +135,33 @@ final class LowNodeLoad extends UtilizationBalance {
       return skip(pass, node, "its " + m.source() + " measurement of " + m.measuredAt() + " is " + age.toSeconds()
           + "s old, not newer than nodeMetricExpirationSeconds " + args.nodeMetricExpiration().toSeconds());
     }
-    Optional<String> unmeasured = args.lowThresholds().keySet().stream().filter(r -> !m.usage().containsKey(r)).sorted().findFirst();
+    Optional<String> unmeasured = lowThresholds().keySet().stream()
+        .filter(r -> !r.equals(LowNodeLoadArgs.PODS) && !m.usage().containsKey(r)).sorted().findFirst();
     if (unmeasured.isPresent()) {
       return skip(pass, node, "its " + m.source() + " measurement has no " + unmeasured.get());
     }
-    // A pod measured then but gone since (evicted, finished, moved) no longer loads the node: without this, every
-    // pass until the next measurement would see the node as hot still and move more pods.
-    Set<String> present = pods.stream().map(PodRecord::key).collect(Collectors.toSet());
-    Map<String, Long> used = new HashMap<>(m.usage());
-    m.pods().forEach((pod, usage) -> {
-      if (!present.contains(pod)) {
-        usage.forEach((r, v) -> used.computeIfPresent(r, (k, total) -> Math.max(0, total - v)));
+    if (prodRound) {
+      return prodLoad(node, pods, m, pass);
+    }
+    return Optional.of(new Load(node, pods, measuredUsage(m, pods), measured));
+  }
+
+  /**
+   * The usage of the node's Prod pods: their measured usage summed, as Koordinator sums it. A Prod pod without a
+   * measured usage makes the node unknown (never counted as 0).
+   */
+  private Optional<Load> prodLoad(NodeRecord node, List<PodRecord> pods, NodeUsage m, NodePass pass) {
+    List<PodRecord> prod = pods.stream().filter(LowNodeLoad::prodTier).toList();
+    Map<String, Long> used = new HashMap<>();
+    for (PodRecord pod : prod) {
+      Optional<Map<String, Long>> usage = m.pod(pod.key());
+      if (usage.isEmpty()) {
+        return skip(pass, node, "Prod pod " + pod.key() + " has no measured usage in its " + m.source() + " measurement");
       }
-    });
-    return Optional.of(new Load(node, pods, used, measured));
+      lowThresholds().keySet().forEach(r -> used.merge(r, r.equals(LowNodeLoadArgs.PODS) ? 1L : usage.get().getOrDefault(r, 0L), Long::sum));
+    }
+    lowThresholds().keySet().forEach(r -> used.putIfAbsent(r, 0L));
+    return Optional.of(new Load(node, prod, used, Optional.of(m)));
   }
 
   private static Optional<Load> skip(NodePass pass, NodeRecord node, String why) {
@@ -87,6 +171,9 @@ final class LowNodeLoad extends UtilizationBalance {
 
   @Override
   long amount(PodRecord pod, Load from, String resource) {
+    if (resource.equals(LowNodeLoadArgs.PODS)) {
+      return 1;
+    }
     return measured(pod, from).map(u -> u.getOrDefault(resource, 0L))
         .orElseGet(() -> pod.scheduling().requests().getOrDefault(resource, 0L));
   }
@@ -100,29 +187,33 @@ final class LowNodeLoad extends UtilizationBalance {
    * that is not overloaded starts from zero, and a count not continued within detectorCacheTimeout is forgotten.
    */
   @Override
-  synchronized void observe(List<Load> all, List<Load> sources, NodePass pass) {
-    streaks.values().removeIf(s -> !s.last().plus(args.detectorCacheTimeout()).isAfter(pass.now));
-    all.stream().filter(l -> !sources.contains(l)).forEach(l -> streaks.remove(l.node.name()));
-    for (Load source : sources) {
-      String node = source.node.name();
-      streaks.put(node, new Streak(Optional.ofNullable(streaks.get(node)).map(Streak::passes).orElse(0) + 1, pass.now));
+  void observe(List<Load> all, List<Load> sources, NodePass pass) {
+    synchronized (streaks) {
+      streaks.values().removeIf(s -> !s.last().plus(args.detectorCacheTimeout()).isAfter(pass.now));
+      all.stream().filter(l -> !sources.contains(l)).forEach(l -> streaks.remove(l.node.name()));
+      for (Load source : sources) {
+        String node = source.node.name();
+        streaks.put(node, new Streak(Optional.ofNullable(streaks.get(node)).map(Streak::passes).orElse(0) + 1, pass.now));
+      }
     }
   }
 
   /** A node is acted on once its count is more than consecutiveAbnormalities (at once for 1), then counts from zero. */
   @Override
-  synchronized List<Load> acting(List<Load> sources, NodePass pass) {
+  List<Load> acting(List<Load> sources, NodePass pass) {
     int needed = args.consecutiveAbnormalities() == 1 ? 1 : args.consecutiveAbnormalities() + 1;
     List<Load> acting = new ArrayList<>();
-    for (Load source : sources) {
-      int passes = streaks.get(source.node.name()).passes();
-      if (passes >= needed) {
-        streaks.remove(source.node.name());
-        acting.add(source);
-      } else {
-        pass.note(LowNodeLoadArgs.NAME, "node " + source.node.name() + " is overloaded (" + usage(source, source.high, ">") + ") in " + passes
-            + " consecutive pass(es); anomalyCondition.consecutiveAbnormalities " + args.consecutiveAbnormalities()
-            + " acts after more than that");
+    synchronized (streaks) {
+      for (Load source : sources) {
+        int passes = streaks.get(source.node.name()).passes();
+        if (passes >= needed) {
+          streaks.remove(source.node.name());
+          acting.add(source);
+        } else {
+          pass.note(LowNodeLoadArgs.NAME, "node " + source.node.name() + (prodRound ? "'s Prod pods are" : " is") + " overloaded ("
+              + usage(source, source.high, ">") + ") in " + passes + " consecutive pass(es); anomalyCondition.consecutiveAbnormalities "
+              + args.consecutiveAbnormalities() + " acts after more than that");
+        }
       }
     }
     return acting;
@@ -131,12 +222,12 @@ final class LowNodeLoad extends UtilizationBalance {
   /** Weighted share of the node: the busiest node first. */
   @Override
   double score(Load load) {
-    return args.lowThresholds().keySet().stream().mapToDouble(r -> args.resourceWeights().get(r) * load.percent(r)).sum();
+    return lowThresholds().keySet().stream().mapToDouble(r -> args.resourceWeights().get(r) * load.percent(r)).sum();
   }
 
   @Override
   boolean candidate(PodRecord pod, Load source) {
-    return args.namespaces().matches(pod.namespace())
+    return (!prodRound || prodTier(pod)) && args.namespaces().matches(pod.namespace())
         && (args.podSelectors().isEmpty() || args.podSelectors().stream().anyMatch(s -> s.matches(pod.labels())))
         // Koordinator: with nodeFit, a pod whose usage is not measured cannot be shown to fit, so it stays.
         && (!args.nodeFit() || measured(pod, source).isPresent());
@@ -145,7 +236,7 @@ final class LowNodeLoad extends UtilizationBalance {
   /** Within a priority and QoS class, the pod with the largest weighted share of its node first. */
   @Override
   Comparator<PodRecord> order(Load source) {
-    Comparator<PodRecord> byShare = Comparator.comparingDouble(p -> args.lowThresholds().keySet().stream()
+    Comparator<PodRecord> byShare = Comparator.comparingDouble(p -> lowThresholds().keySet().stream()
         .mapToDouble(r -> args.resourceWeights().get(r) * share(amount(p, source, r), source.node, r)).sum());
     return EvictionOrder.lowestPriorityFirst(byShare.reversed());
   }
@@ -157,7 +248,8 @@ final class LowNodeLoad extends UtilizationBalance {
 
   /**
    * With nodeFit (Koordinator's default), a destination the pod would schedule on (selectors, affinity, taints,
-   * requests) that stays within its high thresholds with the pod's measured usage; without, any destination.
+   * requests) that stays within its high thresholds with the pod's measured usage (in the Prod round, both its Prod
+   * and its whole node's); without, any destination.
    */
   @Override
   Optional<Load> destination(PodRecord pod, Load source, List<Load> destinations, NodePass pass) {
@@ -166,14 +258,30 @@ final class LowNodeLoad extends UtilizationBalance {
     }
     return destinations.stream()
         .filter(d -> Evictor.fits(pod, d.node, pass.view))
-        .filter(d -> d.room.keySet().stream().allMatch(r -> d.used.get(r) + amount(pod, source, r) <= d.room.get(r)))
+        .filter(d -> withinHigh(pod, source, d) && (!prodRound || withinHigh(pod, source, wholeNodes.get(d.node.name()))))
         .findFirst();
+  }
+
+  private boolean withinHigh(PodRecord pod, Load source, Load destination) {
+    return destination.room.keySet().stream().allMatch(r -> destination.used.get(r) + amount(pod, source, r) <= destination.room.get(r));
+  }
+
+  /** Prod round: the pod's move changes its nodes' usage as a whole too. */
+  @Override
+  void moved(PodRecord pod, Load source, Load target) {
+    if (prodRound) {
+      for (Load whole : List.of(wholeNodes.get(source.node.name()), wholeNodes.get(target.node.name()))) {
+        int sign = whole.node.equals(source.node) ? -1 : 1;
+        whole.used.keySet().forEach(r -> whole.used.merge(r, sign * amount(pod, source, r), Long::sum));
+      }
+    }
   }
 
   @Override
   String reason(Load source, String destinationNames) {
     NodeUsage m = source.measured.orElseThrow();
-    return "node " + source.node.name() + " is overloaded (" + usage(source, source.high, ">") + "; measured by " + m.source() + " at "
+    return "node " + source.node.name() + (prodRound ? "'s Prod pods are" : " is") + " overloaded (" + usage(source, source.high, ">")
+        + "; measured by " + m.source() + " at "
         + m.measuredAt() + "); moving to underloaded " + destinationNames;
   }
 }

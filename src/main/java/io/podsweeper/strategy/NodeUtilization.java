@@ -1,8 +1,11 @@
 package io.podsweeper.strategy;
 
 import io.podsweeper.cluster.NodeRecord;
+import io.podsweeper.cluster.NodeUsage;
 import io.podsweeper.cluster.PodRecord;
+import io.podsweeper.policy.LowNodeLoadArgs;
 import io.podsweeper.policy.NodeUtilizationArgs;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -13,7 +16,8 @@ import java.util.TreeSet;
 
 /**
  * Upstream's LowNodeUtilization and HighNodeUtilization, on requests. Usage of a node is the sum of the requests of
- * its unfinished pods (and their number, for {@code pods}), in percent of its allocatable; see
+ * its unfinished pods (and their number, for {@code pods}), in percent of its allocatable; with LowNodeUtilization's
+ * {@code metricsUtilization}, the node's measured usage (metrics.k8s.io) instead, and a pod takes its measured usage; see
  * {@link UtilizationBalance} for how nodes are sorted and pods leave. Candidates on a node: lowest priority first
  * (none first), then BestEffort, Burstable, Guaranteed.
  */
@@ -39,8 +43,45 @@ final class NodeUtilization extends UtilizationBalance {
     return resources;
   }
 
+  /**
+   * With measured usage, every node of the pass needs a fresh measurement of every tracked resource, or nothing is
+   * decided: upstream's metrics-server client fails the plugin's whole run for a node without one.
+   */
+  @Override
+  public void run(NodePass pass) {
+    if (args.measuredUsage()) {
+      for (NodeRecord node : pass.nodes()) {
+        Optional<String> unknown = unmeasured(node, pass);
+        if (unknown.isPresent()) {
+          pass.note(args.strategyName(), "nothing decided: node " + node.name() + " " + unknown.get());
+          return;
+        }
+      }
+    }
+    super.run(pass);
+  }
+
+  private Optional<String> unmeasured(NodeRecord node, NodePass pass) {
+    Optional<NodeUsage> measured = pass.view.nodeUsage(node.name());
+    if (measured.isEmpty()) {
+      return Optional.of("has no metrics.k8s.io measurement");
+    }
+    NodeUsage m = measured.get();
+    Duration age = Duration.between(m.measuredAt(), pass.now);
+    if (age.compareTo(LowNodeLoadArgs.DEFAULT_EXPIRATION) >= 0) {
+      return Optional.of("has only a " + m.source() + " measurement of " + m.measuredAt() + ", " + age.toSeconds() + "s old (at most "
+          + LowNodeLoadArgs.DEFAULT_EXPIRATION.toSeconds() + "s is used)");
+    }
+    return resources.stream().filter(r -> !r.equals("pods") && !m.usage().containsKey(r)).findFirst()
+        .map(r -> "has a " + m.source() + " measurement without " + r);
+  }
+
   @Override
   Optional<Load> load(NodeRecord node, List<PodRecord> pods, NodePass pass) {
+    if (args.measuredUsage()) {
+      NodeUsage m = pass.view.nodeUsage(node.name()).orElseThrow();
+      return Optional.of(new Load(node, pods, measuredUsage(m, pods), Optional.of(m)));
+    }
     Map<String, Long> used = new HashMap<>();
     for (String r : resources) {
       used.put(r, r.equals("pods") ? pods.size() : pods.stream().mapToLong(p -> p.scheduling().requests().getOrDefault(r, 0L)).sum());
@@ -50,13 +91,23 @@ final class NodeUtilization extends UtilizationBalance {
 
   @Override
   long amount(PodRecord pod, Load from, String resource) {
-    return resource.equals("pods") ? 1 : pod.scheduling().requests().getOrDefault(resource, 0L);
+    if (resource.equals("pods")) {
+      return 1;
+    }
+    return from.measured.isPresent() ? podUsage(pod, from).map(u -> u.getOrDefault(resource, 0L)).orElse(0L)
+        : pod.scheduling().requests().getOrDefault(resource, 0L);
   }
 
+  private static Optional<Map<String, Long>> podUsage(PodRecord pod, Load from) {
+    return from.measured.flatMap(m -> m.pod(pod.key()));
+  }
+
+  /** With measured usage, a pod without its own measurement is not moved: what it frees would be a guess. */
   @Override
   boolean candidate(PodRecord pod, Load source) {
     return !args.excludedNamespaces().contains(pod.namespace()) && (!args.onlyThresholdingResources()
-        || args.thresholds().keySet().stream().anyMatch(r -> pod.scheduling().requests().getOrDefault(r, 0L) > 0));
+        || args.thresholds().keySet().stream().anyMatch(r -> pod.scheduling().requests().getOrDefault(r, 0L) > 0))
+        && (!args.measuredUsage() || podUsage(pod, source).isPresent());
   }
 
   @Override
@@ -68,6 +119,7 @@ final class NodeUtilization extends UtilizationBalance {
   String reason(Load source, String destinationNames) {
     return "node " + source.node.name() + (args.high()
         ? " is underutilized (" + usage(source, source.low, "<=") + "); packing onto " + destinationNames
-        : " is overutilized (" + usage(source, source.high, ">") + "); moving to underutilized " + destinationNames);
+        : " is overutilized (" + usage(source, source.high, ">") + source.measured.map(m -> "; measured by " + m.source() + " at "
+            + m.measuredAt()).orElse("") + "); moving to underutilized " + destinationNames);
   }
 }

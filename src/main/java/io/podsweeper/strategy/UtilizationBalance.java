@@ -38,6 +38,8 @@ abstract class UtilizationBalance implements NodeStrategy {
     Map<String, Double> high = Map.of();
     /** Per resource, the usage the high threshold allows (the whole capacity for a resource without one). */
     final Map<String, Long> room = new HashMap<>();
+    /** Spreading: the node was above a high threshold when the pass sorted the nodes (a source, acted on or not). */
+    boolean overloaded;
 
     Load(NodeRecord node, List<PodRecord> pods, Map<String, Long> used, Optional<NodeUsage> measured) {
       this.node = node;
@@ -106,6 +108,23 @@ abstract class UtilizationBalance implements NodeStrategy {
     return sources;
   }
 
+  /**
+   * A measured node's usage as it is now: a pod measured then but gone since (evicted, finished, moved) no longer
+   * loads the node (without this, every pass until the next measurement would see the node as hot still and move
+   * more pods); {@code pods} is the number of its pods.
+   */
+  static Map<String, Long> measuredUsage(NodeUsage m, List<PodRecord> pods) {
+    Set<String> present = pods.stream().map(PodRecord::key).collect(Collectors.toSet());
+    Map<String, Long> used = new HashMap<>(m.usage());
+    m.pods().forEach((pod, usage) -> {
+      if (!present.contains(pod)) {
+        usage.forEach((r, v) -> used.computeIfPresent(r, (k, total) -> Math.max(0, total - v)));
+      }
+    });
+    used.put("pods", (long) pods.size());
+    return used;
+  }
+
   /** Sources are taken busiest first (spreading) or least used first (packing) by this score. */
   double score(Load load) {
     return load.used.values().stream().mapToLong(Long::longValue).sum();
@@ -128,6 +147,9 @@ abstract class UtilizationBalance implements NodeStrategy {
         && d.node.taints().stream().allMatch(t -> tolerations.stream().anyMatch(tol -> tol.tolerates(t)))).findFirst();
   }
 
+  /** Told after {@code pod} was decided to leave {@code source}, likely for {@code target}, and both loads updated. */
+  void moved(PodRecord pod, Load source, Load target) {}
+
   /** At most this many evictions per source node. */
   OptionalInt nodeEvictionLimit() {
     return OptionalInt.empty();
@@ -135,6 +157,11 @@ abstract class UtilizationBalance implements NodeStrategy {
 
   @Override
   public void run(NodePass pass) {
+    balance(pass);
+  }
+
+  /** One round over the pass's nodes; the loads of every node that took part, as they are after it. */
+  final List<Load> balance(NodePass pass) {
     List<Load> all = new ArrayList<>();
     for (NodeRecord node : nodes(pass)) {
       load(node, pass.pods(node), pass).ifPresent(all::add);
@@ -161,6 +188,7 @@ abstract class UtilizationBalance implements NodeStrategy {
       } else if (u.under() && !u.node.unschedulable()) {
         destinations.add(u);
       } else if (u.over()) {
+        u.overloaded = true;
         sources.add(u);
       }
       for (String r : resources) {
@@ -172,19 +200,19 @@ abstract class UtilizationBalance implements NodeStrategy {
     List<Load> underutilized = packing ? sources : destinations;
     if (underutilized.isEmpty()) {
       pass.note(name, "no node is underutilized (" + describe(low, "<=") + ")");
-      return;
+      return all;
     }
     if (underutilized.size() <= numberOfNodes) {
       pass.note(name, underutilized.size() + " underutilized node(s), not more than numberOfNodes " + numberOfNodes);
-      return;
+      return all;
     }
     if (underutilized.size() == all.size()) {
       pass.note(name, "all nodes are underutilized");
-      return;
+      return all;
     }
     if (packing ? destinations.isEmpty() : sources.isEmpty()) {
       pass.note(name, packing ? "no node is available to take the pods" : "no node is above its target (" + describe(high, ">") + ")");
-      return;
+      return all;
     }
     Map<String, Long> available = new LinkedHashMap<>();
     for (Load d : destinations) {
@@ -213,7 +241,7 @@ abstract class UtilizationBalance implements NodeStrategy {
         }
         NodePass.Outcome outcome = pass.evict(pod, name, reason(source, destinationNames));
         if (outcome == NodePass.Outcome.TOTAL_LIMIT) {
-          return;
+          return all;
         }
         if (outcome == NodePass.Outcome.NODE_LIMIT) {
           break;
@@ -229,11 +257,13 @@ abstract class UtilizationBalance implements NodeStrategy {
           target.get().used.merge(r, amount, Long::sum);
           available.merge(r, -amount, Long::sum);
         }
+        moved(pod, source, target.get());
         if (!keepGoing(source, available)) {
           break;
         }
       }
     }
+    return all;
   }
 
   /** Spreading: the node is still above its high threshold in some resource; both: the destinations have room in every one. */

@@ -57,6 +57,13 @@ class BadInputTest {
         Arguments.of("koordinator LowNodeLoad nodePools", "apiVersion: descheduler/v1alpha2\nkind: DeschedulerConfiguration\nprofiles: [{name: k,"
             + " plugins: {balance: {enabled: [{name: LowNodeLoad}]}}, pluginConfig: [{name: LowNodeLoad, args: {lowThresholds: {cpu: 20},"
             + " highThresholds: {cpu: 70}, nodePools: [{name: gpu}]}}]}]\n", "profiles[0].pluginConfig[0].args.nodePools: not supported"),
+        Arguments.of("upstream duplicate protection", upstream + "profiles: [{name: p, pluginConfig: [{name: DefaultEvictor, args:"
+            + " {podProtections: {extraEnabled: [PodsWithPVC, PodsWithPVC]}}}]}]\n",
+            "profiles[0].pluginConfig[0].args.podProtections.extraEnabled[1]: duplicate protection \"PodsWithPVC\" in extraEnabled"),
+        Arguments.of("upstream Prometheus utilization", upstream + "profiles: [{name: p, pluginConfig: [{name: LowNodeUtilization, args:"
+            + " {thresholds: {MetricResource: 30}, targetThresholds: {MetricResource: 70}, metricsUtilization: {source: Prometheus,"
+            + " prometheus: {query: instance:node_cpu:rate:sum}}}}], plugins: {balance: {enabled: [LowNodeUtilization]}}}]\n",
+            "metricsUtilization.source: not supported yet: the Prometheus source"),
         Arguments.of("upstream LowNodeLoad", upstream + "profiles: [{name: p, pluginConfig: [{name: LowNodeLoad, args: {}}],"
             + " plugins: {balance: {enabled: [LowNodeLoad]}}}]\n", "LowNodeLoad is Koordinator's plugin, not the descheduler's"));
   }

@@ -270,4 +270,62 @@ class BalanceIT {
       }
     }
   }
+
+  /** A metrics.k8s.io stand-in object (the CRDs of /crds/metrics.k8s.io.yaml), measured now. */
+  private static void metrics(KubernetesClient client, String kind, String ns, String name, Map<String, Object> fields) {
+    GenericKubernetesResource r = new GenericKubernetesResourceBuilder().withApiVersion("metrics.k8s.io/v1beta1").withKind(kind)
+        .withNewMetadata().withName(name).withNamespace(ns).endMetadata().build();
+    r.setAdditionalProperty("timestamp", Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString());
+    r.setAdditionalProperty("window", "20s");
+    fields.forEach(r::setAdditionalProperty);
+    var api = client.genericKubernetesResources("metrics.k8s.io/v1beta1", kind);
+    (ns == null ? api.resource(r) : api.inNamespace(ns).resource(r)).create();
+  }
+
+  /** The descheduler's LowNodeUtilization with metricsUtilization: node and pod usage from metrics.k8s.io, not requests. */
+  @Test
+  void lowNodeUtilizationWithMetricsUtilizationMovesPodsOffTheNodeMetricsServerSaysIsHot(TestApiServer server) throws Exception {
+    KubernetesClient client = server.client();
+    // The source is found by what the server serves: Koordinator's NodeMetric (another test's CRD) would come first.
+    client.apiextensions().v1().customResourceDefinitions().withName("nodemetrics.slo.koordinator.sh").delete();
+    List<io.fabric8.kubernetes.api.model.HasMetadata> crds;
+    try (InputStream in = BalanceIT.class.getResourceAsStream("/crds/metrics.k8s.io.yaml")) {
+      crds = client.load(in).items();
+    }
+    crds.forEach(crd -> client.resource(crd).fieldManager("podsweeper-balance-it").forceConflicts().serverSideApply());
+    await().atMost(Duration.ofSeconds(20)).until(() -> client.getApiResources("slo.koordinator.sh/v1alpha1") == null
+        && client.getApiResources("metrics.k8s.io/v1beta1") != null);
+    String ns = server.newNamespace("metrics");
+    String hot = readyNode(client, "hot", false);
+    String cold = readyNode(client, "cold", false);
+    podOn(client, ns, "hot-1", hot);
+    podOn(client, ns, "hot-2", hot);
+    // 4 cores each: hot 85%, cold 5%. The pods request nothing, so by requests both nodes are idle.
+    metrics(client, "NodeMetrics", null, hot, Map.of("usage", Map.of("cpu", "3400m", "memory", "2Gi")));
+    metrics(client, "NodeMetrics", null, cold, Map.of("usage", Map.of("cpu", "200m", "memory", "1Gi")));
+    metrics(client, "PodMetrics", ns, "hot-1", Map.of("containers", List.of(Map.of("name", "main", "usage", Map.of("cpu", "2", "memory", "512Mi")))));
+    metrics(client, "PodMetrics", ns, "hot-2", Map.of("containers", List.of(Map.of("name", "main", "usage", Map.of("cpu", "1200m", "memory", "512Mi")))));
+    String policy = """
+        apiVersion: podsweeper.io/v1alpha1
+        kind: PodSweeperPolicy
+        fullPassInterval: 2s
+        nodeSelector: "kubernetes.io/hostname in (%s, %s)"
+        profiles:
+          - name: measured
+            pluginConfig:
+              - name: LowNodeUtilization
+                args: {thresholds: {cpu: 30}, targetThresholds: {cpu: 70}, metricsUtilization: {source: KubernetesMetrics}}
+            plugins:
+              balance: {enabled: [LowNodeUtilization]}
+        """.formatted(hot, cold);
+    try (RunningService service = RunningService.start(server, policy)) {
+      // hot-1 (2 cores) takes hot to 35%, below 70%: one pod goes.
+      await().atMost(Duration.ofSeconds(20)).until(() -> client.pods().inNamespace(ns).withName("hot-1").get() == null);
+      assertThat(service.get("/api/v1/decisions")).contains("\"strategy\":\"LowNodeUtilization\"")
+          .contains("node " + hot + " is overutilized (cpu 85% > 70%; measured by metrics.k8s.io");
+      await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(5)).until(() -> client.pods().inNamespace(ns).withName("hot-2").get() != null);
+    } finally {
+      crds.forEach(crd -> client.resource(crd).delete());
+    }
+  }
 }

@@ -79,4 +79,48 @@ class ConvertRoundTripTest {
     assertThat(PolicyLoader.parse(nativeYaml, "converted").profiles()).isEqualTo(original.profiles());
     assertThat(nativeYaml).contains("topologyBalanceNodeFit: false", "- ScheduleAnyway");
   }
+
+  /** LowNodeLoad's thresholds on pods and extended resources, its Prod thresholds and their resources' weights. */
+  @Test
+  void lowNodeLoadProdAndExtendedResourceThresholdsMeanTheSame() {
+    Policy original = PolicyLoader.parse("""
+        apiVersion: descheduler/v1alpha2
+        kind: DeschedulerConfiguration
+        profiles:
+          - name: koord
+            plugins: {balance: {enabled: [{name: LowNodeLoad}]}}
+            pluginConfig:
+              - name: LowNodeLoad
+                args:
+                  lowThresholds: {cpu: 30, pods: 20, example.com/foo: 10}
+                  highThresholds: {cpu: 80, pods: 70, example.com/foo: 60}
+                  prodLowThresholds: {cpu: 20, memory: 25.5}
+                  prodHighThresholds: {cpu: 50, memory: 60}
+                  resourceWeights: {example.com/foo: 3}
+        """, "koordinator.yaml");
+    String nativeYaml = NativePolicyWriter.write(original);
+    assertThat(PolicyLoader.parse(nativeYaml, "converted").profiles()).isEqualTo(original.profiles());
+    assertThat(nativeYaml).contains("prodLowThresholds:", "prodHighThresholds:", "example.com/foo: 3", "memory: 25.5");
+  }
+
+  /** LowNodeUtilization's metricsUtilization: the deprecated metricsServer flag is written as source KubernetesMetrics. */
+  @Test
+  void lowNodeUtilizationMetricsUtilizationMeansTheSame() {
+    for (String metrics : List.of("{metricsServer: true}", "{source: KubernetesMetrics}")) {
+      Policy original = PolicyLoader.parse("""
+          apiVersion: descheduler/v1alpha2
+          kind: DeschedulerPolicy
+          metricsProviders: [{source: KubernetesMetrics}]
+          profiles:
+            - name: p
+              pluginConfig:
+                - name: LowNodeUtilization
+                  args: {thresholds: {cpu: 20}, targetThresholds: {cpu: 70}, metricsUtilization: %s}
+              plugins: {balance: {enabled: [LowNodeUtilization]}}
+          """.formatted(metrics), "policy.yaml");
+      String nativeYaml = NativePolicyWriter.write(original);
+      assertThat(PolicyLoader.parse(nativeYaml, "converted").profiles()).as(metrics).isEqualTo(original.profiles());
+      assertThat(nativeYaml).contains("metricsUtilization:\n        source: KubernetesMetrics");
+    }
+  }
 }

@@ -261,6 +261,15 @@ class DeschedulerPolicyFormatTest {
               + "(one of PodsWithPVC, PodsWithResourceClaims, PodsWithoutPDB)");
     }
 
+    /** Upstream's validation refuses a protection listed twice in either list. */
+    @Test
+    void duplicateProtectionName() {
+      assertThat(error(evictor("podProtections: {defaultDisabled: [DaemonSetPods, FailedBarePods, DaemonSetPods]}")))
+          .isEqualTo(ARGS + ".podProtections.defaultDisabled[2]: duplicate protection \"DaemonSetPods\" in defaultDisabled");
+      assertThat(error(evictor("podProtections: {extraEnabled: [PodsWithPVC, PodsWithPVC]}")))
+          .isEqualTo(ARGS + ".podProtections.extraEnabled[1]: duplicate protection \"PodsWithPVC\" in extraEnabled");
+    }
+
     @Test
     void unknownEvictorArgument() {
       assertThat(error(evictor("evictSystemCriticalPod: true")))

@@ -223,10 +223,12 @@ class LowNodeLoadTest {
     for (String[] bad : new String[][] {
       {"dryRun: true", "dryRun: not supported per plugin: set dryRun at the top level"},
       {"nodePools: [{name: a}]", "nodePools: not supported: give each node pool a profile of its own"},
-      {"prodHighThresholds: {cpu: 50}", "prodHighThresholds: not supported: Podsweeper does not tell Koordinator's Prod pods apart"},
+      {"prodHighThresholds: {cpu: 50}", "prodLowThresholds config is not valid: no resource threshold is configured"},
+      {"prodLowThresholds: {cpu: 20}, prodHighThresholds: {memory: 50}", "prodLowThresholds and prodHighThresholds configured different"},
+      {"prodLowThresholds: {cpu: 20}, prodHighThresholds: {cpu: 90}", "prodHighThresholds.cpu: prodHighThresholds' cpu percentage is greater"},
       {"anomalyCondition: {consecutiveAbnormalities: 3, timeout: 1m}", "anomalyCondition.timeout: not supported"},
       {"anomalyCondition: {consecutiveNormalities: 3}", "anomalyCondition.consecutiveNormalities: not supported"},
-      {"resourceWeights: {pods: 2}", "resourceWeights.pods: unknown field"},
+      {"resourceWeights: {cpus: 2}", "resourceWeights.cpus: unknown resource \"cpus\""},
       {"evictableNamespaces: {include: [a], exclude: [b]}", "only one of Include/Exclude namespaces can be set"},
       {"nodeMetricExpirationSeconds: 0", "nodeMetricExpirationSeconds: must be between 1"},
       {"anomalyDetectionThresholds: {}", "anomalyDetectionThresholds: unknown field"}}) {
@@ -236,7 +238,7 @@ class LowNodeLoadTest {
     for (String[] bad : new String[][] {
       {"lowThresholds: {cpu: 90}, highThresholds: {cpu: 80}", "lowThresholds' cpu percentage is greater than highThresholds'"},
       {"lowThresholds: {cpu: 10}, highThresholds: {memory: 80}", "lowThresholds and highThresholds configured different resources"},
-      {"lowThresholds: {pods: 10}, highThresholds: {pods: 80}", "lowThresholds.pods: not supported: only cpu and memory are measured"},
+      {"lowThresholds: {gpu: 10}, highThresholds: {gpu: 80}", "lowThresholds.gpu: unknown resource \"gpu\" (cpu, memory,"},
       {"highThresholds: {cpu: 80}", "lowThresholds config is not valid: no resource threshold is configured"}}) {
       assertThatThrownBy(() -> nativePolicy("{}", "balance", "LowNodeLoad", "{" + bad[0] + "}"))
           .as(bad[0]).isInstanceOf(PolicyException.class).hasMessageContaining(bad[1]);
@@ -274,5 +276,176 @@ class LowNodeLoadTest {
     assertThat(args.nodeMetricExpiration()).isEqualTo(Duration.ofSeconds(180));
     assertThat(args.resourceWeights()).isEqualTo(Map.of("cpu", 1L, "memory", 1L));
     assertThat(evicted(run(new PolicyEvaluator(policy), usage(Duration.ZERO, HOT_PODS), NODES, hotPods()))).containsExactly("small", "big");
+  }
+
+  /** Nodes of 10 pod slots and 10 example.com/foo; cpu and memory as the other nodes. */
+  private static NodeRecord slotted(String name) {
+    return new NodeRecord(name, Map.of(), true, false, List.of(),
+        Map.of("cpu", 4000L, "memory", 16L << 30, "pods", 10L, "example.com/foo", 10L));
+  }
+
+  private static final List<NodeRecord> SLOTTED = List.of(slotted("cold"), slotted("hot"));
+
+  /** A measurement of {@code node} with each of {@code pods} using {@code foo} example.com/foo and 100m. */
+  private static NodeUsage withFoo(String node, Map<String, Long> foo) {
+    Map<String, Map<String, Long>> pods = new HashMap<>();
+    foo.forEach((pod, n) -> pods.put("default/" + pod, Map.of("cpu", 100L, "memory", 1L << 20, "example.com/foo", n)));
+    long total = foo.values().stream().mapToLong(Long::longValue).sum();
+    return new NodeUsage(node, Map.of("cpu", 1000L, "memory", 1L << 30, "example.com/foo", total), NOW, "NodeMetric", pods);
+  }
+
+  @Test
+  void aPodsThresholdCountsThePodsOnTheNode() {
+    Map<String, Long> six = new java.util.LinkedHashMap<>();
+    PodRecord[] pods = new PodRecord[6];
+    for (int i = 0; i < 6; i++) {
+      six.put("p" + i, 0L);
+      pods[i] = pod("p" + i).on("hot").build();
+    }
+    List<NodeUsage> usage = List.of(withFoo("cold", Map.of()), withFoo("hot", six));
+    var e = nativePolicy("{}", "balance", "LowNodeLoad",
+        "{lowThresholds: {pods: 20}, highThresholds: {pods: 40}, anomalyCondition: {consecutiveAbnormalities: 1}}");
+    // 6 of 10 slots is 60% > 40%: two pods go (-> 40%), to cold at 0%, which stays within its 40% with them.
+    PassResult r = run(e, usage, SLOTTED, pods);
+    assertThat(evicted(r)).containsExactly("p0", "p1");
+    assertThat(r.decisions().get(0).reason()).startsWith("node hot is overloaded (pods 60% > 40%;");
+  }
+
+  @Test
+  void anExtendedResourceThresholdUsesItsMeasurementAndANodeWithoutItIsUnknown() {
+    PodRecord[] pods = {pod("a").on("hot").build(), pod("b").on("hot").build(), pod("c").on("hot").build()};
+    var e = nativePolicy("{}", "balance", "LowNodeLoad", "{lowThresholds: {example.com/foo: 30}, highThresholds: {example.com/foo: 70},"
+        + " anomalyCondition: {consecutiveAbnormalities: 1}}");
+    List<NodeUsage> usage = List.of(withFoo("cold", Map.of()), withFoo("hot", Map.of("a", 2L, "b", 4L, "c", 3L)));
+    // 9 of 10 is 90% > 70%: the largest user first, b (-> 50%).
+    assertThat(evicted(run(e, usage, SLOTTED, pods))).containsExactly("b");
+    // cold's measurement lacks the resource: unknown, so no destination; never counted as idle.
+    NodeUsage coldWithout = new NodeUsage("cold", Map.of("cpu", 100L, "memory", 1L << 30), NOW, "metrics.k8s.io", Map.of());
+    PassResult r = run(e, List.of(coldWithout, usage.get(1)), SLOTTED, pods);
+    assertThat(r.decisions()).isEmpty();
+    assertThat(r.notes()).contains("p/LowNodeLoad: node cold skipped: its metrics.k8s.io measurement has no example.com/foo");
+  }
+
+  /** Koordinator's tier rule (apis/extension: GetPodPriorityClassWithDefault). */
+  @Test
+  void prodTierIsTheLabelThenThePriorityRangeThenTheQos() {
+    String tier = LowNodeLoad.PRIORITY_CLASS_LABEL;
+    assertThat(LowNodeLoad.prodTier(pod("a").label(tier, "koord-prod").priority(5500).build())).isTrue();
+    assertThat(LowNodeLoad.prodTier(pod("a").label(tier, "koord-batch").priority(9500).requests("cpu", 100).build())).isFalse();
+    assertThat(LowNodeLoad.prodTier(pod("a").priority(9000).build())).isTrue();
+    assertThat(LowNodeLoad.prodTier(pod("a").priority(9999).build())).isTrue();
+    assertThat(LowNodeLoad.prodTier(pod("a").priority(7500).requests("cpu", 100).build())).isFalse();
+    assertThat(LowNodeLoad.prodTier(pod("a").priority(3000).requests("cpu", 100).build())).isFalse();
+    // Outside every range, or an unknown label (which hides the priority): by QoS, Burstable and Guaranteed are Prod.
+    assertThat(LowNodeLoad.prodTier(pod("a").priority(10000).requests("cpu", 100).build())).isTrue();
+    assertThat(LowNodeLoad.prodTier(pod("a").label(tier, "gold").priority(5500).requests("cpu", 100).build())).isTrue();
+    assertThat(LowNodeLoad.prodTier(pod("a").build())).as("BestEffort").isFalse();
+    assertThat(LowNodeLoad.prodTier(pod("a").label(LowNodeLoad.QOS_LABEL, "BE").requests("cpu", 100).build())).isFalse();
+    assertThat(LowNodeLoad.prodTier(pod("a").label(LowNodeLoad.QOS_LABEL, "LS").build())).isTrue();
+    assertThat(LowNodeLoad.prodTier(pod("a").label(LowNodeLoad.QOS_LABEL, "nope").build())).as("unknown: Kubernetes QoS").isFalse();
+  }
+
+  private static final String PROD = "lowThresholds: {cpu: 30}, highThresholds: {cpu: 80}, prodLowThresholds: {cpu: 30},"
+      + " prodHighThresholds: {cpu: 50}, anomalyCondition: {consecutiveAbnormalities: 1}";
+
+  /** hot at 70% as a whole (not overloaded), its Prod pods p1 (1200m) and p2 (1200m) at 60%, batch b1 at 400m; cold at 10%. */
+  private static List<NodeUsage> prodUsage(Map<String, Long> hotPods) {
+    Map<String, Map<String, Long>> pods = new HashMap<>();
+    hotPods.forEach((pod, millis) -> pods.put("default/" + pod, Map.of("cpu", millis, "memory", 1L << 30)));
+    return List.of(measured("cold", 400, Duration.ZERO, Map.of()),
+        new NodeUsage("hot", Map.of("cpu", 2800L, "memory", 4L << 30), NOW, "NodeMetric", pods));
+  }
+
+  private static PodRecord[] prodPods() {
+    return new PodRecord[] {
+      pod("p1").on("hot").label(LowNodeLoad.PRIORITY_CLASS_LABEL, "koord-prod").build(),
+      pod("p2").on("hot").priority(9500).build(),
+      pod("b1").on("hot").build()};
+  }
+
+  @Test
+  void prodThresholdsMoveProdPodsOffANodeWhoseProdUsageIsHighAlthoughTheNodeIsNot() {
+    Map<String, Long> hot = Map.of("p1", 1200L, "p2", 1200L, "b1", 400L);
+    assertThat(run(lowNodeLoad(""), prodUsage(hot), NODES, prodPods()).decisions()).as("70% is not above 80%").isEmpty();
+    PassResult r = run(nativePolicy("{}", "balance", "LowNodeLoad", "{" + PROD + "}"), prodUsage(hot), NODES, prodPods());
+    // Prod pods only (never b1), lowest priority first: p1 (no priority), 60% -> 30%, within 50%: done.
+    assertThat(evicted(r)).containsExactly("p1");
+    assertThat(r.decisions().get(0).reason()).isEqualTo("node hot's Prod pods are overloaded (cpu 60% > 50%;"
+        + " measured by NodeMetric at 2026-01-02T00:00:00Z); moving to underloaded cold");
+  }
+
+  @Test
+  void aProdPodWithoutMeasuredUsageMakesTheNodeUnknownToTheProdRound() {
+    PassResult r = run(nativePolicy("{}", "balance", "LowNodeLoad", "{" + PROD + "}"), prodUsage(Map.of("p1", 1200L, "b1", 400L)),
+        NODES, prodPods());
+    assertThat(r.decisions()).isEmpty();
+    assertThat(r.notes()).contains("p/LowNodeLoad: node hot skipped: Prod pod default/p2 has no measured usage in its NodeMetric measurement");
+  }
+
+  @Test
+  void aNodeOverloadedAsAWholeIsTheFirstRoundsAndAProdDestinationKeepsItsWholeHeadroom() {
+    // hot at 90% as a whole: the first round moves b1 (no priority: first) and hot is at 65%, within 80%. Its Prod
+    // pods are still at 60%, but a node overloaded as a whole is the first round's: the Prod round leaves it alone.
+    Map<String, Long> hot = Map.of("p1", 1200L, "p2", 1200L, "b1", 1000L);
+    List<NodeUsage> usage = List.of(prodUsage(hot).get(0),
+        new NodeUsage("hot", Map.of("cpu", 3600L, "memory", 4L << 30), NOW, "NodeMetric", prodUsage(hot).get(1).pods()));
+    PodRecord[] pods = {pod("p1").on("hot").priority(9500).build(), pod("p2").on("hot").priority(9500).build(), pod("b1").on("hot").build()};
+    PassResult r = run(nativePolicy("{}", "balance", "LowNodeLoad", "{" + PROD + "}"), usage, NODES, pods);
+    assertThat(r.decisions()).extracting(d -> d.name() + ": " + d.reason().substring(0, d.reason().indexOf('(')))
+        .containsExactly("b1: node hot is overloaded ");
+    // cold at 75% as a whole but without Prod pods: no room under its high 80% for a 1200m Prod pod, so nothing moves.
+    List<NodeUsage> busyCold = List.of(measured("cold", 3000, Duration.ZERO, Map.of()), prodUsage(hot).get(1));
+    assertThat(run(nativePolicy("{}", "balance", "LowNodeLoad", "{" + PROD.replace("lowThresholds: {cpu: 30}, highThresholds",
+        "lowThresholds: {cpu: 80}, highThresholds") + "}"), busyCold, NODES, prodPods()).decisions()).isEmpty();
+  }
+
+  // ---------------------------------------------------------------------------------------------------------------
+  // The descheduler's LowNodeUtilization on the same measurements (metricsUtilization, upstream v0.33+)
+
+  private static PolicyEvaluator measuredLowNodeUtilization(String metricsUtilization) {
+    return Passes.policy("{}", "balance", "LowNodeUtilization", "{thresholds: {cpu: 30, memory: 30}, targetThresholds: {cpu: 80, memory: 80},"
+        + " metricsUtilization: " + metricsUtilization + "}");
+  }
+
+  @Test
+  void lowNodeUtilizationWithMetricsUtilizationBalancesMeasuredUsageInsteadOfRequests() {
+    // The pods request nothing: by requests every node is idle and nothing moves.
+    assertThat(run(Passes.policy("{}", "balance", "LowNodeUtilization", "{thresholds: {cpu: 30, memory: 30},"
+        + " targetThresholds: {cpu: 80, memory: 80}}"), usage(Duration.ZERO, HOT_PODS), NODES, hotPods()).decisions()).isEmpty();
+    for (String source : List.of("{source: KubernetesMetrics}", "{metricsServer: true}")) {
+      PassResult r = run(measuredLowNodeUtilization(source), usage(Duration.ZERO, HOT_PODS), NODES, hotPods());
+      assertThat(evicted(r)).as(source).containsExactly("small", "big");
+      assertThat(r.decisions().get(0).reason()).isEqualTo("node hot is overutilized (cpu 90% > 80%, memory 25% vs 80%;"
+          + " measured by NodeMetric at 2026-01-02T00:00:00Z); moving to underutilized cold");
+    }
+  }
+
+  @Test
+  void lowNodeUtilizationWithMetricsDecidesNothingWhenANodeHasNoSampleAndMovesNoUnmeasuredPod() {
+    List<NodeUsage> withoutWarm = usage(Duration.ZERO, HOT_PODS).stream().filter(u -> !u.node().equals("warm")).toList();
+    PassResult r = run(measuredLowNodeUtilization("{source: KubernetesMetrics}"), withoutWarm, NODES, hotPods());
+    assertThat(r.decisions()).isEmpty();
+    assertThat(r.notes()).contains("p/LowNodeUtilization: nothing decided: node warm has no metrics.k8s.io measurement");
+    PassResult stale = run(measuredLowNodeUtilization("{source: KubernetesMetrics}"), usage(Duration.ofMinutes(3), HOT_PODS), NODES, hotPods());
+    assertThat(stale.notes()).anySatisfy(n -> assertThat(n).contains("node hot has only a NodeMetric measurement", "180s old"));
+    // small has no measurement of its own: it stays, and big and mid go instead (90% -> 60%).
+    Map<String, Long> withoutSmall = Map.of("big", 1200L, "mid", 800L);
+    assertThat(evicted(run(measuredLowNodeUtilization("{source: KubernetesMetrics}"), usage(Duration.ZERO, withoutSmall), NODES, hotPods())))
+        .containsExactly("big");
+  }
+
+  @Test
+  void metricsUtilizationIsValidatedAsUpstream() {
+    for (String[] bad : new String[][] {
+      {"{source: KubernetesMetrics, metricsServer: true}", "not allowed to set both \"KubernetesMetrics\" source and metricsServer"},
+      {"{source: KubernetesMetrics, prometheus: {query: q}}", "prometheus configuration is not allowed to set when source is set to"},
+      {"{source: Prometheus}", "prometheus query is required when metrics source is set to \"Prometheus\""},
+      {"{source: Prometheus, prometheus: {query: instance:node_cpu:rate:sum}}", "metricsUtilization.source: not supported yet: the Prometheus source"},
+      {"{source: Graphite}", "unknown metrics source \"Graphite\""},
+      {"{source: KubernetesMetrics, window: 5m}", "metricsUtilization.window: unknown field"}}) {
+      assertThatThrownBy(() -> measuredLowNodeUtilization(bad[0])).as(bad[0]).isInstanceOf(PolicyException.class).hasMessageContaining(bad[1]);
+    }
+    assertThatThrownBy(() -> Passes.policy("{}", "balance", "HighNodeUtilization", "{thresholds: {cpu: 30}, metricsUtilization: {metricsServer: true}}"))
+        .as("upstream's HighNodeUtilization has no metricsUtilization").hasMessageContaining("metricsUtilization: unknown field");
   }
 }

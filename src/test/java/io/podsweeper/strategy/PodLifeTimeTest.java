@@ -173,6 +173,16 @@ class PodLifeTimeTest {
   }
 
   @Test
+  void upstreamsEvictAnnotationNeverLetsARuleTouchAMirrorStaticOrTerminatingPod() {
+    PolicyEvaluator e = policy("  - {name: r, states: [Running], maxAge: 1h}\n");
+    String evict = "descheduler.alpha.kubernetes.io/evict";
+    assertThat(evaluate(e, pod("mirror").created(T0).annotation("kubernetes.io/config.mirror", "x").annotation(evict, "").build())).isEmpty();
+    assertThat(evaluate(e, pod("static").created(T0).annotation("kubernetes.io/config.source", "file").annotation(evict, "").build())).isEmpty();
+    assertThat(evaluate(e, pod("terminating").created(T0).terminating().annotation(evict, "").build())).isEmpty();
+    assertThat(evaluate(e, pod("plain").created(T0).annotation(evict, "").build())).isPresent();
+  }
+
+  @Test
   void keepLastKeepsTheNewestFinishedPodsOfEachOwner() {
     PolicyEvaluator e = policy("  - {name: history, states: [Succeeded], keepLast: 2}\n");
     List<PodRecord> pods = new java.util.ArrayList<>();

@@ -645,9 +645,12 @@ class UpstreamBehaviourTest {
           .containsExactly(d("bare-done-annotated", PLT));
     }
 
-    /** Any value, even "false", bypasses every protection (issue #1659). */
+    /**
+     * Any value, even "false", bypasses every protection (issue #1659), but not the mirror, static and terminating
+     * checks: unlike upstream, those pods are never touched.
+     */
     @Test
-    void evictAnnotationBypassesProtections() {
+    void evictAnnotationBypassesProtectionsButNotMirrorStaticOrTerminating() {
       String evict = PodRecord.EVICT_ANNOTATION;
       assertThat(decided(evicting("minPodAge: 1h\nlabelSelector: {matchLabels: {evictable: \"yes\"}}", PLT, AGE),
           pod("local").ageSeconds(120).localStorage().annotation(evict, "false").build(),
@@ -655,10 +658,19 @@ class UpstreamBehaviourTest {
           pod("critical").ageSeconds(120).priority(2_000_000_000).annotation(evict, "true").build(),
           pod("bare").ageSeconds(120).bare().annotation(evict, "true").build(),
           pod("mirror").ageSeconds(120).annotation(PodRecord.MIRROR_ANNOTATION, "x").annotation(evict, "true").build(),
+          pod("static").ageSeconds(120).annotation(PodRecord.CONFIG_SOURCE_ANNOTATION, "file").annotation(evict, "true").build(),
           pod("terminating").ageSeconds(120).terminating().annotation(evict, "true").build(),
           pod("not-annotated").ageSeconds(120).build()))
-          .containsExactlyInAnyOrder(d("local", PLT), d("daemon", PLT), d("critical", PLT), d("bare", PLT),
-              d("mirror", PLT), d("terminating", PLT));
+          .containsExactlyInAnyOrder(d("local", PLT), d("daemon", PLT), d("critical", PLT), d("bare", PLT));
+    }
+
+    /** Upstream's PreEvictionFilter ignores the evict annotation: a pod with nowhere to go stays. */
+    @Test
+    void evictAnnotationDoesNotBypassNodeFit() {
+      PodRecord annotated = pod("annotated").on("node-a").ageSeconds(120).annotation(PodRecord.EVICT_ANNOTATION, "true").build();
+      List<NodeRecord> noRoom = List.of(node("node-a").build(), node("node-b").unschedulable().build());
+      assertThat(decided(evicting("nodeFit: true", PLT, AGE), noRoom, annotated)).isEmpty();
+      assertThat(decided(evicting("nodeFit: true", PLT, AGE), twoNodes(), annotated)).containsExactly(d("annotated", PLT));
     }
 
     @Test
@@ -914,5 +926,30 @@ class UpstreamBehaviourTest {
           pod("newer-running").ageSeconds(300).build()))
           .containsExactly(d("failed", RFP), d("old-running", PLT));
     }
+  }
+
+  /**
+   * Upstream skips its whole cycle below two Ready nodes; here only the node-aware strategies wait for two, and the
+   * pod-by-pod ones collect pods on a single-node cluster too (README "Upstream strategies", docs/migration.md).
+   */
+  @Test
+  void onASingleNodeClusterOnlyTheNodeAwareStrategiesAreSkipped() {
+    String yaml = """
+        apiVersion: descheduler/v1alpha2
+        kind: DeschedulerPolicy
+        profiles:
+          - name: p
+            pluginConfig:
+              - {name: PodLifeTime, args: {maxPodLifeTimeSeconds: 60}}
+              - {name: LowNodeUtilization, args: {thresholds: {cpu: 20}, targetThresholds: {cpu: 50}}}
+            plugins:
+              deschedule: {enabled: [PodLifeTime]}
+              balance: {enabled: [LowNodeUtilization]}
+        """;
+    var snapshot = ClusterSnapshot.of(List.of(pod("old").ageSeconds(120).build()), List.of(), List.of(node("node-a").build()));
+    PassResult result = new PolicyEvaluator(PolicyLoader.parse(yaml, "test.yaml"))
+        .pass(snapshot, NOW, new io.podsweeper.safety.RemovalBudget(io.podsweeper.policy.Limits.DEFAULTS), true);
+    assertThat(result.decisions()).extracting(x -> x.podKey() + " " + x.strategy()).containsExactly(d("old", PLT));
+    assertThat(result.skipped()).hasValueSatisfying(why -> assertThat(why).contains("1 Ready node(s)"));
   }
 }
