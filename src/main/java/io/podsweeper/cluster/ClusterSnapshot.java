@@ -1,5 +1,7 @@
 package io.podsweeper.cluster;
 
+import io.podsweeper.policy.PrometheusQuery;
+
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -20,6 +22,8 @@ public final class ClusterSnapshot implements ClusterView {
   private final Map<String, PvcRecord> pvcs;
   private final Map<String, Integer> priorityClasses;
   private final Map<String, NodeUsage> nodeUsage;
+  /** Recorded answers of Prometheus usage queries, by query. */
+  private final Map<String, QueriedUsage> queried;
 
   private ClusterSnapshot(
       Collection<PodRecord> pods,
@@ -28,7 +32,8 @@ public final class ClusterSnapshot implements ClusterView {
       Collection<PdbRecord> pdbs,
       Collection<PvcRecord> pvcs,
       Map<String, Integer> priorityClasses,
-      Collection<NodeUsage> nodeUsage) {
+      Collection<NodeUsage> nodeUsage,
+      Map<String, QueriedUsage> queried) {
     this.pods = List.copyOf(pods);
     this.podsByNamespace = this.pods.stream().collect(Collectors.groupingBy(PodRecord::namespace));
     this.podsByNode = this.pods.stream().filter(PodRecord::scheduled).collect(Collectors.groupingBy(PodRecord::nodeName));
@@ -39,6 +44,7 @@ public final class ClusterSnapshot implements ClusterView {
     this.pvcs = pvcs.stream().collect(Collectors.toUnmodifiableMap(p -> p.namespace() + "/" + p.name(), Function.identity(), (a, b) -> b));
     this.priorityClasses = Map.copyOf(priorityClasses);
     this.nodeUsage = nodeUsage.stream().collect(Collectors.toUnmodifiableMap(NodeUsage::node, Function.identity(), (a, b) -> b));
+    this.queried = Map.copyOf(queried);
   }
 
   public static ClusterSnapshot of(Collection<PodRecord> pods, Collection<NamespaceRecord> namespaces, Collection<NodeRecord> nodes) {
@@ -52,13 +58,21 @@ public final class ClusterSnapshot implements ClusterView {
       Collection<PdbRecord> pdbs,
       Collection<PvcRecord> pvcs,
       Map<String, Integer> priorityClasses) {
-    return new ClusterSnapshot(pods, namespaces, nodes, pdbs, pvcs, priorityClasses, List.of());
+    return new ClusterSnapshot(pods, namespaces, nodes, pdbs, pvcs, priorityClasses, List.of(), Map.of());
   }
 
   /** The same snapshot with measured node usage (NodeMetric or metrics.k8s.io objects), for LowNodeLoad. */
   public ClusterSnapshot withNodeUsage(Collection<NodeUsage> usage) {
     return new ClusterSnapshot(pods, namespaces.values(), nodes.values(), pdbsByNamespace.values().stream().flatMap(List::stream).toList(),
-        pvcs.values(), priorityClasses, usage);
+        pvcs.values(), priorityClasses, usage, queried);
+  }
+
+  /** The same snapshot with a recorded answer of Prometheus to {@code query}, for LowNodeUtilization. */
+  public ClusterSnapshot withQueriedUsage(String query, QueriedUsage answer) {
+    Map<String, QueriedUsage> answers = new java.util.HashMap<>(queried);
+    answers.put(query, answer);
+    return new ClusterSnapshot(pods, namespaces.values(), nodes.values(), pdbsByNamespace.values().stream().flatMap(List::stream).toList(),
+        pvcs.values(), priorityClasses, nodeUsage.values(), answers);
   }
 
   @Override
@@ -116,5 +130,11 @@ public final class ClusterSnapshot implements ClusterView {
   @Override
   public Optional<NodeUsage> nodeUsage(String node) {
     return Optional.ofNullable(nodeUsage.get(node));
+  }
+
+  /** Only a recorded answer: a snapshot read from the cluster or a file holds none, and the strategy says so. */
+  @Override
+  public Optional<QueriedUsage> queriedUsage(PrometheusQuery query) {
+    return Optional.ofNullable(queried.get(query.query()));
   }
 }

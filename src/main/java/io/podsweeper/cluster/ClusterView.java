@@ -1,5 +1,7 @@
 package io.podsweeper.cluster;
 
+import io.podsweeper.policy.PrometheusQuery;
+
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
@@ -37,4 +39,7 @@ public interface ClusterView {
 
   /** The node's latest measured usage, however old (the strategy judges freshness); empty when none is known. */
   Optional<NodeUsage> nodeUsage(String node);
+
+  /** The latest answer to a Prometheus usage query; empty when there is none (no server, an error, a snapshot). */
+  Optional<QueriedUsage> queriedUsage(PrometheusQuery query);
 }

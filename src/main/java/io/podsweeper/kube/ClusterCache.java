@@ -17,6 +17,8 @@ import io.podsweeper.cluster.NodeRecord;
 import io.podsweeper.cluster.NodeUsage;
 import io.podsweeper.cluster.PdbRecord;
 import io.podsweeper.cluster.PodRecord;
+import io.podsweeper.cluster.QueriedUsage;
+import io.podsweeper.policy.PrometheusQuery;
 import io.podsweeper.cluster.PvcRecord;
 import io.podsweeper.cluster.PodSource;
 import io.podsweeper.metrics.Metrics;
@@ -62,6 +64,8 @@ public final class ClusterCache implements PodSource, AutoCloseable {
   private final Metrics metrics;
   /** Not one of the informers above: only LowNodeLoad asks, and its staleness check covers a broken watch. */
   private final NodeUsageSource usage;
+  /** LowNodeUtilization's usage from Prometheus: asked only when a policy's strategy reads it. */
+  private final PrometheusUsage prometheus;
   private volatile PodListener listener;
 
   public ClusterCache(KubernetesClient client, Metrics metrics) {
@@ -69,6 +73,7 @@ public final class ClusterCache implements PodSource, AutoCloseable {
     this.relisting = new RelistingInformers(client);
     this.metrics = metrics;
     this.usage = new NodeUsageSource(client, key -> Optional.ofNullable(pods.record(key)).map(PodRecord::nodeName));
+    this.prometheus = new PrometheusUsage(client);
   }
 
   /** Starts the informers; the future completes when all have listed once and are watching. */
@@ -197,6 +202,11 @@ public final class ClusterCache implements PodSource, AutoCloseable {
   }
 
   @Override
+  public Optional<QueriedUsage> queriedUsage(PrometheusQuery query) {
+    return prometheus.get(query);
+  }
+
+  @Override
   public NamespaceRecord namespace(String name) {
     NamespaceRecord ns = namespaces.record(name);
     return ns != null ? ns : NamespaceRecord.unknown(name);
@@ -207,6 +217,7 @@ public final class ClusterCache implements PodSource, AutoCloseable {
     informers.values().forEach(SharedIndexInformer::stop);
     relisting.close();
     usage.close();
+    prometheus.close();
   }
 
   /** The cache already has the change when this runs: it only starts the evaluation. */

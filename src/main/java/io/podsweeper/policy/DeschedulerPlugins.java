@@ -1,5 +1,7 @@
 package io.podsweeper.policy;
 
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -32,7 +34,11 @@ public final class DeschedulerPlugins {
   private DeschedulerPlugins() {}
 
   /** The args of a deschedule or balance plugin; {@code args} may be a missing node (no args given). */
-  public static StrategyArgs strategy(String plugin, ConfigNode args, String profile) {
+  /**
+   * @param prometheus the policy's Prometheus {@code metricsProviders} entry, for LowNodeUtilization's
+   *     {@code metricsUtilization.source: Prometheus}
+   */
+  public static StrategyArgs strategy(String plugin, ConfigNode args, String profile, Optional<PrometheusQuery.Server> prometheus) {
     return switch (plugin) {
       case "PodLifeTime" -> new PodLifeTimeArgs(List.of(podLifeTime(args, profile)));
       case "RemoveFailedPods" -> removeFailedPods(args);
@@ -41,7 +47,7 @@ public final class DeschedulerPlugins {
       case NodeAffinityArgs.NAME -> nodeAffinity(args);
       case InterPodAntiAffinityArgs.NAME -> interPodAntiAffinity(args);
       case RemoveDuplicatesArgs.NAME -> removeDuplicates(args);
-      case NodeUtilizationArgs.LOW -> lowNodeUtilization(args);
+      case NodeUtilizationArgs.LOW -> lowNodeUtilization(args, prometheus);
       case NodeUtilizationArgs.HIGH -> highNodeUtilization(args);
       case TopologySpreadArgs.NAME -> topologySpread(args);
       case LowNodeLoadArgs.NAME -> lowNodeLoad(args);
@@ -159,15 +165,29 @@ public final class DeschedulerPlugins {
     return new RemoveDuplicatesArgs(namespaces(args), new LinkedHashSet<>(args.stringList("excludeOwnerKinds")));
   }
 
-  static NodeUtilizationArgs lowNodeUtilization(ConfigNode args) {
+  static NodeUtilizationArgs lowNodeUtilization(ConfigNode args, Optional<PrometheusQuery.Server> prometheus) {
     args.requireObjectOrAbsent(Set.of("thresholds", "targetThresholds", "useDeviationThresholds", "numberOfNodes",
         "evictableNamespaces", "evictionLimits", "metricsUtilization"));
-    boolean measured = metricsUtilization(args);
+    Optional<String> query = prometheusQuery(args);
+    boolean measured = query.isEmpty() && metricsUtilization(args);
     boolean deviation = args.bool("useDeviationThresholds", false);
     Map<String, Double> low = thresholds(args, "thresholds");
     Map<String, Double> target = thresholds(args, "targetThresholds");
     if (!low.keySet().equals(target.keySet())) {
       throw args.error("thresholds and targetThresholds configured different resources");
+    }
+    Optional<PrometheusQuery> queried = Optional.empty();
+    if (query.isPresent()) {
+      // As upstream: the query yields one number per node, so it is the only resource thresholds may name.
+      for (String field : List.of("thresholds", "targetThresholds")) {
+        if (!args.child(field).fieldNames().equals(List.of(PrometheusQuery.METRIC_RESOURCE))) {
+          throw args.child(field).error(field + " are expected to specify a single instance of \"" + PrometheusQuery.METRIC_RESOURCE
+              + "\" resource with source: Prometheus, got " + args.child(field).fieldNames() + " instead");
+        }
+      }
+      PrometheusQuery.Server server = prometheus.orElseThrow(() -> args.child("metricsUtilization").child("source").error(
+          "source Prometheus needs the policy's metricsProviders entry with source: Prometheus and the server's url"));
+      queried = Optional.of(new PrometheusQuery(server, query.get()));
     }
     for (Map.Entry<String, Double> e : low.entrySet()) {
       if (!deviation && e.getValue() > target.get(e.getKey())) {
@@ -180,7 +200,7 @@ public final class DeschedulerPlugins {
       nodeLimit = limits.optionalInt("node", 0, Integer.MAX_VALUE);
     }
     return new NodeUtilizationArgs(false, low, target, deviation, numberOfNodes(args), evictableNamespaces(args), false, nodeLimit,
-        measured);
+        measured, queried);
   }
 
   /**
@@ -210,7 +230,7 @@ public final class DeschedulerPlugins {
         if (!metrics.has("prometheus") || prometheus.requireObject(Set.of("query")).optionalString("query").orElse("").isEmpty()) {
           throw metrics.error("prometheus query is required when metrics source is set to \"Prometheus\"");
         }
-        throw metrics.child("source").error("not supported yet: the Prometheus source; use source: KubernetesMetrics (metrics.k8s.io)");
+        return false;
       }
       case "" -> {
         if (metrics.has("prometheus")) {
@@ -220,6 +240,81 @@ public final class DeschedulerPlugins {
       }
       default -> throw metrics.child("source").error("unknown metrics source \"" + source + "\" (KubernetesMetrics or Prometheus)");
     }
+  }
+
+  /** The query of {@code metricsUtilization.source: Prometheus} (validated with the rest by {@link #metricsUtilization}). */
+  private static Optional<String> prometheusQuery(ConfigNode args) {
+    ConfigNode metrics = args.child("metricsUtilization");
+    if (!args.has("metricsUtilization") || !metrics.optionalString("source").orElse("").equals("Prometheus")) {
+      return Optional.empty();
+    }
+    metricsUtilization(args);
+    return metrics.child("prometheus").optionalString("query");
+  }
+
+  /**
+   * The policy's {@code metricsProviders}, validated as upstream: each source at most once; KubernetesMetrics not
+   * with the deprecated {@code metricsCollector.enabled}; Prometheus with a parsable absolute url and, when an
+   * {@code authToken} is given, its Secret's namespace and name. Returns the Prometheus entry's server.
+   */
+  public static Optional<PrometheusQuery.Server> metricsProviders(ConfigNode root) {
+    Set<String> sources = new HashSet<>();
+    Optional<PrometheusQuery.Server> prometheus = Optional.empty();
+    for (ConfigNode provider : root.list("metricsProviders")) {
+      provider.requireObject(Set.of("source", "prometheus"));
+      String source = provider.requiredString("source");
+      if (!sources.add(source)) {
+        throw provider.child("source").error("metric provider \"" + source + "\" is already configured, each source can be configured only once");
+      }
+      switch (source) {
+        case "KubernetesMetrics" -> {
+          if (root.has("metricsCollector") && root.child("metricsCollector").bool("enabled", false)) {
+            throw provider.error("it is not allowed to combine metrics provider when metrics collector is enabled");
+          }
+          if (provider.has("prometheus")) {
+            throw provider.child("prometheus").error("only with source: Prometheus");
+          }
+        }
+        case "Prometheus" -> prometheus = Optional.of(prometheusServer(provider));
+        default -> throw provider.child("source").error("unknown metrics source \"" + source + "\" (KubernetesMetrics or Prometheus)");
+      }
+    }
+    return prometheus;
+  }
+
+  private static PrometheusQuery.Server prometheusServer(ConfigNode provider) {
+    if (!provider.has("prometheus")) {
+      throw provider.error("prometheus configuration is required when prometheus source is enabled");
+    }
+    ConfigNode prometheus = provider.child("prometheus").requireObject(Set.of("url", "authToken"));
+    String url = prometheus.optionalString("url").orElse("");
+    if (url.isEmpty()) {
+      throw prometheus.error("prometheus URL is required when prometheus is enabled");
+    }
+    URI uri;
+    try {
+      uri = new URI(url);
+    } catch (URISyntaxException e) {
+      throw prometheus.child("url").error("error parsing prometheus URL: " + e.getMessage());
+    }
+    if (!uri.isAbsolute() || !List.of("http", "https").contains(uri.getScheme()) || uri.getHost() == null) {
+      throw prometheus.child("url").error("must be an http or https URL with a host, e.g. https://prometheus.monitoring:9090");
+    }
+    Optional<PrometheusQuery.SecretRef> token = Optional.empty();
+    if (prometheus.has("authToken")) {
+      ConfigNode authToken = prometheus.child("authToken").requireObject(Set.of("secretReference"));
+      if (!authToken.has("secretReference")) {
+        throw authToken.error("prometheus authToken secret is expected to be set when authToken field is");
+      }
+      ConfigNode secret = authToken.child("secretReference").requireObject(Set.of("namespace", "name"));
+      String namespace = secret.optionalString("namespace").orElse("");
+      String name = secret.optionalString("name").orElse("");
+      if (namespace.isEmpty() || name.isEmpty()) {
+        throw secret.error("prometheus authToken secret reference does not set both namespace and name");
+      }
+      token = Optional.of(new PrometheusQuery.SecretRef(namespace, name));
+    }
+    return new PrometheusQuery.Server(uri, token);
   }
 
   static NodeUtilizationArgs highNodeUtilization(ConfigNode args) {
@@ -233,7 +328,7 @@ public final class DeschedulerPlugins {
       onlyThresholding = true;
     }
     return new NodeUtilizationArgs(true, low, Map.of(), false, numberOfNodes(args), evictableNamespaces(args), onlyThresholding,
-        OptionalInt.empty(), false);
+        OptionalInt.empty(), false, Optional.empty());
   }
 
   static TopologySpreadArgs topologySpread(ConfigNode args) {

@@ -24,7 +24,8 @@ final class DeschedulerPolicyFormat {
   static Policy read(ConfigNode root, String source) {
     root.requireObject(Set.of("apiVersion", "kind", "profiles", "nodeSelector", "maxNoOfPodsToEvictPerNode",
         "maxNoOfPodsToEvictPerNamespace", "maxNoOfPodsToEvictTotal", "evictionFailureEventNotification", "gracePeriodSeconds",
-        "metricsCollector", "metricsProviders", "prometheus"));
+        "metricsCollector", "metricsProviders"));
+    Optional<PrometheusQuery.Server> prometheus = DeschedulerPlugins.metricsProviders(root);
     Optional<LabelSelector> nodeSelector = root.has("nodeSelector")
         ? Optional.of(Selectors.parse(root.child("nodeSelector"), root.child("nodeSelector").string())) : Optional.empty();
     Limits limits = limits(root, Limits.DEFAULT_PER_SECOND);
@@ -32,7 +33,7 @@ final class DeschedulerPolicyFormat {
     List<Profile> profiles = new ArrayList<>();
     Set<String> names = new LinkedHashSet<>();
     for (ConfigNode p : root.list("profiles")) {
-      Profile profile = profile(p, nodeSelector, false);
+      Profile profile = profile(p, nodeSelector, false, prometheus);
       if (!names.add(profile.name())) {
         throw p.child("name").error("duplicate profile name \"" + profile.name() + "\"");
       }
@@ -52,8 +53,13 @@ final class DeschedulerPolicyFormat {
         root.optionalInt("maxNoOfPodsToEvictTotal", 0, Integer.MAX_VALUE), perSecond);
   }
 
-  /** One profile; {@code podsweeperExtensions} admits the evictor arguments only Podsweeper's own format has. */
-  static Profile profile(ConfigNode p, Optional<LabelSelector> nodeSelector, boolean podsweeperExtensions) {
+  /**
+   * One profile; {@code podsweeperExtensions} admits the evictor arguments only Podsweeper's own format has.
+   *
+   * @param prometheus the policy's Prometheus metrics provider, for strategies reading usage from it
+   */
+  static Profile profile(ConfigNode p, Optional<LabelSelector> nodeSelector, boolean podsweeperExtensions,
+      Optional<PrometheusQuery.Server> prometheus) {
     p.requireObject(Set.of("name", "pluginConfig", "plugins"));
     String name = p.requiredString("name");
     Map<String, ConfigNode> configs = new HashMap<>();
@@ -83,7 +89,7 @@ final class DeschedulerPolicyFormat {
         for (ConfigNode item : set.list("enabled")) {
           String plugin = item.string();
           requireUpstream(item, plugin, podsweeperExtensions);
-          (point.equals("balance") ? balance : deschedule).addAll(enabled(point, plugin, item, configs, name));
+          (point.equals("balance") ? balance : deschedule).addAll(enabled(point, plugin, item, configs, name, prometheus));
         }
         set.stringList("disabled");
       }
@@ -100,7 +106,8 @@ final class DeschedulerPolicyFormat {
   }
 
   /** What enabling {@code plugin} at {@code point} adds: a strategy, or nothing for the evictor's own points. */
-  private static List<StrategyArgs> enabled(String point, String plugin, ConfigNode at, Map<String, ConfigNode> configs, String profile) {
+  private static List<StrategyArgs> enabled(String point, String plugin, ConfigNode at, Map<String, ConfigNode> configs, String profile,
+      Optional<PrometheusQuery.Server> prometheus) {
     boolean evictorPoint = point.equals("filter") || point.equalsIgnoreCase("preevictionfilter");
     if (evictorPoint) {
       if (!plugin.equals(DeschedulerPlugins.DEFAULT_EVICTOR)) {
@@ -116,7 +123,7 @@ final class DeschedulerPolicyFormat {
     if (args == null) {
       throw at.error("plugin \"" + plugin + "\" has no pluginConfig entry (upstream requires one, args may be empty)");
     }
-    return List.of(DeschedulerPlugins.strategy(plugin, args, profile));
+    return List.of(DeschedulerPlugins.strategy(plugin, args, profile, prometheus));
   }
 
   /** A strategy plugin must be known and enabled at the extension point it implements, as upstream requires. */

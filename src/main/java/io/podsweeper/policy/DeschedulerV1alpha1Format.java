@@ -114,7 +114,7 @@ final class DeschedulerV1alpha1Format {
         args.putArray("constraints").add(TopologySpreadArgs.HARD).add(TopologySpreadArgs.SOFT);
       }
     }
-    StrategyArgs strategy = DeschedulerPlugins.strategy(name, new ConfigNode(args, params.path()), "strategy-" + name + "-profile");
+    StrategyArgs strategy = DeschedulerPlugins.strategy(name, new ConfigNode(args, params.path()), "strategy-" + name + "-profile", Optional.empty());
 
     ObjectNode evictor = JsonNodeFactory.instance.objectNode();
     for (String flag : EVICTOR_FLAGS) {

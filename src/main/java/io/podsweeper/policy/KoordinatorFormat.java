@@ -78,7 +78,7 @@ final class KoordinatorFormat {
               throw item.child("name").error("plugin \"" + plugin + "\" has no pluginConfig entry");
             }
             (point.equals("balance") ? balance : deschedule)
-                .add(withEvictorNamespaces(DeschedulerPlugins.strategy(plugin, args, name), migration));
+                .add(withEvictorNamespaces(DeschedulerPlugins.strategy(plugin, args, name, Optional.empty()), migration));
           }
           for (ConfigNode item : set.list("disabled")) {
             item.requireObject(Set.of("name", "weight"));

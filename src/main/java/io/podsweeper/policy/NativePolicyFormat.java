@@ -22,7 +22,7 @@ final class NativePolicyFormat {
 
   static Policy read(ConfigNode root, String source) {
     root.requireObject(Set.of("apiVersion", "kind", "metadata", "dryRun", "fullPassInterval", "limits", "gracePeriodSeconds", "rules",
-        "nodeSelector", "profiles", "guard"));
+        "nodeSelector", "profiles", "guard", "metricsProviders"));
     boolean dryRun = root.bool("dryRun", false);
     Duration fullPass = root.optionalDuration("fullPassInterval").orElse(Policy.DEFAULT_FULL_PASS_INTERVAL);
     Limits limits = root.has("limits") ? limits(root.child("limits")) : Limits.DEFAULTS;
@@ -38,8 +38,9 @@ final class NativePolicyFormat {
     // Upstream-style profiles, in descheduler/v1alpha2 syntax: what `podsweeper convert` writes.
     Optional<LabelSelector> nodeSelector = root.has("nodeSelector")
         ? Optional.of(Selectors.parse(root.child("nodeSelector"), root.child("nodeSelector").string())) : Optional.empty();
+    Optional<PrometheusQuery.Server> prometheus = DeschedulerPlugins.metricsProviders(root);
     for (ConfigNode p : root.list("profiles")) {
-      Profile profile = DeschedulerPolicyFormat.profile(p, nodeSelector, true);
+      Profile profile = DeschedulerPolicyFormat.profile(p, nodeSelector, true, prometheus);
       if (profiles.stream().anyMatch(existing -> existing.name().equals(profile.name()))) {
         throw p.child("name").error("duplicate profile name \"" + profile.name() + "\"");
       }

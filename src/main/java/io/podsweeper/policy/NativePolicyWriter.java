@@ -9,8 +9,10 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.EnumSet;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.stream.Stream;
 
 /**
  * Writes any policy as Podsweeper's own format ({@code podsweeper convert}): the own rules as {@code rules}, every
@@ -20,6 +22,13 @@ public final class NativePolicyWriter {
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
 
   private NativePolicyWriter() {}
+
+  /** The one Prometheus server a policy's strategies query (a policy names at most one). */
+  private static Optional<PrometheusQuery.Server> prometheusServer(Policy policy) {
+    return policy.profiles().stream().flatMap(p -> p.balance().stream())
+        .flatMap(s -> s instanceof NodeUtilizationArgs a ? a.prometheus().stream() : Stream.empty())
+        .map(PrometheusQuery::server).findFirst();
+  }
 
   public static String write(Policy policy) {
     ObjectNode root = JSON.objectNode();
@@ -53,6 +62,12 @@ public final class NativePolicyWriter {
         profiles.add(profile(profile));
       }
     }
+    prometheusServer(policy).ifPresent(server -> {
+      ObjectNode prometheus = root.putArray("metricsProviders").addObject().put("source", "Prometheus").putObject("prometheus");
+      prometheus.put("url", server.url().toString());
+      server.authToken().ifPresent(t -> prometheus.putObject("authToken").putObject("secretReference")
+          .put("namespace", t.namespace()).put("name", t.name()));
+    });
     if (!profiles.isEmpty()) {
       root.set("profiles", profiles);
     }
@@ -208,6 +223,8 @@ public final class NativePolicyWriter {
         if (a.measuredUsage()) {
           o.putObject("metricsUtilization").put("source", "KubernetesMetrics");
         }
+        a.prometheus().ifPresent(q -> o.putObject("metricsUtilization").put("source", "Prometheus").putObject("prometheus")
+            .put("query", q.query()));
       }
       if (a.numberOfNodes() != 0) {
         o.put("numberOfNodes", a.numberOfNodes());

@@ -2,6 +2,7 @@ package io.podsweeper.policy;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalInt;
 
 /**
@@ -18,6 +19,8 @@ import java.util.OptionalInt;
  * @param nodeEvictionLimit LowNodeUtilization's {@code evictionLimits.node}
  * @param measuredUsage LowNodeUtilization's {@code metricsUtilization.source: KubernetesMetrics} (or the deprecated
  *     {@code metricsServer: true}): node and pod usage from metrics.k8s.io instead of requests
+ * @param prometheus LowNodeUtilization's {@code metricsUtilization.source: Prometheus}: node usage from this query
+ *     instead, as the one resource {@link PrometheusQuery#METRIC_RESOURCE}
  */
 public record NodeUtilizationArgs(
     boolean high,
@@ -28,7 +31,8 @@ public record NodeUtilizationArgs(
     List<String> excludedNamespaces,
     boolean onlyThresholdingResources,
     OptionalInt nodeEvictionLimit,
-    boolean measuredUsage)
+    boolean measuredUsage,
+    Optional<PrometheusQuery> prometheus)
     implements StrategyArgs {
   public static final String LOW = "LowNodeUtilization";
   public static final String HIGH = "HighNodeUtilization";

@@ -3,11 +3,15 @@ package io.podsweeper.strategy;
 import io.podsweeper.cluster.ClusterView;
 import io.podsweeper.cluster.NodeRecord;
 import io.podsweeper.cluster.PodRecord;
+import io.podsweeper.cluster.QueriedUsage;
 import io.podsweeper.policy.Profile;
+import io.podsweeper.policy.PrometheusQuery;
 import io.podsweeper.safety.RemovalBudget;
 import java.time.Instant;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -33,6 +37,7 @@ final class NodePass {
   private final Set<String> decided;
   private final List<Decision> decisions;
   private final List<String> notes;
+  private final Map<PrometheusQuery, Optional<QueriedUsage>> answers = new HashMap<>();
 
   NodePass(ClusterView view, Instant now, Profile profile, Evictor evictor, RemovalBudget budget, Set<String> decided,
       List<Decision> decisions, List<String> notes) {
@@ -54,6 +59,14 @@ final class NodePass {
 
   List<NodeRecord> nodes() {
     return nodes;
+  }
+
+  /**
+   * Prometheus' answer to {@code query}, asked once per pass: every node of the pass is judged on the same answer,
+   * and a later pass never acts again on an answer a pod already moved on.
+   */
+  Optional<QueriedUsage> queriedUsage(PrometheusQuery query) {
+    return answers.computeIfAbsent(query, view::queriedUsage);
   }
 
   /** The pods bound to {@code node} that are not finished and not decided yet, by key (upstream's ListPodsOnANode). */

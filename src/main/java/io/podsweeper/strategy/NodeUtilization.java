@@ -3,8 +3,10 @@ package io.podsweeper.strategy;
 import io.podsweeper.cluster.NodeRecord;
 import io.podsweeper.cluster.NodeUsage;
 import io.podsweeper.cluster.PodRecord;
+import io.podsweeper.cluster.QueriedUsage;
 import io.podsweeper.policy.LowNodeLoadArgs;
 import io.podsweeper.policy.NodeUtilizationArgs;
+import io.podsweeper.policy.PrometheusQuery;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -38,6 +40,9 @@ final class NodeUtilization extends UtilizationBalance {
   }
 
   private static Set<String> tracked(NodeUtilizationArgs args) {
+    if (args.prometheus().isPresent()) {
+      return Set.of(PrometheusQuery.METRIC_RESOURCE);
+    }
     Set<String> resources = new TreeSet<>(args.thresholds().keySet());
     resources.addAll(List.of("cpu", "memory", "pods"));
     return resources;
@@ -49,6 +54,20 @@ final class NodeUtilization extends UtilizationBalance {
    */
   @Override
   public void run(NodePass pass) {
+    if (args.prometheus().isPresent()) {
+      Optional<QueriedUsage> queried = pass.queriedUsage(args.prometheus().get());
+      if (queried.isEmpty()) {
+        pass.note(args.strategyName(), "nothing decided: no usable answer from Prometheus to " + args.prometheus().get().query()
+            + " (the service logs why; a snapshot holds none)");
+        return;
+      }
+      Optional<NodeRecord> missing = pass.nodes().stream().filter(n -> !queried.get().percentByNode().containsKey(n.name())).findFirst();
+      if (missing.isPresent()) {
+        pass.note(args.strategyName(), "nothing decided: node " + missing.get().name() + " has no sample in Prometheus' answer to "
+            + args.prometheus().get().query());
+        return;
+      }
+    }
     if (args.measuredUsage()) {
       for (NodeRecord node : pass.nodes()) {
         Optional<String> unknown = unmeasured(node, pass);
@@ -78,6 +97,10 @@ final class NodeUtilization extends UtilizationBalance {
 
   @Override
   Optional<Load> load(NodeRecord node, List<PodRecord> pods, NodePass pass) {
+    if (args.prometheus().isPresent()) {
+      double percent = pass.queriedUsage(args.prometheus().get()).orElseThrow().percentByNode().get(node.name());
+      return Optional.of(new Load(node, pods, Map.of(PrometheusQuery.METRIC_RESOURCE, (long) percent /* truncated, as upstream */), Optional.empty()));
+    }
     if (args.measuredUsage()) {
       NodeUsage m = pass.view.nodeUsage(node.name()).orElseThrow();
       return Optional.of(new Load(node, pods, measuredUsage(m, pods), Optional.of(m)));
@@ -89,8 +112,12 @@ final class NodeUtilization extends UtilizationBalance {
     return Optional.of(new Load(node, pods, used, Optional.empty()));
   }
 
+  /** What a pod takes off a node's Prometheus-measured usage is not known: see {@link #nodeEvictionLimit}. */
   @Override
   long amount(PodRecord pod, Load from, String resource) {
+    if (resource.equals(PrometheusQuery.METRIC_RESOURCE)) {
+      return 0;
+    }
     if (resource.equals("pods")) {
       return 1;
     }
@@ -110,9 +137,13 @@ final class NodeUtilization extends UtilizationBalance {
         && (!args.measuredUsage() || podUsage(pod, source).isPresent());
   }
 
+  /**
+   * With usage from Prometheus, what a pod frees is not known, so as upstream one pod leaves an overutilized node per
+   * pass unless {@code evictionLimits.node} says how many may.
+   */
   @Override
   OptionalInt nodeEvictionLimit() {
-    return args.nodeEvictionLimit();
+    return args.prometheus().isPresent() && args.nodeEvictionLimit().isEmpty() ? OptionalInt.of(1) : args.nodeEvictionLimit();
   }
 
   @Override
@@ -120,6 +151,7 @@ final class NodeUtilization extends UtilizationBalance {
     return "node " + source.node.name() + (args.high()
         ? " is underutilized (" + usage(source, source.low, "<=") + "); packing onto " + destinationNames
         : " is overutilized (" + usage(source, source.high, ">") + source.measured.map(m -> "; measured by " + m.source() + " at "
-            + m.measuredAt()).orElse("") + "); moving to underutilized " + destinationNames);
+            + m.measuredAt()).orElse("") + args.prometheus().map(q -> "; measured by Prometheus: " + q.query()).orElse("")
+            + "); moving to underutilized " + destinationNames);
   }
 }

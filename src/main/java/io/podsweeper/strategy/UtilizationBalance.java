@@ -3,6 +3,7 @@ package io.podsweeper.strategy;
 import io.podsweeper.cluster.NodeRecord;
 import io.podsweeper.cluster.NodeUsage;
 import io.podsweeper.cluster.PodRecord;
+import io.podsweeper.policy.PrometheusQuery;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -49,8 +50,13 @@ abstract class UtilizationBalance implements NodeStrategy {
     }
 
     double percent(String resource) {
-      Long capacity = node.allocatable().get(resource);
+      Long capacity = capacity(resource);
       return capacity == null || capacity <= 0 ? 0 : used.getOrDefault(resource, 0L) * 100.0 / capacity;
+    }
+
+    /** The node's allocatable; a usage measured in percent (Prometheus') has 100. */
+    Long capacity(String resource) {
+      return resource.equals(PrometheusQuery.METRIC_RESOURCE) ? 100L : node.allocatable().get(resource);
     }
 
     boolean under() {
@@ -192,7 +198,7 @@ abstract class UtilizationBalance implements NodeStrategy {
         sources.add(u);
       }
       for (String r : resources) {
-        Long capacity = u.node.allocatable().get(r);
+        Long capacity = u.capacity(r);
         u.room.put(r, capacity == null ? 0 : high.containsKey(r) ? (long) (high.get(r) * 0.01 * capacity) : capacity);
       }
     }

@@ -60,10 +60,10 @@ class BadInputTest {
         Arguments.of("upstream duplicate protection", upstream + "profiles: [{name: p, pluginConfig: [{name: DefaultEvictor, args:"
             + " {podProtections: {extraEnabled: [PodsWithPVC, PodsWithPVC]}}}]}]\n",
             "profiles[0].pluginConfig[0].args.podProtections.extraEnabled[1]: duplicate protection \"PodsWithPVC\" in extraEnabled"),
-        Arguments.of("upstream Prometheus utilization", upstream + "profiles: [{name: p, pluginConfig: [{name: LowNodeUtilization, args:"
+        Arguments.of("upstream Prometheus utilization without its provider", upstream + "profiles: [{name: p, pluginConfig: [{name: LowNodeUtilization, args:"
             + " {thresholds: {MetricResource: 30}, targetThresholds: {MetricResource: 70}, metricsUtilization: {source: Prometheus,"
             + " prometheus: {query: instance:node_cpu:rate:sum}}}}], plugins: {balance: {enabled: [LowNodeUtilization]}}}]\n",
-            "metricsUtilization.source: not supported yet: the Prometheus source"),
+            "metricsUtilization.source: source Prometheus needs the policy's metricsProviders entry with source: Prometheus"),
         Arguments.of("upstream LowNodeLoad", upstream + "profiles: [{name: p, pluginConfig: [{name: LowNodeLoad, args: {}}],"
             + " plugins: {balance: {enabled: [LowNodeLoad]}}}]\n", "LowNodeLoad is Koordinator's plugin, not the descheduler's"));
   }

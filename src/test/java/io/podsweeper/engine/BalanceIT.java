@@ -328,4 +328,70 @@ class BalanceIT {
       crds.forEach(crd -> client.resource(crd).delete());
     }
   }
+
+  /**
+   * LowNodeUtilization's usage from Prometheus: a stub of Prometheus' query API on loopback answers a recorded vector
+   * (hot 85%, cold 5%) only to the bearer token of the policy's Secret; one pod leaves hot per pass, as upstream,
+   * and none once the answer says hot is no longer busy.
+   */
+  @Test
+  void lowNodeUtilizationWithPrometheusMovesOnePodOffTheNodeItsQuerySaysIsHot(TestApiServer server) throws Exception {
+    KubernetesClient client = server.client();
+    String ns = server.newNamespace("prom");
+    client.secrets().inNamespace(ns).resource(new io.fabric8.kubernetes.api.model.SecretBuilder().withNewMetadata().withName("prom-token")
+        .endMetadata().addToStringData("prometheusAuthToken", "s3cret").build()).create();
+    String hot = readyNode(client, "hot", false);
+    String cold = readyNode(client, "cold", false);
+    podOn(client, ns, "hot-1", hot);
+    podOn(client, ns, "hot-2", hot);
+    // The first answer: hot at 85%; every later one: hot at 40%, below the target.
+    String sample = "{\"metric\":{\"instance\":\"%s\"},\"value\":[1,\"%s\"]}";
+    String firstAnswer = String.format(sample, hot, "0.85") + "," + String.format(sample, cold, "0.05");
+    String laterAnswers = String.format(sample, hot, "0.40") + "," + String.format(sample, cold, "0.05");
+    List<String> queries = new java.util.concurrent.CopyOnWriteArrayList<>();
+    com.sun.net.httpserver.HttpServer prometheus = com.sun.net.httpserver.HttpServer.create(
+        new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0), 0);
+    prometheus.createContext("/api/v1/query", exchange -> {
+      boolean authorized = "Bearer s3cret".equals(exchange.getRequestHeaders().getFirst("Authorization"));
+      queries.add(exchange.getRequestURI().getQuery() + (authorized ? "" : " (unauthorized)"));
+      byte[] body = (authorized ? "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[" + (queries.size() == 1 ? firstAnswer : laterAnswers) + "]}}"
+          : "{\"status\":\"error\",\"error\":\"unauthorized\"}").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      exchange.sendResponseHeaders(authorized ? 200 : 401, body.length);
+      exchange.getResponseBody().write(body);
+      exchange.close();
+    });
+    prometheus.start();
+    String policy = """
+        apiVersion: podsweeper.io/v1alpha1
+        kind: PodSweeperPolicy
+        fullPassInterval: 2s
+        # Both of the namespace's pods may go: what holds the second back must be Prometheus' next answer.
+        guard: {maxNamespaceShare: 1.0}
+        nodeSelector: "kubernetes.io/hostname in (%s, %s)"
+        metricsProviders:
+          - source: Prometheus
+            prometheus: {url: "http://127.0.0.1:%d", authToken: {secretReference: {namespace: %s, name: prom-token}}}
+        profiles:
+          - name: queried
+            pluginConfig:
+              - name: LowNodeUtilization
+                args:
+                  thresholds: {MetricResource: 30}
+                  targetThresholds: {MetricResource: 70}
+                  metricsUtilization: {source: Prometheus, prometheus: {query: "instance:node_cpu:rate:sum"}}
+            plugins:
+              balance: {enabled: [LowNodeUtilization]}
+        """.formatted(hot, cold, prometheus.getAddress().getPort(), ns);
+    try (RunningService service = RunningService.start(server, policy)) {
+      await().atMost(Duration.ofSeconds(20)).until(() -> server.removalRequests(ns).size() == 1);
+      assertThat(service.get("/api/v1/decisions")).contains("\"strategy\":\"LowNodeUtilization\"")
+          .contains("node " + hot + " is overutilized (MetricResource 85% > 70%; measured by Prometheus: instance:node_cpu:rate:sum)");
+      assertThat(queries).first().isEqualTo("query=instance:node_cpu:rate:sum");
+      // Every later pass asks again, and hears hot is at 40%: the other pod stays.
+      await().during(Duration.ofSeconds(6)).atMost(Duration.ofSeconds(8)).until(() -> server.removalRequests(ns).size() == 1);
+      assertThat(queries).hasSizeGreaterThanOrEqualTo(2).noneMatch(q -> q.endsWith("(unauthorized)"));
+    } finally {
+      prometheus.stop(0);
+    }
+  }
 }

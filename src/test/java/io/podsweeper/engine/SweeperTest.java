@@ -8,6 +8,8 @@ import io.podsweeper.cluster.ClusterSnapshot;
 import io.podsweeper.cluster.NamespaceRecord;
 import io.podsweeper.cluster.NodeRecord;
 import io.podsweeper.cluster.NodeUsage;
+import io.podsweeper.cluster.QueriedUsage;
+import io.podsweeper.policy.PrometheusQuery;
 import io.podsweeper.cluster.PdbRecord;
 import io.podsweeper.cluster.PodFixtures;
 import io.podsweeper.cluster.PodRecord;
@@ -124,6 +126,11 @@ class SweeperTest {
 
     @Override
     public Optional<NodeUsage> nodeUsage(String node) {
+      return Optional.empty();
+    }
+
+    @Override
+    public Optional<QueriedUsage> queriedUsage(PrometheusQuery query) {
       return Optional.empty();
     }
   }

@@ -457,7 +457,7 @@ class DeschedulerPolicyFormatTest {
       assertThat(error(HEAD + "maxNoOfPodsToEvictPerNodes: 5\nprofiles: []\n"))
           .isEqualTo("maxNoOfPodsToEvictPerNodes: unknown field (known: apiVersion, evictionFailureEventNotification, "
               + "gracePeriodSeconds, kind, maxNoOfPodsToEvictPerNamespace, maxNoOfPodsToEvictPerNode, maxNoOfPodsToEvictTotal, "
-              + "metricsCollector, metricsProviders, nodeSelector, profiles, prometheus)");
+              + "metricsCollector, metricsProviders, nodeSelector, profiles)");
     }
 
     @Test

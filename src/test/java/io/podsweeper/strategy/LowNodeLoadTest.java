@@ -48,7 +48,8 @@ class LowNodeLoadTest {
 
   private static final Map<String, Long> HOT_PODS = Map.of("big", 1200L, "mid", 800L, "small", 300L);
 
-  private static PodRecord[] hotPods() {
+  /** Three pods on hot (two of priority 100, one of 0), one on warm; shared with PrometheusUtilizationTest. */
+  static PodRecord[] hotPods() {
     return new PodRecord[] {
       pod("big").on("hot").priority(100).build(),
       pod("mid").on("hot").priority(100).build(),
@@ -440,7 +441,7 @@ class LowNodeLoadTest {
       {"{source: KubernetesMetrics, metricsServer: true}", "not allowed to set both \"KubernetesMetrics\" source and metricsServer"},
       {"{source: KubernetesMetrics, prometheus: {query: q}}", "prometheus configuration is not allowed to set when source is set to"},
       {"{source: Prometheus}", "prometheus query is required when metrics source is set to \"Prometheus\""},
-      {"{source: Prometheus, prometheus: {query: instance:node_cpu:rate:sum}}", "metricsUtilization.source: not supported yet: the Prometheus source"},
+      {"{source: Prometheus, prometheus: {query: instance:node_cpu:rate:sum}}", "thresholds are expected to specify a single instance of \"MetricResource\""},
       {"{source: Graphite}", "unknown metrics source \"Graphite\""},
       {"{source: KubernetesMetrics, window: 5m}", "metricsUtilization.window: unknown field"}}) {
       assertThatThrownBy(() -> measuredLowNodeUtilization(bad[0])).as(bad[0]).isInstanceOf(PolicyException.class).hasMessageContaining(bad[1]);
