@@ -139,7 +139,9 @@ public final class CleanupPolicies {
     } catch (PolicyException e) {
       return rejected(policy, "ExceedsGuardRails", e.getMessage());
     }
-    Profile profile = NativePolicyFormat.rulesProfile(profileName(policy), rules, rails.maxRemovalsPerHourPerNamespace());
+    // The rail holds for lifetimes written on pods too: whoever may annotate a pod cannot go below it.
+    List<Rule> railed = rules.stream().map(r -> r.withTtlMinimum(rails.minMaxAge())).toList();
+    Profile profile = NativePolicyFormat.rulesProfile(profileName(policy), railed, rails.maxRemovalsPerHourPerNamespace());
     return new Verdict(policy, new Outcome(true, "Accepted", rules.size() + " rule(s) in force in namespace " + policy.namespace()),
         Optional.of(profile));
   }
@@ -170,8 +172,8 @@ public final class CleanupPolicies {
     for (int i = 0; i < rules.size(); i++) {
       Rule rule = rules.get(i);
       ConfigNode node = nodes.get(i);
-      if (rule.maxAge().isEmpty() && rule.maxAgeAfterFinish().isEmpty()) {
-        throw node.error("needs maxAge or maxAgeAfterFinish of at least " + min + " (the cluster's minMaxAge)");
+      if (rule.maxAge().isEmpty() && rule.maxAgeAfterFinish().isEmpty() && rule.ttlFrom().isEmpty()) {
+        throw node.error("needs maxAge or maxAgeAfterFinish of at least " + min + " (the cluster's minMaxAge), or ttlFrom");
       }
       for (String field : List.of("maxAge", "maxAgeAfterFinish")) {
         Optional<Duration> age = field.equals("maxAge") ? rule.maxAge() : rule.maxAgeAfterFinish();

@@ -78,6 +78,7 @@ public final class NativePolicyWriter {
     rule.maxAge().ifPresent(a -> o.put("maxAge", exact(a)));
     rule.maxAgeAfterFinish().ifPresent(a -> o.put("maxAgeAfterFinish", exact(a)));
     rule.retention().ifPresent(r -> o.put("keepLast", r.keep()).put("keepPer", r.perNamespace() ? "namespace" : "owner"));
+    rule.ttlFrom().ifPresent(t -> t.sources().stream().sorted().forEach(s -> o.withArray("ttlFrom").add(s.wireName())));
     for (RuleProtection p : RuleProtection.values()) {
       if (!rule.protections().contains(p)) {
         o.withArray("evict").add(p.name());
