@@ -321,7 +321,10 @@ public final class PodRecords {
         finishedAt = time(state.getTerminated().getFinishedAt());
       }
       int restarts = s.getRestartCount() != null ? s.getRestartCount() : 0;
-      out.add(new ContainerStatus(shared(s.getName()), kind, waiting, terminated, exitCode, finishedAt, restarts));
+      var last = s.getLastState() != null ? s.getLastState().getTerminated() : null;
+      out.add(new ContainerStatus(shared(s.getName()), kind, waiting, terminated, exitCode, finishedAt, restarts,
+          last != null ? Optional.ofNullable(shared(last.getReason())) : Optional.empty(),
+          last != null && last.getExitCode() != null ? OptionalInt.of(last.getExitCode()) : OptionalInt.empty()));
     }
   }
 

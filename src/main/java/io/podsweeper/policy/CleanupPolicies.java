@@ -181,6 +181,10 @@ public final class CleanupPolicies {
           throw node.child(field).error(Durations.format(age.get()) + " is shorter than the cluster's minMaxAge " + min);
         }
       }
+      if (rule.match().isPresent() && rule.match().get().cost() > PodMatch.MAX_NAMESPACED_COST) {
+        throw node.child("match").error("estimated cost " + rule.match().get().cost() + " is over the limit " + PodMatch.MAX_NAMESPACED_COST
+            + " for namespaced policies (each list counted as " + PodMatch.LIST_BOUND + " elements, nested comprehensions multiply)");
+      }
       if (!rails.allowTerminated()) {
         List<ConfigNode> states = node.list("states");
         for (int s = 0; s < rule.states().size(); s++) {

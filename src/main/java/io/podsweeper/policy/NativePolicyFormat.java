@@ -102,7 +102,7 @@ final class NativePolicyFormat {
   private static Rule rule(ConfigNode node, NamespaceFilter defaultNamespaces, String namePrefix) {
     node.requireObject(
         Set.of("name", "namespaces", "namespaceSelector", "podSelector", "states", "maxAge", "maxAgeAfterFinish", "keepLast", "keepPer",
-            "evict", "ttlFrom"));
+            "evict", "ttlFrom", "match"));
     String name = node.requiredString("name");
     if (!RULE_NAME.matcher(name).matches()) {
       throw node.child("name").error("invalid rule name \"" + name + "\" (lower-case letters, digits and '-')");
@@ -131,7 +131,8 @@ final class NativePolicyFormat {
       }
     }
     return new Rule(namePrefix + name, namespaces, Selectors.read(node, "namespaceSelector"), Selectors.read(node, "podSelector"), states,
-        maxAge, maxAgeAfterFinish, List.of(), Set.of(), Set.of(), Set.of(), false, false, retention, protections(node), ttlFrom);
+        maxAge, maxAgeAfterFinish, List.of(), Set.of(), Set.of(), Set.of(), false, false, retention, protections(node), ttlFrom,
+        node.has("match") ? Optional.of(PodMatch.compile(node.child("match"))) : Optional.empty());
   }
 
   /**

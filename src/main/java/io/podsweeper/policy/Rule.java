@@ -21,6 +21,7 @@ import java.util.Set;
  *     whose profile's evictor protects pods instead
  * @param ttlFrom if set, the rule selects only pods whose own lifetime is written on them or on their namespace, and
  *     removes each at the deadline written there (Podsweeper's own rules only)
+ * @param match if set, a CEL expression over the pod that must be true for the rule to select it
  */
 public record Rule(
     String name,
@@ -38,7 +39,8 @@ public record Rule(
     boolean includingEphemeralContainers,
     Optional<Retention> retention,
     Set<RuleProtection> protections,
-    Optional<TtlFrom> ttlFrom) {
+    Optional<TtlFrom> ttlFrom,
+    Optional<PodMatch> match) {
 
   /**
    * Retention by count, for finished pods: of the pods this rule selects, the newest {@code keep} (by finish time)
@@ -66,14 +68,14 @@ public record Rule(
       Set<String> ownerKindsInclude, Set<String> ownerKindsExclude, boolean includingInitContainers, boolean includingEphemeralContainers,
       Optional<Retention> retention, Set<RuleProtection> protections) {
     this(name, namespaces, namespaceSelector, podSelector, states, maxAge, maxAgeAfterFinish, conditions, exitCodes, ownerKindsInclude,
-        ownerKindsExclude, includingInitContainers, includingEphemeralContainers, retention, protections, Optional.empty());
+        ownerKindsExclude, includingInitContainers, includingEphemeralContainers, retention, protections, Optional.empty(), Optional.empty());
   }
 
   /** The same rule with per-pod lifetimes honoured no shorter than {@code minimum} (a PodCleanupPolicy's guard rail). */
   public Rule withTtlMinimum(Duration minimum) {
     return new Rule(name, namespaces, namespaceSelector, podSelector, states, maxAge, maxAgeAfterFinish, conditions, exitCodes,
         ownerKindsInclude, ownerKindsExclude, includingInitContainers, includingEphemeralContainers, retention, protections,
-        ttlFrom.map(t -> new TtlFrom(t.sources(), minimum)));
+        ttlFrom.map(t -> new TtlFrom(t.sources(), minimum)), match);
   }
 
   public Rule {

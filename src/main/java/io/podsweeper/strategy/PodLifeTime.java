@@ -8,6 +8,7 @@ import io.podsweeper.cluster.PodRecord;
 import io.podsweeper.policy.ConditionFilter;
 import io.podsweeper.policy.Durations;
 import io.podsweeper.policy.NamespaceFilter;
+import io.podsweeper.policy.PodMatch;
 import io.podsweeper.policy.PodState;
 import io.podsweeper.policy.Rule;
 import io.podsweeper.policy.TtlSource;
@@ -72,8 +73,9 @@ public final class PodLifeTime implements PodStrategy {
     Optional<Verdict> verdict = evaluate(rule, pod, view);
     if (verdict.isPresent()) {
       Verdict v = verdict.get();
-      return v.isDue(now) ? "due since " + v.dueAt() + ": " + v.reason().apply(now)
-          : "due at " + v.dueAt() + ": " + waitingFor(rule, pod, view, now);
+      String matched = rule.match().map(m -> " (match " + m.source() + " is true)").orElse("");
+      return (v.isDue(now) ? "due since " + v.dueAt() + ": " + v.reason().apply(now)
+          : "due at " + v.dueAt() + ": " + waitingFor(rule, pod, view, now)) + matched;
     }
     Mismatch mismatch = mismatch(rule, pod, view);
     if (mismatch != null) {
@@ -140,6 +142,11 @@ public final class PodLifeTime implements PodStrategy {
     return Optional.of(new Verdict(NAME, rule.name(), due, now -> reason(rule, pod, what, written, now)));
   }
 
+  /** The rule's match expression on the pod, over what the slim records hold. */
+  private static PodMatch.Result match(Rule rule, PodRecord pod, ClusterView view) {
+    return rule.match().get().evaluate(PodViews.pod(pod), PodViews.namespace(view.namespace(pod.namespace())));
+  }
+
   /** The lifetime written for the pod, for a rule with ttlFrom; empty for other rules, or when none is written. */
   private static Optional<PodTtls.PodTtl> ttl(Rule rule, PodRecord pod, ClusterView view) {
     return rule.ttlFrom().flatMap(t -> PodTtls.of(t, pod, view.namespace(pod.namespace())));
@@ -183,6 +190,9 @@ public final class PodLifeTime implements PodStrategy {
         return Optional.empty();
       }
       matched += ", container " + exited.get().name() + " exited " + exited.get().exitCode().getAsInt();
+    }
+    if (rule.match().isPresent() && !match(rule, pod, view).matches()) {
+      return Optional.empty();
     }
     return Optional.of(matched);
   }
@@ -238,6 +248,12 @@ public final class PodLifeTime implements PodStrategy {
         return "no container exited with one of " + new TreeSet<>(rule.exitCodes());
       }
     },
+    MATCH {
+      @Override
+      String describe(Rule rule, PodRecord pod, ClusterView view) {
+        return "match " + rule.match().get().source() + " is " + match(rule, pod, view);
+      }
+    },
     TTL {
       @Override
       String describe(Rule rule, PodRecord pod, ClusterView view) {
@@ -266,6 +282,9 @@ public final class PodLifeTime implements PodStrategy {
     }
     if (!rule.exitCodes().isEmpty() && exitedWithACode(rule, pod).isEmpty()) {
       return Mismatch.EXIT_CODES;
+    }
+    if (rule.match().isPresent() && !match(rule, pod, view).matches()) {
+      return Mismatch.MATCH;
     }
     if (rule.ttlFrom().isPresent() && ttl(rule, pod, view).isEmpty()) {
       return Mismatch.TTL;

@@ -36,6 +36,18 @@ class PodRecordsTest {
     assertThat(PodRecords.namespace(ns).annotations()).isEqualTo(java.util.Map.of("podsweeper.io/expires", "2026-01-02T00:00:00Z"));
   }
 
+  /** Match expressions read how a container's last run ended (lastState.terminated). */
+  @Test
+  void howAContainersLastRunEndedIsKept() {
+    Pod restarted = pod().withNewStatus().addNewContainerStatus().withName("main").withRestartCount(21)
+        .withNewLastState().withNewTerminated().withReason("OOMKilled").withExitCode(137).endTerminated().endLastState()
+        .endContainerStatus().endStatus().build();
+    var status = PodRecords.pod(restarted).containers().get(0);
+    assertThat(status.lastTerminatedReason()).contains("OOMKilled");
+    assertThat(status.lastExitCode()).hasValue(137);
+    assertThat(PodRecords.pod(pod().build()).containers()).isEmpty();
+  }
+
   /** Podsweeper's own rules protect system-critical pods by their priority class too. */
   @Test
   void thePriorityClassIsSeen() {
