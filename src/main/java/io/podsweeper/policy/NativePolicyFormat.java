@@ -132,7 +132,7 @@ final class NativePolicyFormat {
     }
     return new Rule(namePrefix + name, namespaces, Selectors.read(node, "namespaceSelector"), Selectors.read(node, "podSelector"), states,
         maxAge, maxAgeAfterFinish, List.of(), Set.of(), Set.of(), Set.of(), false, false, retention, protections(node), ttlFrom,
-        node.has("match") ? Optional.of(PodMatch.compile(node.child("match"))) : Optional.empty());
+        node.has("match") ? Optional.of(PodMatch.compile(node.child("match"), name)) : Optional.empty());
   }
 
   /**

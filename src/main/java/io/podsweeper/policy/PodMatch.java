@@ -60,8 +60,8 @@ public final class PodMatch {
     return StructTypeReference.create(c.getName().replace('$', '.'));
   }
 
-  /** Compiles {@code node}'s string; a problem is an error at {@code node}, with the column. */
-  static PodMatch compile(ConfigNode node) {
+  /** Compiles {@code node}'s string, rule {@code rule}'s; a problem is an error at {@code node} naming the rule and the column. */
+  static PodMatch compile(ConfigNode node, String rule) {
     String source = node.string();
     if (source.isBlank()) {
       throw node.error("an empty expression; leave match out to select every pod");
@@ -74,7 +74,7 @@ public final class PodMatch {
       return new PodMatch(source, CEL.createProgram(ast), cost(ast.getExpr()));
     } catch (CelValidationException e) {
       CelIssue issue = e.getErrors().get(0);
-      throw node.error("line " + issue.getSourceLocation().getLine() + ", column " + (issue.getSourceLocation().getColumn() + 1)
+      throw node.error("rule " + rule + ", line " + issue.getSourceLocation().getLine() + ", column " + (issue.getSourceLocation().getColumn() + 1)
           + ": " + issue.getMessage());
     } catch (dev.cel.common.CelException e) {
       throw node.error(e.getMessage());

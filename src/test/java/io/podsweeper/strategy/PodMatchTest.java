@@ -85,13 +85,13 @@ class PodMatchTest {
   @Test
   void syntaxAndTypeErrorsAreRejectedWithTheRuleAndTheColumn() {
     assertThatThrownBy(() -> policy("  - {name: a, maxAge: 1h, match: \"pod.status.phse == 'Running'\"}\n"))
-        .isInstanceOf(PolicyException.class).hasMessageContaining("rules[0].match: line 1, column 11: undefined field 'phse'");
+        .isInstanceOf(PolicyException.class).hasMessageContaining("rules[0].match: rule a, line 1, column 11: undefined field 'phse'");
     assertThatThrownBy(() -> policy("  - {name: a, maxAge: 1h}\n  - {name: b, maxAge: 1h, match: \"pod.spec.priority > 'high'\"}\n"))
-        .hasMessageContaining("rules[1].match: line 1, column 19: found no matching overload for '_>_' applied to '(int, string)'");
+        .hasMessageContaining("rules[1].match: rule b, line 1, column 19: found no matching overload for '_>_' applied to '(int, string)'");
     assertThatThrownBy(() -> policy("  - {name: a, maxAge: 1h, match: \"pod.metadata.name\"}\n"))
         .hasMessageContaining("rules[0].match: ").hasMessageContaining("bool");
     assertThatThrownBy(() -> policy("  - {name: a, maxAge: 1h, match: \"pod.status.phase ==\"}\n"))
-        .hasMessageContaining("rules[0].match: line 1, column 20: mismatched input");
+        .hasMessageContaining("rules[0].match: rule a, line 1, column 20: mismatched input");
     // Only what the slim record holds: the pod's volumes are not in the view.
     assertThatThrownBy(() -> policy("  - {name: a, maxAge: 1h, match: \"size(pod.spec.volumes) > 0\"}\n"))
         .hasMessageContaining("undefined field 'volumes'");
@@ -114,7 +114,7 @@ class PodMatchTest {
     CleanupPolicies.Verdict typeError = CleanupPolicies.judge(new CleanupPolicies.Source("team-a", "cleanup",
         yaml.readTree("rules: [{name: n, maxAge: 2h, match: \"pod.nme == 'x'\"}]")), rails);
     assertThat(typeError.outcome().reason()).isEqualTo("InvalidSpec");
-    assertThat(typeError.outcome().message()).isEqualTo("spec.rules[0].match: line 1, column 4: undefined field 'nme'");
+    assertThat(typeError.outcome().message()).isEqualTo("spec.rules[0].match: rule n, line 1, column 4: undefined field 'nme'");
     // The admin's own file is not bounded by it.
     assertThat(policy("  - {name: n, maxAge: 2h, match: \"" + nested + "\"}\n").policy().profiles()).hasSize(1);
   }
