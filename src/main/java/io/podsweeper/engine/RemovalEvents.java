@@ -70,6 +70,15 @@ public final class RemovalEvents implements OutcomeListener, AutoCloseable {
     sender.execute(() -> recorder.record(d.namespace(), "Pod", d.name(), d.uid(), eventType, eventReason, message(o)));
   }
 
+  /** A Warning Event on a pod about something other than a removal (a lifetime that does not parse), at the same rate. */
+  void warn(PodRecord pod, String reason, String message) {
+    if (!rate.tryTake().isZero() || sender.getQueue().remainingCapacity() == 0) {
+      metrics.eventsDropped.inc();
+      return;
+    }
+    sender.execute(() -> recorder.record(pod.namespace(), "Pod", pod.name(), pod.uid(), "Warning", reason, message));
+  }
+
   private String message(Outcome o) {
     Decision d = o.decision();
     String rule = d.strategy() + " rule " + d.rule() + ": ";

@@ -168,6 +168,7 @@ public final class Service implements AutoCloseable {
     if (options.eventsPerSecond() > 0) {
       removalEvents = Optional.of(new RemovalEvents(events, metrics, options.eventsPerSecond(), cache));
       sweeper.addListener(removalEvents.get());
+      sweeper.warnAboutLifetimes(removalEvents.get()::warn);
     } else {
       removalEvents = Optional.empty();
     }

@@ -58,6 +58,7 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
   private final Outcomes outcomes;
   private final RemovalGate gate;
   private final KillSwitch killSwitch;
+  private final LifetimeWarnings lifetimeWarnings;
   private volatile RemovalGate.Rules rules;
   private volatile boolean stopping;
   private volatile boolean leading = true;
@@ -80,6 +81,7 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
     this.metrics = metrics;
     this.clock = clock;
     this.killSwitch = killSwitch;
+    this.lifetimeWarnings = new LifetimeWarnings(metrics);
     this.outcomes = new Outcomes(metrics, recent, clock, () -> rules.policy().source());
     this.gate = new RemovalGate(cache, requests, killSwitch, outcomes, metrics, clock, () -> rules,
         () -> leading && !stopping && leaseValid.getAsBoolean(), this::retryLater, guardTrippedNotice,
@@ -130,6 +132,11 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
     }
   }
 
+  /** Where warnings about per-pod lifetimes that do not parse go, besides the log and the metric (Events). */
+  void warnAboutLifetimes(LifetimeWarnings.Sink sink) {
+    lifetimeWarnings.sendTo(sink);
+  }
+
   /** Told about every outcome (Events, the audit log). */
   public void addListener(OutcomeListener listener) {
     outcomes.addListener(listener);
@@ -159,6 +166,7 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
   @Override
   public void podDeleted(PodRecord pod) {
     gate.podDeleted(pod);
+    lifetimeWarnings.forget(pod);
     cancelDeadline(pod.key());
     dueSince.remove(pod.key());
   }
@@ -205,6 +213,7 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
       return;
     }
     Optional<Verdict> verdict = rules.evaluator().evaluate(pod, cache);
+    lifetimeWarnings.check(pod, rules.evaluator().invalidLifetimes(pod, cache));
     if (verdict.isEmpty()) {
       cancelDeadline(pod.key());
       return;

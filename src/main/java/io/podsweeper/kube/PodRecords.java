@@ -26,6 +26,7 @@ import io.podsweeper.cluster.Taint;
 import io.podsweeper.cluster.Toleration;
 import io.podsweeper.cluster.Volumes;
 import io.podsweeper.policy.LabelSelector;
+import io.podsweeper.policy.TtlSource;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.time.Instant;
@@ -41,9 +42,15 @@ import java.util.Set;
 /** The one place where Kubernetes API objects become the decision core's slim records. */
 public final class PodRecords {
   /** The annotations decisions read; every other annotation is dropped to keep the cache small. */
-  static final Set<String> KEPT_ANNOTATIONS =
-      Set.of(PodRecord.MIRROR_ANNOTATION, PodRecord.CONFIG_SOURCE_ANNOTATION, PodRecord.EVICT_ANNOTATION, PodRecord.PROTECT_ANNOTATION, PodRecord.REQUEST_EVICT_ONLY_ANNOTATION,
-          PodRecord.PREFER_NO_EVICTION_ANNOTATION);
+  static final Set<String> KEPT_ANNOTATIONS = keptAnnotations();
+
+  /** The protection and eviction annotations, and the per-pod lifetimes of rules with ttlFrom (TtlSource). */
+  private static Set<String> keptAnnotations() {
+    Set<String> kept = new java.util.HashSet<>(TtlSource.ANNOTATION_KEYS);
+    kept.addAll(Set.of(PodRecord.MIRROR_ANNOTATION, PodRecord.CONFIG_SOURCE_ANNOTATION, PodRecord.EVICT_ANNOTATION, PodRecord.PROTECT_ANNOTATION,
+        PodRecord.REQUEST_EVICT_ONLY_ANNOTATION, PodRecord.PREFER_NO_EVICTION_ANNOTATION));
+    return Set.copyOf(kept);
+  }
 
   private PodRecords() {}
 
@@ -264,7 +271,11 @@ public final class PodRecords {
     }
     Map<String, String> annotations = namespace.getMetadata().getAnnotations();
     boolean protect = annotations != null && "true".equals(annotations.get(PodRecord.PROTECT_ANNOTATION));
-    return new NamespaceRecord(namespace.getMetadata().getName(), labels, protect);
+    Map<String, String> lifetimes = new HashMap<>();
+    if (annotations != null) {
+      TtlSource.ANNOTATION_KEYS.forEach(k -> Optional.ofNullable(annotations.get(k)).ifPresent(v -> lifetimes.put(k, v)));
+    }
+    return new NamespaceRecord(namespace.getMetadata().getName(), labels, protect, lifetimes);
   }
 
   public static NodeRecord node(Node node) {
@@ -310,7 +321,10 @@ public final class PodRecords {
         finishedAt = time(state.getTerminated().getFinishedAt());
       }
       int restarts = s.getRestartCount() != null ? s.getRestartCount() : 0;
-      out.add(new ContainerStatus(shared(s.getName()), kind, waiting, terminated, exitCode, finishedAt, restarts));
+      var last = s.getLastState() != null ? s.getLastState().getTerminated() : null;
+      out.add(new ContainerStatus(shared(s.getName()), kind, waiting, terminated, exitCode, finishedAt, restarts,
+          last != null ? Optional.ofNullable(shared(last.getReason())) : Optional.empty(),
+          last != null && last.getExitCode() != null ? OptionalInt.of(last.getExitCode()) : OptionalInt.empty()));
     }
   }
 

@@ -122,6 +122,12 @@ public final class Metrics {
       .help("Kubernetes Events about removals not sent because of their rate limit (the log and audit log have them all).")
       .register(registry);
 
+  public final Counter invalidLifetimes = Counter.build()
+      .name("podsweeper_invalid_lifetimes_total")
+      .help("Per-pod lifetimes (ttlFrom keys, e.g. podsweeper.io/ttl) that do not parse, by key: once per pod and value; each is a Warning Event on the pod and is ignored.")
+      .labelNames("key")
+      .register(registry);
+
   public final Gauge httpConnectionsOpen = Gauge.build()
       .name("podsweeper_http_connections_open")
       .help("Connections open to the HTTP port (metrics, probes, API); at most 256, the rest are refused.")

@@ -139,7 +139,9 @@ public final class CleanupPolicies {
     } catch (PolicyException e) {
       return rejected(policy, "ExceedsGuardRails", e.getMessage());
     }
-    Profile profile = NativePolicyFormat.rulesProfile(profileName(policy), rules, rails.maxRemovalsPerHourPerNamespace());
+    // The rail holds for lifetimes written on pods too: whoever may annotate a pod cannot go below it.
+    List<Rule> railed = rules.stream().map(r -> r.withTtlMinimum(rails.minMaxAge())).toList();
+    Profile profile = NativePolicyFormat.rulesProfile(profileName(policy), railed, rails.maxRemovalsPerHourPerNamespace());
     return new Verdict(policy, new Outcome(true, "Accepted", rules.size() + " rule(s) in force in namespace " + policy.namespace()),
         Optional.of(profile));
   }
@@ -170,14 +172,18 @@ public final class CleanupPolicies {
     for (int i = 0; i < rules.size(); i++) {
       Rule rule = rules.get(i);
       ConfigNode node = nodes.get(i);
-      if (rule.maxAge().isEmpty() && rule.maxAgeAfterFinish().isEmpty()) {
-        throw node.error("needs maxAge or maxAgeAfterFinish of at least " + min + " (the cluster's minMaxAge)");
+      if (rule.maxAge().isEmpty() && rule.maxAgeAfterFinish().isEmpty() && rule.ttlFrom().isEmpty()) {
+        throw node.error("needs maxAge or maxAgeAfterFinish of at least " + min + " (the cluster's minMaxAge), or ttlFrom");
       }
       for (String field : List.of("maxAge", "maxAgeAfterFinish")) {
         Optional<Duration> age = field.equals("maxAge") ? rule.maxAge() : rule.maxAgeAfterFinish();
         if (age.isPresent() && age.get().compareTo(rails.minMaxAge()) < 0) {
           throw node.child(field).error(Durations.format(age.get()) + " is shorter than the cluster's minMaxAge " + min);
         }
+      }
+      if (rule.match().isPresent() && rule.match().get().cost() > PodMatch.MAX_NAMESPACED_COST) {
+        throw node.child("match").error("estimated cost " + rule.match().get().cost() + " is over the limit " + PodMatch.MAX_NAMESPACED_COST
+            + " for namespaced policies (each list counted as " + PodMatch.LIST_BOUND + " elements, nested comprehensions multiply)");
       }
       if (!rails.allowTerminated()) {
         List<ConfigNode> states = node.list("states");

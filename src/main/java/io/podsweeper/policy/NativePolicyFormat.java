@@ -103,7 +103,7 @@ final class NativePolicyFormat {
   private static Rule rule(ConfigNode node, NamespaceFilter defaultNamespaces, String namePrefix) {
     node.requireObject(
         Set.of("name", "namespaces", "namespaceSelector", "podSelector", "states", "maxAge", "maxAgeAfterFinish", "keepLast", "keepPer",
-            "evict"));
+            "evict", "ttlFrom", "match"));
     String name = node.requiredString("name");
     if (!RULE_NAME.matcher(name).matches()) {
       throw node.child("name").error("invalid rule name \"" + name + "\" (lower-case letters, digits and '-')");
@@ -112,8 +112,9 @@ final class NativePolicyFormat {
     List<PodState> states = states(node);
     Optional<Duration> maxAge = node.optionalDuration("maxAge");
     Optional<Duration> maxAgeAfterFinish = node.optionalDuration("maxAgeAfterFinish");
-    if (states.isEmpty() && maxAge.isEmpty() && maxAgeAfterFinish.isEmpty()) {
-      throw node.error("a rule needs maxAge, maxAgeAfterFinish or states; without them it would remove every pod it selects");
+    Optional<Rule.TtlFrom> ttlFrom = ttlFrom(node);
+    if (states.isEmpty() && maxAge.isEmpty() && maxAgeAfterFinish.isEmpty() && ttlFrom.isEmpty()) {
+      throw node.error("a rule needs maxAge, maxAgeAfterFinish, states or ttlFrom; without them it would remove every pod it selects");
     }
     Optional<Rule.Retention> retention = retention(node, states);
     if (maxAgeAfterFinish.isPresent()) {
@@ -131,7 +132,38 @@ final class NativePolicyFormat {
       }
     }
     return new Rule(namePrefix + name, namespaces, Selectors.read(node, "namespaceSelector"), Selectors.read(node, "podSelector"), states,
-        maxAge, maxAgeAfterFinish, List.of(), Set.of(), Set.of(), Set.of(), false, false, retention, protections(node));
+        maxAge, maxAgeAfterFinish, List.of(), Set.of(), Set.of(), Set.of(), false, false, retention, protections(node), ttlFrom,
+        node.has("match") ? Optional.of(PodMatch.compile(node.child("match"), name)) : Optional.empty());
+  }
+
+  /**
+   * {@code ttlFrom: [podsweeper.io, janitor, kyverno]}: the pod's own lifetime, from these keys, is the rule's age; so
+   * it goes with no age and no count of its own.
+   */
+  private static Optional<Rule.TtlFrom> ttlFrom(ConfigNode node) {
+    if (!node.has("ttlFrom")) {
+      return Optional.empty();
+    }
+    List<ConfigNode> items = node.list("ttlFrom");
+    if (items.isEmpty()) {
+      throw node.child("ttlFrom").error("name at least one of " + TtlSource.allowedNames() + ", or leave ttlFrom out");
+    }
+    Set<TtlSource> sources = EnumSet.noneOf(TtlSource.class);
+    for (ConfigNode item : items) {
+      String name = item.string();
+      TtlSource source = TtlSource.parse(name)
+          .orElseThrow(() -> item.error("unknown TTL source \"" + name + "\" (one of " + TtlSource.allowedNames() + ")"));
+      if (!sources.add(source)) {
+        throw item.error("duplicate TTL source \"" + name + "\"");
+      }
+    }
+    for (String field : List.of("maxAge", "maxAgeAfterFinish", "keepLast")) {
+      if (node.has(field)) {
+        throw node.child(field).error("does not go with ttlFrom: the lifetime written on the pod is the rule's age;"
+            + " put " + field + " in a rule of its own");
+      }
+    }
+    return Optional.of(new Rule.TtlFrom(sources, Duration.ZERO));
   }
 
   /** Every {@link RuleProtection} but those the rule's {@code evict} list opts in to evicting. */

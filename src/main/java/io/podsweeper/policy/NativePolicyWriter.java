@@ -93,6 +93,8 @@ public final class NativePolicyWriter {
     rule.maxAge().ifPresent(a -> o.put("maxAge", exact(a)));
     rule.maxAgeAfterFinish().ifPresent(a -> o.put("maxAgeAfterFinish", exact(a)));
     rule.retention().ifPresent(r -> o.put("keepLast", r.keep()).put("keepPer", r.perNamespace() ? "namespace" : "owner"));
+    rule.ttlFrom().ifPresent(t -> t.sources().stream().sorted().forEach(s -> o.withArray("ttlFrom").add(s.wireName())));
+    rule.match().ifPresent(m -> o.put("match", m.source()));
     for (RuleProtection p : RuleProtection.values()) {
       if (!rule.protections().contains(p)) {
         o.withArray("evict").add(p.name());

@@ -19,6 +19,9 @@ import java.util.Set;
  * @param protections the pods the rule never evicts while they run or wait: for Podsweeper's own rules, every
  *     {@link RuleProtection} their {@code evict} list does not name; none for rules read from upstream formats,
  *     whose profile's evictor protects pods instead
+ * @param ttlFrom if set, the rule selects only pods whose own lifetime is written on them or on their namespace, and
+ *     removes each at the deadline written there (Podsweeper's own rules only)
+ * @param match if set, a CEL expression over the pod that must be true for the rule to select it
  */
 public record Rule(
     String name,
@@ -35,7 +38,9 @@ public record Rule(
     boolean includingInitContainers,
     boolean includingEphemeralContainers,
     Optional<Retention> retention,
-    Set<RuleProtection> protections) {
+    Set<RuleProtection> protections,
+    Optional<TtlFrom> ttlFrom,
+    Optional<PodMatch> match) {
 
   /**
    * Retention by count, for finished pods: of the pods this rule selects, the newest {@code keep} (by finish time)
@@ -43,6 +48,35 @@ public record Rule(
    * starts, recognised by their name), else the pod is grouped with the other bare pods of its namespace.
    */
   public record Retention(int keep, boolean perNamespace) {}
+
+  /**
+   * Per-pod lifetimes a rule honours.
+   *
+   * @param sources the keys read (a pod's own values win over its namespace's; of several, the earliest deadline)
+   * @param minimum the shortest lifetime honoured: the cluster's minMaxAge for a PodCleanupPolicy's rule, zero for
+   *     the policy file's; a shorter TTL or an earlier expiry is moved to this age, never before
+   */
+  public record TtlFrom(Set<TtlSource> sources, Duration minimum) {
+    public TtlFrom {
+      sources = Set.copyOf(sources);
+    }
+  }
+
+  /** A rule without per-pod lifetimes: what every upstream format reads. */
+  public Rule(String name, NamespaceFilter namespaces, LabelSelector namespaceSelector, LabelSelector podSelector, List<PodState> states,
+      Optional<Duration> maxAge, Optional<Duration> maxAgeAfterFinish, List<ConditionFilter> conditions, Set<Integer> exitCodes,
+      Set<String> ownerKindsInclude, Set<String> ownerKindsExclude, boolean includingInitContainers, boolean includingEphemeralContainers,
+      Optional<Retention> retention, Set<RuleProtection> protections) {
+    this(name, namespaces, namespaceSelector, podSelector, states, maxAge, maxAgeAfterFinish, conditions, exitCodes, ownerKindsInclude,
+        ownerKindsExclude, includingInitContainers, includingEphemeralContainers, retention, protections, Optional.empty(), Optional.empty());
+  }
+
+  /** The same rule with per-pod lifetimes honoured no shorter than {@code minimum} (a PodCleanupPolicy's guard rail). */
+  public Rule withTtlMinimum(Duration minimum) {
+    return new Rule(name, namespaces, namespaceSelector, podSelector, states, maxAge, maxAgeAfterFinish, conditions, exitCodes,
+        ownerKindsInclude, ownerKindsExclude, includingInitContainers, includingEphemeralContainers, retention, protections,
+        ttlFrom.map(t -> new TtlFrom(t.sources(), minimum)), match);
+  }
 
   public Rule {
     states = List.copyOf(states);

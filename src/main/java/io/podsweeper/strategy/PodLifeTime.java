@@ -8,8 +8,10 @@ import io.podsweeper.cluster.PodRecord;
 import io.podsweeper.policy.ConditionFilter;
 import io.podsweeper.policy.Durations;
 import io.podsweeper.policy.NamespaceFilter;
+import io.podsweeper.policy.PodMatch;
 import io.podsweeper.policy.PodState;
 import io.podsweeper.policy.Rule;
+import io.podsweeper.policy.TtlSource;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -71,8 +73,9 @@ public final class PodLifeTime implements PodStrategy {
     Optional<Verdict> verdict = evaluate(rule, pod, view);
     if (verdict.isPresent()) {
       Verdict v = verdict.get();
-      return v.isDue(now) ? "due since " + v.dueAt() + ": " + v.reason().apply(now)
-          : "due at " + v.dueAt() + ": " + waitingFor(rule, pod, now);
+      String matched = rule.match().map(m -> " (match " + m.source() + " is true)").orElse("");
+      return (v.isDue(now) ? "due since " + v.dueAt() + ": " + v.reason().apply(now)
+          : "due at " + v.dueAt() + ": " + waitingFor(rule, pod, view, now)) + matched;
     }
     Mismatch mismatch = mismatch(rule, pod, view);
     if (mismatch != null) {
@@ -88,7 +91,7 @@ public final class PodLifeTime implements PodStrategy {
   }
 
   /** The rule's clocks that have not run out at {@code now}, for a pod the rule selects but does not want yet. */
-  private static String waitingFor(Rule rule, PodRecord pod, Instant now) {
+  private static String waitingFor(Rule rule, PodRecord pod, ClusterView view, Instant now) {
     List<String> waiting = new ArrayList<>();
     rule.maxAge().filter(age -> !now.isAfter(pod.creationTimestamp().plus(age)))
         .ifPresent(age -> waiting.add("age " + ago(pod.creationTimestamp(), now) + " is under maxAge " + Durations.format(age)));
@@ -96,6 +99,7 @@ public final class PodLifeTime implements PodStrategy {
         .ifPresent(age -> waiting.add("finished " + ago(pod.finishedAt(), now) + " ago, under maxAgeAfterFinish " + Durations.format(age)));
     conditionsDue(rule.conditions(), pod).filter(due -> !now.isAfter(due))
         .ifPresent(due -> waiting.add("its condition has held for less than minTimeSinceLastTransition"));
+    ttl(rule, pod, view).filter(ttl -> !now.isAfter(ttl.due())).ifPresent(ttl -> waiting.add(PodTtls.waiting(ttl, now)));
     return waiting.isEmpty() ? "the pod was created at " + pod.creationTimestamp() + ", not before " + now : String.join("; ", waiting);
   }
 
@@ -113,6 +117,13 @@ public final class PodLifeTime implements PodStrategy {
       matched += ", " + rank;
     }
     Instant due = pod.creationTimestamp();
+    Optional<PodTtls.PodTtl> ttl = ttl(rule, pod, view);
+    if (rule.ttlFrom().isPresent()) {
+      if (ttl.isEmpty()) {
+        return Optional.empty();
+      }
+      due = later(due, ttl.get().due());
+    }
     if (!rule.conditions().isEmpty()) {
       Optional<Instant> conditionsDue = conditionsDue(rule.conditions(), pod);
       if (conditionsDue.isEmpty()) {
@@ -127,7 +138,18 @@ public final class PodLifeTime implements PodStrategy {
       due = later(due, pod.finishedAt().plus(rule.maxAgeAfterFinish().get()));
     }
     String what = matched;
-    return Optional.of(new Verdict(NAME, rule.name(), due, now -> reason(rule, pod, what, now)));
+    Optional<String> written = ttl.map(PodTtls.PodTtl::describe);
+    return Optional.of(new Verdict(NAME, rule.name(), due, now -> reason(rule, pod, what, written, now)));
+  }
+
+  /** The rule's match expression on the pod, over what the slim records hold. */
+  private static PodMatch.Result match(Rule rule, PodRecord pod, ClusterView view) {
+    return rule.match().get().evaluate(PodViews.pod(pod), PodViews.namespace(view.namespace(pod.namespace())));
+  }
+
+  /** The lifetime written for the pod, for a rule with ttlFrom; empty for other rules, or when none is written. */
+  private static Optional<PodTtls.PodTtl> ttl(Rule rule, PodRecord pod, ClusterView view) {
+    return rule.ttlFrom().flatMap(t -> PodTtls.of(t, pod, view.namespace(pod.namespace())));
   }
 
   /** The protection that keeps the pod from the first rule selecting it, with that rule's name; for explain. */
@@ -168,6 +190,9 @@ public final class PodLifeTime implements PodStrategy {
         return Optional.empty();
       }
       matched += ", container " + exited.get().name() + " exited " + exited.get().exitCode().getAsInt();
+    }
+    if (rule.match().isPresent() && !match(rule, pod, view).matches()) {
+      return Optional.empty();
     }
     return Optional.of(matched);
   }
@@ -222,6 +247,25 @@ public final class PodLifeTime implements PodStrategy {
       String describe(Rule rule, PodRecord pod, ClusterView view) {
         return "no container exited with one of " + new TreeSet<>(rule.exitCodes());
       }
+    },
+    MATCH {
+      @Override
+      String describe(Rule rule, PodRecord pod, ClusterView view) {
+        return "match " + rule.match().get().source() + " is " + match(rule, pod, view);
+      }
+    },
+    TTL {
+      @Override
+      String describe(Rule rule, PodRecord pod, ClusterView view) {
+        List<String> sources = rule.ttlFrom().get().sources().stream().sorted().map(TtlSource::wireName).toList();
+        List<TtlSource.Found> invalid = PodTtls.invalid(rule.ttlFrom().get().sources(), pod.annotations(), pod.labels());
+        if (!invalid.isEmpty()) {
+          TtlSource.Found f = invalid.get(0);
+          return f.key() + ": \"" + f.text() + "\" on the pod does not parse (" + ((TtlSource.Value.Invalid) f.value()).why()
+              + "), so the rule does not apply to it";
+        }
+        return "no lifetime from ttlFrom " + sources + " on the pod or its namespace " + pod.namespace();
+      }
     };
 
     abstract String describe(Rule rule, PodRecord pod, ClusterView view);
@@ -238,6 +282,12 @@ public final class PodLifeTime implements PodStrategy {
     }
     if (!rule.exitCodes().isEmpty() && exitedWithACode(rule, pod).isEmpty()) {
       return Mismatch.EXIT_CODES;
+    }
+    if (rule.match().isPresent() && !match(rule, pod, view).matches()) {
+      return Mismatch.MATCH;
+    }
+    if (rule.ttlFrom().isPresent() && ttl(rule, pod, view).isEmpty()) {
+      return Mismatch.TTL;
     }
     return null;
   }
@@ -361,9 +411,9 @@ public final class PodLifeTime implements PodStrategy {
     return Optional.ofNullable(best);
   }
 
-  private static String reason(Rule rule, PodRecord pod, String matched, Instant now) {
+  private static String reason(Rule rule, PodRecord pod, String matched, Optional<String> written, Instant now) {
     StringBuilder reason = new StringBuilder(matched);
-    if (rule.maxAgeAfterFinish().isPresent()) {
+    if (rule.maxAgeAfterFinish().isPresent() || (rule.ttlFrom().isPresent() && pod.terminated())) {
       PodRecord.Finish finish = pod.finish();
       reason.append(", finished ").append(ago(finish.at(), now)).append(" ago");
       finish.source().ifPresent(source -> reason.append(" (").append(source).append(")"));
@@ -374,7 +424,9 @@ public final class PodLifeTime implements PodStrategy {
     rule.maxAge().ifPresent(a -> reason.append(" allows ").append(Durations.format(a)));
     rule.maxAgeAfterFinish().ifPresent(a -> reason.append(rule.maxAge().isPresent() ? " and " : " allows ")
         .append(Durations.format(a)).append(" after finish"));
-    if (rule.maxAge().isEmpty() && rule.maxAgeAfterFinish().isEmpty()) {
+    if (written.isPresent()) {
+      reason.append(" honours ").append(written.get());
+    } else if (rule.maxAge().isEmpty() && rule.maxAgeAfterFinish().isEmpty()) {
       reason.append(" removes it in this state");
     }
     return reason.toString();

@@ -1,6 +1,7 @@
 package io.podsweeper.strategy;
 
 import io.podsweeper.cluster.ClusterView;
+import io.podsweeper.cluster.NamespaceRecord;
 import io.podsweeper.cluster.PdbRecord;
 import io.podsweeper.cluster.PodRecord;
 import io.podsweeper.policy.Durations;
@@ -14,6 +15,8 @@ import io.podsweeper.policy.PodLifeTimeArgs;
 import io.podsweeper.policy.Profile;
 import io.podsweeper.policy.RemoveDuplicatesArgs;
 import io.podsweeper.policy.RemoveFailedPodsArgs;
+import io.podsweeper.policy.Rule;
+import io.podsweeper.policy.TtlSource;
 import io.podsweeper.policy.StrategyArgs;
 import io.podsweeper.policy.TooManyRestartsArgs;
 import io.podsweeper.policy.TopologySpreadArgs;
@@ -52,10 +55,14 @@ public final class PolicyEvaluator {
 
   private final Policy policy;
   private final List<CompiledProfile> profiles;
+  /** Every source of per-pod lifetimes some rule reads. */
+  private final Set<TtlSource> ttlSources;
 
   public PolicyEvaluator(Policy policy) {
     this.policy = policy;
     this.profiles = policy.profiles().stream().map(PolicyEvaluator::compile).toList();
+    this.ttlSources = rules(policy).flatMap(r -> r.ttlFrom().stream()).flatMap(t -> t.sources().stream())
+        .collect(java.util.stream.Collectors.toUnmodifiableSet());
   }
 
   private static CompiledProfile compile(Profile p) {
@@ -112,12 +119,32 @@ public final class PolicyEvaluator {
     return policy;
   }
 
+  /**
+   * The per-pod lifetimes that would count for the pod (its own, else its namespace's) under the keys some rule reads
+   * (ttlFrom), and do not parse: what the live service warns about. Empty when no rule reads any.
+   */
+  public List<TtlSource.Found> invalidLifetimes(PodRecord pod, ClusterView view) {
+    if (ttlSources.isEmpty()) {
+      return List.of();
+    }
+    List<TtlSource.Found> own = PodTtls.invalid(ttlSources, pod.annotations(), pod.labels());
+    boolean carriesOwn = ttlSources.stream().anyMatch(s -> s.find(pod.annotations(), pod.labels()).findAny().isPresent());
+    if (carriesOwn) {
+      return own;
+    }
+    NamespaceRecord namespace = view.namespace(pod.namespace());
+    return PodTtls.invalid(ttlSources, namespace.annotations(), namespace.labels());
+  }
+
   /** True if a rule keeps the last N pods: then a pod's verdict depends on its siblings too. */
   public boolean usesRetention() {
+    return rules(policy).anyMatch(r -> r.retention().isPresent());
+  }
+
+  private static java.util.stream.Stream<Rule> rules(Policy policy) {
     return policy.profiles().stream().flatMap(p -> p.deschedule().stream())
         .filter(a -> a instanceof PodLifeTimeArgs)
-        .flatMap(a -> ((PodLifeTimeArgs) a).rules().stream())
-        .anyMatch(r -> r.retention().isPresent());
+        .flatMap(a -> ((PodLifeTimeArgs) a).rules().stream());
   }
 
   /** The earliest verdict of any pod-by-pod strategy of any profile whose evictor lets the pod go, or empty. */

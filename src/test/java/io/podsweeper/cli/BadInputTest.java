@@ -41,6 +41,10 @@ class BadInputTest {
         Arguments.of("json with wrong type", "{\"apiVersion\": \"podsweeper.io/v1alpha1\", \"kind\": \"PodSweeperPolicy\", \"dryRun\": 1,"
             + " \"rules\": [{\"name\": \"r\", \"states\": [\"Failed\"]}]}", "dryRun: must be true or false, got 1"),
         Arguments.of("null rule", NATIVE + "rules: [null]\n", "rules[0]: must be an object"),
+        Arguments.of("CEL type error", NATIVE + "rules: [{name: r, maxAge: 1h, match: \"pod.status.phase > 2\"}]\n",
+            "rules[0].match: rule r, line 1, column 18: found no matching overload for '_>_' applied to '(string, int)'"),
+        Arguments.of("CEL syntax error", NATIVE + "rules: [{name: r, maxAge: 1h, match: \"pod.status.phase = 'x'\"}]\n",
+            "rules[0].match: rule r, line 1, column 18"),
         Arguments.of("state as number", NATIVE + "rules: [{name: r, states: [1]}]\n", "rules[0].states[0]: must be a string, got 1"),
         Arguments.of("very long name", NATIVE + "rules: [{name: " + "a".repeat(300) + ", states: [Failed]}]\n", "invalid rule name"),
         Arguments.of("perSecond infinite", NATIVE + "limits: {perSecond: .inf}\nrules: [{name: r, states: [Failed]}]\n", "Malformed numeric value '.inf'"),

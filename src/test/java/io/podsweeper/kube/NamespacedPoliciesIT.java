@@ -76,6 +76,37 @@ class NamespacedPoliciesIT {
   }
 
   @Test
+  void aTenantsCelRuleIsAcceptedAndActsInItsNamespaceOnlyAndACostlyOneIsRejected(TestApiServer server) throws Exception {
+    String a = server.newNamespace("team-cel");
+    String b = server.newNamespace("team-other");
+    for (String ns : List.of(a, b)) {
+      for (String reason : List.of("OOMKilled", "Error")) {
+        Pod pod = TestPods.create(client, ns, reason.toLowerCase(), "node-a", Map.of("app", "batch"));
+        TestPods.setStatus(client, pod, "Failed", null, List.of(TestPods.terminated(reason, 137, Instant.now().minus(Duration.ofHours(2)))));
+      }
+    }
+    clusterPolicy("minMaxAge: 30m\n  allowTerminated: true");
+    String oomKilled = "match: \"pod.status.containerStatuses.exists(c, c.state.terminated.reason == 'OOMKilled')\"";
+    try (RunningService service = RunningService.start(server, FILE_POLICY)) {
+      apply(a, "cel", "states: [Failed]\n      maxAgeAfterFinish: 1h\n      " + oomKilled);
+      await().atMost(SECONDS).untilAsserted(() -> assertThat(status(policy(a, "cel"))).containsEntry("phase", "Accepted"));
+      await().atMost(SECONDS).until(() -> !exists(a, "oomkilled"));
+      Thread.sleep(1500);
+      assertThat(exists(a, "error")).as("the expression is false for it").isTrue();
+      assertThat(exists(b, "oomkilled")).as("another namespace's pod").isTrue();
+
+      String nested = "pod.status.containerStatuses.exists(x, pod.status.containerStatuses.exists(y, "
+          + "pod.status.conditions.exists(z, x.name == y.name && z.type == x.name)))";
+      apply(a, "costly", "states: [Failed]\n      maxAgeAfterFinish: 1h\n      match: \"" + nested + "\"");
+      await().atMost(SECONDS).untilAsserted(() -> assertThat(status(policy(a, "costly"))).containsEntry("phase", "Rejected"));
+      assertThat(condition(policy(a, "costly"))).containsEntry("reason", "ExceedsGuardRails");
+      assertThat((String) condition(policy(a, "costly")).get("message"))
+          .startsWith("spec.rules[0].match: estimated cost").contains("over the limit 10000");
+      assertThat(exists(a, "error")).isTrue();
+    }
+  }
+
+  @Test
   void aPolicyBeyondTheGuardRailsIsRejectedAndRemovesNothingUntilTheAdminAllowsIt(TestApiServer server) throws Exception {
     String ns = server.newNamespace("team-c");
     finished(ns, "done");

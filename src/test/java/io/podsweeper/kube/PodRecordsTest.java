@@ -25,6 +25,29 @@ class PodRecordsTest {
     assertThat(PodRecords.pod(pod().build()).volumes().resourceClaims()).isFalse();
   }
 
+  /** Rules with ttlFrom read these keys on pods and namespaces; every other annotation is dropped. */
+  @Test
+  void thePerPodLifetimeAnnotationsAreKeptAndNoOthers() {
+    Pod annotated = pod().editMetadata().addToAnnotations("podsweeper.io/ttl", "1h").addToAnnotations("janitor/expires", "2026-01-02")
+        .addToAnnotations("kubectl.kubernetes.io/last-applied-configuration", "{}").endMetadata().build();
+    assertThat(PodRecords.pod(annotated).annotations()).isEqualTo(java.util.Map.of("podsweeper.io/ttl", "1h", "janitor/expires", "2026-01-02"));
+    io.fabric8.kubernetes.api.model.Namespace ns = new io.fabric8.kubernetes.api.model.NamespaceBuilder().withNewMetadata().withName("dev")
+        .addToAnnotations("podsweeper.io/expires", "2026-01-02T00:00:00Z").addToAnnotations("owner", "team-a").endMetadata().build();
+    assertThat(PodRecords.namespace(ns).annotations()).isEqualTo(java.util.Map.of("podsweeper.io/expires", "2026-01-02T00:00:00Z"));
+  }
+
+  /** Match expressions read how a container's last run ended (lastState.terminated). */
+  @Test
+  void howAContainersLastRunEndedIsKept() {
+    Pod restarted = pod().withNewStatus().addNewContainerStatus().withName("main").withRestartCount(21)
+        .withNewLastState().withNewTerminated().withReason("OOMKilled").withExitCode(137).endTerminated().endLastState()
+        .endContainerStatus().endStatus().build();
+    var status = PodRecords.pod(restarted).containers().get(0);
+    assertThat(status.lastTerminatedReason()).contains("OOMKilled");
+    assertThat(status.lastExitCode()).hasValue(137);
+    assertThat(PodRecords.pod(pod().build()).containers()).isEmpty();
+  }
+
   /** Podsweeper's own rules protect system-critical pods by their priority class too. */
   @Test
   void thePriorityClassIsSeen() {

@@ -72,8 +72,11 @@ class PolicySchemaIT {
         metadata: {name: schema-test}
         spec: {maxRulesPerPolicy: 500}
         """, "spec.maxRulesPerPolicy in body should be less than or equal to 100");
+    assertRefused(policy(ns, "bad-ttl", "{name: ttl, ttlFrom: [janitr]}"), "spec.rules.ttlFrom: Unsupported value: \"janitr\"");
+    assertRefused(policy(ns, "empty-match", "{name: m, maxAge: 2h, match: ''}"), "spec.rules.match in body should be at least 1 chars long");
     client.resource(policy(ns, "fine", "{name: failed, states: [Failed], maxAgeAfterFinish: 2h, keepLast: 3, keepPer: namespace,"
-        + " podSelector: {matchExpressions: [{key: app, operator: In, values: [batch]}]}, evict: [BarePods]}")).create();
+        + " podSelector: {matchExpressions: [{key: app, operator: In, values: [batch]}]}, evict: [BarePods]},"
+        + " {name: ttl, ttlFrom: [podsweeper.io, janitor, kyverno]}, {name: m, maxAge: 2h, match: \"pod.status.phase == 'Running'\"}")).create();
   }
 
   private static String policy(String ns, String name, String rules) {

@@ -55,6 +55,22 @@ class ConvertRoundTripTest {
     assertThat(nativeYaml).containsOnlyOnce("evict:").contains("evict:\n  - SystemCriticalPods\n  - BarePods\n");
   }
 
+  /** A rule's per-pod lifetime sources and match expression are written back. */
+  @Test
+  void ttlFromAndMatchMeanTheSame() {
+    Policy original = PolicyLoader.parse("""
+        apiVersion: podsweeper.io/v1alpha1
+        kind: PodSweeperPolicy
+        rules:
+          - {name: ttl, ttlFrom: [kyverno, podsweeper.io, janitor], states: [Running]}
+          - {name: oom, maxAge: 1h, match: "pod.status.containerStatuses.exists(c, c.restartCount > 20)"}
+        """, "policy.yaml");
+    String nativeYaml = NativePolicyWriter.write(original);
+    assertThat(PolicyLoader.parse(nativeYaml, "converted").profiles()).isEqualTo(original.profiles());
+    assertThat(nativeYaml).contains("ttlFrom:\n  - podsweeper.io\n  - janitor\n  - kyverno\n")
+        .contains("match: \"pod.status.containerStatuses.exists(c, c.restartCount > 20)\"");
+  }
+
   /** RemovePodsViolatingTopologySpreadConstraint's args, defaulted and set, which no bundled example carries. */
   @Test
   void topologySpreadArgsMeanTheSame() {

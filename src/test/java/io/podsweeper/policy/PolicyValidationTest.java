@@ -28,7 +28,7 @@ class PolicyValidationTest {
         Arguments.of(HEAD + "rules: [{name: a, states: [Failed]}, {name: a, states: [Failed]}]\n", "rules[1].name: duplicate rule name \"a\""),
         Arguments.of(HEAD + "rules: [{name: Bad_Name, states: [Failed]}]\n", "rules[0].name: invalid rule name \"Bad_Name\""),
         Arguments.of(HEAD + "rules: [{states: [Failed]}]\n", "rules[0].name: is required"),
-        Arguments.of(HEAD + "rules: [{name: a}]\n", "rules[0]: a rule needs maxAge, maxAgeAfterFinish or states"),
+        Arguments.of(HEAD + "rules: [{name: a}]\n", "rules[0]: a rule needs maxAge, maxAgeAfterFinish, states or ttlFrom"),
         Arguments.of(HEAD + "rules: [{name: a, maxAgeAfterFinish: 1h}]\n", "rules[0].maxAgeAfterFinish: can match nothing"),
         Arguments.of(HEAD + "rules: [{name: a, states: [Failed, Running], maxAgeAfterFinish: 1h}]\n",
             "rules[0].states[1]: \"Running\" is not a finished state"),
