@@ -117,7 +117,8 @@ public final class SideBySide {
       for (String tool : tools) {
         List<String> command = tool.equals("upstream")
             ? List.of(descheduler, "--policy-config-file", policy.toString(), "--client-connection-kubeconfig", runDir.resolve("kubeconfig").toString(),
-                "--descheduling-interval", "30s", "--client-connection-qps", "1000", "--client-connection-burst", "1000", "--v=3", "--secure-port=0")
+                "--descheduling-interval", "30s", "--client-connection-qps", "1000", "--client-connection-burst", "1000", "--v=3",
+                "--bind-address", "127.0.0.1", "--secure-port", String.valueOf(freePort()))
             : podsweeper(policy);
         rows.add(turn(tool + " #" + run, command, steady));
         System.out.println(rows.get(rows.size() - 1));
@@ -130,18 +131,20 @@ public final class SideBySide {
     rows.forEach(System.out::println);
   }
 
-  private List<String> podsweeper(Path policy) throws IOException {
-    int port;
+  private static int freePort() throws IOException {
     try (ServerSocket s = new ServerSocket(0)) {
-      port = s.getLocalPort();
+      return s.getLocalPort();
     }
+  }
+
+  private List<String> podsweeper(Path policy) throws IOException {
     List<String> command = new ArrayList<>(List.of("java"));
     String javaOpts = System.getenv().getOrDefault("SERVICE_JAVA_OPTS", "");
     if (!javaOpts.isBlank()) {
       command.addAll(List.of(javaOpts.trim().split("\\s+")));
     }
     command.addAll(List.of("-jar", "target/podsweeper.jar", "run", "--policy", policy.toString(), "--kubeconfig",
-        runDir.resolve("kubeconfig").toString(), "--http-host", "127.0.0.1", "--http-port", String.valueOf(port), "--sync-timeout", "1800", "--namespace", "default"));
+        runDir.resolve("kubeconfig").toString(), "--http-host", "127.0.0.1", "--http-port", String.valueOf(freePort()), "--sync-timeout", "1800", "--namespace", "default"));
     return command;
   }
 
