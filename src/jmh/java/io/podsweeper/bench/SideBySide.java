@@ -40,7 +40,7 @@ import java.util.concurrent.Executors;
  *
  * <p>One turn: 100 Failed pods already due (RemoveFailedPods) are created, the tool is started; the first audited
  * removal request is its first action. Then 60 Succeeded pods are created one every half second in a namespace whose
- * PodLifeTime is 60 s: each one's deadline is its creation second + 60 s, and the audited request time minus the
+ * PodLifeTime is 60 s: each one's deadline is its creation second + 61 s (older than 60 whole seconds), and the audited request time minus the
  * deadline is its reaction. Then nothing changes for STEADY_SECONDS: the steady CPU and RSS. The bulk pods (a tenth
  * Succeeded, the rest Running, over 20 Ready nodes) are never due.
  */
@@ -183,8 +183,9 @@ public final class SideBySide {
         Pod created = client.pods().inNamespace("sbs-react").resource(pod).create();
         created.setStatus(LoadTest.finished("Succeeded", "Completed", Instant.now()));
         client.pods().inNamespace("sbs-react").resource(created).updateStatus();
+        // Both read maxPodLifeTimeSeconds as upstream does, "older than" in whole seconds: due one second after the limit.
         deadlines.put(created.getMetadata().getName(),
-            Instant.parse(created.getMetadata().getCreationTimestamp()).plusSeconds(LIFETIME_SECONDS));
+            Instant.parse(created.getMetadata().getCreationTimestamp()).plusSeconds(LIFETIME_SECONDS + 1));
         Thread.sleep(500);
       }
       Instant giveUp = Instant.now().plusSeconds(LIFETIME_SECONDS + 120);
