@@ -40,9 +40,9 @@ import java.util.concurrent.Executors;
  *
  * <p>One turn: 100 Failed pods already due (RemoveFailedPods) are created, the tool is started; the first audited
  * removal request is its first action. Then 60 Succeeded pods are created one every half second in a namespace whose
- * PodLifeTime is 60 s: each one's deadline is its creation second + 61 s (older than 60 whole seconds), and the audited request time minus the
- * deadline is its reaction. Then nothing changes for STEADY_SECONDS: the steady CPU and RSS. The bulk pods (a tenth
- * Succeeded, the rest Running, over 20 Ready nodes) are never due.
+ * PodLifeTime is 60 s: each one's deadline is its creation second + 61 s (older than 60 whole seconds), and the
+ * audited request time minus the deadline is its reaction. Then nothing changes for STEADY_SECONDS: the steady CPU
+ * and RSS. The bulk pods (a tenth Succeeded, the rest Running, over 20 Ready nodes) are never due.
  */
 public final class SideBySide {
   private static final int NODES = 20;
