@@ -16,7 +16,7 @@ PODS=${1:?usage: scripts/side-by-side.sh PODS DESCHEDULER_BINARY [RUNS]}
 BINARY=$(realpath "${2:?usage: scripts/side-by-side.sh PODS DESCHEDULER_BINARY [RUNS]}")
 RUNS=${3:-2}
 if [ -z "${SERVICE_JAVA_OPTS+x}" ]; then
-  opts=$(sed -n '/name: JAVA_TOOL_OPTIONS/{n;n;s/^ *value: "\(.*\)"$/\1/p}' manifests/deployment.yaml)
+  opts=$(sed -n '/name: JAVA_TOOL_OPTIONS/,/value:/s/^ *value: "\(.*\)"$/\1/p' manifests/deployment.yaml)
   limit=$(sed -n '/limits:/,/memory:/{s/^ *memory: \([0-9]*\)Mi$/\1/p}' manifests/deployment.yaml)
   export SERVICE_JAVA_OPTS="$opts -XX:MaxRAM=${limit}m"
 fi

@@ -77,11 +77,21 @@ public final class LoadTest {
 
   private LoadTest(Path runDir) throws IOException {
     this.runDir = runDir;
-    this.env = new Properties();
+    this.env = env(runDir);
+    this.client = client(runDir);
+  }
+
+  /** What scripts/test-apiserver.sh wrote to RUN_DIR/env. */
+  static Properties env(Path runDir) throws IOException {
+    Properties env = new Properties();
     try (Reader r = Files.newBufferedReader(runDir.resolve("env"))) {
       env.load(r);
     }
-    this.client = new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(Files.readString(runDir.resolve("kubeconfig")))).build();
+    return env;
+  }
+
+  static KubernetesClient client(Path runDir) throws IOException {
+    return new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(Files.readString(runDir.resolve("kubeconfig")))).build();
   }
 
   public static void main(String[] args) throws Exception {

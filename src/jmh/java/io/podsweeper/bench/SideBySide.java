@@ -7,12 +7,9 @@ import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.NodeStatusBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.io.IOException;
 import java.io.RandomAccessFile;
-import java.io.Reader;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -77,11 +74,8 @@ public final class SideBySide {
 
   private SideBySide(Path runDir) throws IOException {
     this.runDir = runDir;
-    this.env = new Properties();
-    try (Reader r = Files.newBufferedReader(runDir.resolve("env"))) {
-      env.load(r);
-    }
-    this.client = new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(Files.readString(runDir.resolve("kubeconfig")))).build();
+    this.env = LoadTest.env(runDir);
+    this.client = LoadTest.client(runDir);
   }
 
   public static void main(String[] args) throws Exception {
