@@ -77,11 +77,21 @@ public final class LoadTest {
 
   private LoadTest(Path runDir) throws IOException {
     this.runDir = runDir;
-    this.env = new Properties();
+    this.env = env(runDir);
+    this.client = client(runDir);
+  }
+
+  /** What scripts/test-apiserver.sh wrote to RUN_DIR/env. */
+  static Properties env(Path runDir) throws IOException {
+    Properties env = new Properties();
     try (Reader r = Files.newBufferedReader(runDir.resolve("env"))) {
       env.load(r);
     }
-    this.client = new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(Files.readString(runDir.resolve("kubeconfig")))).build();
+    return env;
+  }
+
+  static KubernetesClient client(Path runDir) throws IOException {
+    return new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(Files.readString(runDir.resolve("kubeconfig")))).build();
   }
 
   public static void main(String[] args) throws Exception {
@@ -105,14 +115,14 @@ public final class LoadTest {
 
     Instant now = Instant.now();
     long started = System.nanoTime();
-    create(pods, i -> pod("load-" + (i % BULK_NAMESPACES), "pod-" + i, i),
+    create(client, pool, pods, i -> pod("load-" + (i % BULK_NAMESPACES), "pod-" + i, i, 100),
         i -> i < pending ? finished("Succeeded", "Completed", now) : running(now));
     double createSeconds = seconds(started);
     report("pods created (each with a status update)", "%d in %.1f s (%.0f pods/s)", pods, createSeconds, pods / createSeconds);
     Pod sample = client.pods().inNamespace("load-0").withName("pod-" + pending).get();
     report("one Running pod as served (JSON)", "%d bytes, %d bytes of it managedFields", Serialization.asJson(sample).length(),
         Serialization.asJson(sample.getMetadata().getManagedFields()).length());
-    listAllPods();
+    listAllPods(env);
 
     Process service = startService();
     long[] cpuBefore = {cpu(env.getProperty("APISERVER_PID")) + cpu(env.getProperty("ETCD_PID")), cpu(String.valueOf(service.pid()))};
@@ -147,7 +157,7 @@ public final class LoadTest {
   /** 1,000 Failed pods whose deadlines are spread over a minute, starting 30 s from now: well under the rate limit. */
   private void reaction() throws Exception {
     Instant firstDue = Instant.now().plusSeconds(30).truncatedTo(ChronoUnit.SECONDS);
-    create(TIMED_PODS, i -> pod("load-react", "react-" + i, i),
+    create(client, pool, TIMED_PODS, i -> pod("load-react", "react-" + i, i, 100),
         i -> finished("Failed", "Error", firstDue.plusMillis(i * 60L).minus(AFTER_FINISH)));
     report("reaction pods created", "%d, due from %s over 60 s", TIMED_PODS, firstDue);
     awaitSuccesses(TIMED_PODS, firstDue.plusSeconds(180));
@@ -167,7 +177,7 @@ public final class LoadTest {
   /** 1,000 pods due at once (Failed an hour ago): how long until the last removal request, at perSecond 50. */
   private void throughput() throws Exception {
     long started = System.nanoTime();
-    create(TIMED_PODS, i -> pod("load-due", "due-" + i, i), i -> finished("Failed", "Error", Instant.now().minus(Duration.ofHours(1))));
+    create(client, pool, TIMED_PODS, i -> pod("load-due", "due-" + i, i, 100), i -> finished("Failed", "Error", Instant.now().minus(Duration.ofHours(1))));
     double createSeconds = seconds(started);
     awaitSuccesses(2 * TIMED_PODS, Instant.now().plusSeconds(300));
     report("1,000 due pods removed at perSecond " + PER_SECOND, "%.1f s from the first becoming due (creating them took %.1f s)",
@@ -204,13 +214,14 @@ public final class LoadTest {
   }
 
   /** The server's own share of a sync: one plain LIST of every pod, bytes discarded, no client-side decoding. */
-  private void listAllPods() throws Exception {
+  static double listAllPods(Properties env) throws Exception {
     Process curl = new ProcessBuilder("curl", "-sS", "-o", "/dev/null", "-w", "%{time_total} %{size_download}",
         "--cacert", env.getProperty("KUBE_CA_FILE"), "-H", "Authorization: Bearer " + env.getProperty("KUBE_TOKEN"),
         env.getProperty("KUBE_SERVER") + "/api/v1/pods").redirectErrorStream(true).start();
     String[] out = new String(curl.getInputStream().readAllBytes()).trim().split(" ");
     curl.waitFor();
     report("LIST /api/v1/pods with curl (server's share of a sync)", "%s s, %.0f MiB", out[0], Double.parseDouble(out[1]) / (1 << 20));
+    return Double.parseDouble(out[0]);
   }
 
   private Process startService() throws IOException {
@@ -259,7 +270,7 @@ public final class LoadTest {
   }
 
   /** Creates {@code n} pods and writes each one's status, 32 at a time. */
-  private void create(int n, IntFunction<Pod> pods, IntFunction<PodStatus> statuses) {
+  static void create(KubernetesClient client, ExecutorService pool, int n, IntFunction<Pod> pods, IntFunction<PodStatus> statuses) {
     AtomicInteger done = new AtomicInteger();
     List<CompletableFuture<Void>> futures = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
@@ -278,12 +289,16 @@ public final class LoadTest {
   }
 
   private void namespace(String name) {
+    namespace(client, name);
+  }
+
+  static void namespace(KubernetesClient client, String name) {
     client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(name).addToLabels("team", "load").endMetadata().build())
         .create();
   }
 
   /** A Deployment's pod as a real cluster holds it, less what admission plugins that do not run here would add. */
-  private static Pod pod(String namespace, String name, int i) {
+  static Pod pod(String namespace, String name, int i, int nodes) {
     String app = "app-" + (i % 500);
     return new PodBuilder()
         .withNewMetadata().withNamespace(namespace).withName(name)
@@ -294,7 +309,7 @@ public final class LoadTest {
         .withUid("00000000-0000-0000-0000-" + String.format("%012d", i % 500)).withController(true).withBlockOwnerDeletion(true)
         .endOwnerReference()
         .endMetadata()
-        .withNewSpec().withNodeName("node-" + (i % 100)).withServiceAccountName("default").withTerminationGracePeriodSeconds(30L)
+        .withNewSpec().withNodeName("node-" + (i % nodes)).withServiceAccountName("default").withTerminationGracePeriodSeconds(30L)
         .addNewContainer().withName("main").withImage("registry.example.com/team/" + app + ":1.2.3")
         .addNewPort().withName("http").withContainerPort(8080).endPort()
         .withEnv(new EnvVar("LOG_LEVEL", "info", null), new EnvVar("JAVA_OPTS", "-XX:MaxRAMPercentage=75", null),
@@ -316,7 +331,7 @@ public final class LoadTest {
         .build();
   }
 
-  private static PodStatus running(Instant started) {
+  static PodStatus running(Instant started) {
     return status("Running", started).addNewContainerStatus().withName("main").withImage("registry.example.com/team/app:1.2.3")
         .withImageID("registry.example.com/team/app@sha256:" + "0".repeat(64)).withContainerID("containerd://" + "1".repeat(64))
         .withReady(true).withStarted(true).withRestartCount(0)
@@ -324,7 +339,7 @@ public final class LoadTest {
         .endContainerStatus().build();
   }
 
-  private static PodStatus finished(String phase, String reason, Instant finishedAt) {
+  static PodStatus finished(String phase, String reason, Instant finishedAt) {
     Instant at = finishedAt.truncatedTo(ChronoUnit.SECONDS);
     return status(phase, at.minusSeconds(60)).withContainerStatuses(new ContainerStatusBuilder().withName("main")
         .withImage("registry.example.com/team/app:1.2.3").withImageID("").withReady(false).withRestartCount(0)
@@ -347,13 +362,13 @@ public final class LoadTest {
   }
 
   /** utime + stime of a process, in clock ticks (1/100 s). */
-  private static long cpu(String pid) throws IOException {
+  static long cpu(String pid) throws IOException {
     String stat = Files.readString(Path.of("/proc", pid, "stat"));
     String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
     return Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
   }
 
-  private static long rssMiB(String pid) throws IOException {
+  static long rssMiB(String pid) throws IOException {
     for (String line : Files.readAllLines(Path.of("/proc", pid, "status"))) {
       if (line.startsWith("VmRSS:")) {
         return Long.parseLong(line.replaceAll("\\D", "")) / 1024;
@@ -362,11 +377,11 @@ public final class LoadTest {
     return -1;
   }
 
-  private static double seconds(long since) {
+  static double seconds(long since) {
     return (System.nanoTime() - since) / 1e9;
   }
 
-  private static void report(String what, String format, Object... args) {
+  static void report(String what, String format, Object... args) {
     System.out.printf("%-55s %s%n", what + ":", String.format(format, args));
   }
 }

@@ -70,7 +70,7 @@ public final class ClusterCache implements PodSource, AutoCloseable {
 
   public ClusterCache(KubernetesClient client, Metrics metrics) {
     this.client = client;
-    this.relisting = new RelistingInformers(client);
+    this.relisting = new RelistingInformers(client.getConfiguration());
     this.metrics = metrics;
     this.usage = new NodeUsageSource(client, key -> Optional.ofNullable(pods.record(key)).map(PodRecord::nodeName));
     this.prometheus = new PrometheusUsage(client);

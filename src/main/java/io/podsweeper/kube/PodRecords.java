@@ -1,5 +1,7 @@
 package io.podsweeper.kube;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerState;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
@@ -12,6 +14,7 @@ import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodStatus;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.podsweeper.cluster.ContainerStatus;
 import io.podsweeper.cluster.NamespaceRecord;
 import io.podsweeper.cluster.NodeRecord;
@@ -53,6 +56,33 @@ public final class PodRecords {
   }
 
   private PodRecords() {}
+
+  /**
+   * How the informers decode what they list and watch: as fabric8 does, except that the parts of an object no record
+   * is made from are skipped unread. An object's managedFields are half the JSON of a typical pod and become nested
+   * maps of maps; a container's environment, probes and mounts are most of the rest (docs/benchmarks.md, start-up).
+   * A field read in this class must not be listed here: PodRecordsTest compares records from both decodings.
+   */
+  static KubernetesSerialization serialization() {
+    ObjectMapper mapper = new ObjectMapper();
+    mapper.addMixIn(ObjectMeta.class, NotRead.Metadata.class);
+    mapper.addMixIn(Container.class, NotRead.ContainerSpec.class);
+    mapper.addMixIn(io.fabric8.kubernetes.api.model.ContainerStatus.class, NotRead.ContainerStatusIds.class);
+    return new KubernetesSerialization(mapper, true);
+  }
+
+  /** The fields {@link #serialization} skips, as Jackson mix-ins. */
+  private interface NotRead {
+    @JsonIgnoreProperties({"managedFields"})
+    interface Metadata {}
+
+    @JsonIgnoreProperties({"args", "command", "env", "envFrom", "lifecycle", "livenessProbe", "ports", "readinessProbe", "securityContext",
+        "startupProbe", "terminationMessagePath", "terminationMessagePolicy", "volumeDevices", "volumeMounts", "workingDir"})
+    interface ContainerSpec {}
+
+    @JsonIgnoreProperties({"containerID", "imageID", "lastState"})
+    interface ContainerStatusIds {}
+  }
 
   public static PodRecord pod(Pod pod) {
     ObjectMeta meta = pod.getMetadata();

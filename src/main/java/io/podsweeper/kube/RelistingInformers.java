@@ -4,9 +4,10 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.KubernetesResourceList;
 import io.fabric8.kubernetes.api.model.ListOptions;
 import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.RequestConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.WatcherException;
 import io.fabric8.kubernetes.client.dsl.Informable;
@@ -65,11 +66,10 @@ final class RelistingInformers implements AutoCloseable {
     return t;
   });
 
-  /** @param client whose connections the informers share; closing it ends them */
-  RelistingInformers(KubernetesClient client) {
-    Config config = client.getConfiguration();
-    this.client = client.newClient(new RequestConfigBuilder(config.getRequestConfig()).withWatchReconnectLimit(0).build())
-        .adapt(KubernetesClient.class);
+  /** @param config the cluster to list and watch; the informers have their own client, which {@link #close} closes */
+  RelistingInformers(Config config) {
+    this.client = new KubernetesClientBuilder().withConfig(new ConfigBuilder(config).withWatchReconnectLimit(0).build())
+        .withKubernetesSerialization(PodRecords.serialization()).build();
   }
 
   /**
@@ -90,6 +90,7 @@ final class RelistingInformers implements AutoCloseable {
   @Override
   public void close() {
     executor.shutdownNow();
+    client.close();
   }
 
   /** Lists and watches as {@code source} does, except that its lists are paged and its watches not resumed. */

@@ -2,10 +2,15 @@ package io.podsweeper.kube;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.ManagedFieldsEntryBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.podsweeper.cluster.PodRecord;
 import java.time.Instant;
+import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -15,6 +20,48 @@ class PodRecordsTest {
     return new PodBuilder().withNewMetadata().withName("p").withNamespace("ns").withUid("u").withResourceVersion("1")
         .withCreationTimestamp("2026-01-01T00:00:00Z").endMetadata()
         .withNewSpec().withNodeName("n1").addNewContainer().withName("main").withImage("busybox").endContainer().endSpec();
+  }
+
+  /**
+   * The informers' decoding skips what no record is made from (managedFields, a container's env, probes, mounts...),
+   * and the record is the same as from the whole object: a field read by PodRecords must not be skipped.
+   */
+  @Test
+  void decodingSkipsOnlyWhatNoRecordReads() {
+    Pod full = pod().editMetadata().withLabels(Map.of("app", "web")).withAnnotations(Map.of(PodRecord.EVICT_ANNOTATION, "true", "x", "y"))
+        .addNewOwnerReference().withKind("ReplicaSet").withName("web-1").withUid("rs").withController(true).endOwnerReference()
+        .withManagedFields(new ManagedFieldsEntryBuilder().withManager("kubelet").withOperation("Update")
+            .withNewFieldsV1().addToAdditionalProperties("f:status", Map.of("f:phase", Map.of())).endFieldsV1().build())
+        .endMetadata()
+        .editSpec().withPriority(100).withPriorityClassName("high").withNodeSelector(Map.of("zone", "a"))
+        .editFirstContainer().addNewEnv().withName("A").withValue("1").endEnv().addNewPort().withContainerPort(80).endPort()
+        .addNewVolumeMount().withName("tmp").withMountPath("/tmp").endVolumeMount()
+        .withNewReadinessProbe().withNewHttpGet().withPath("/").withPort(new IntOrString(80)).endHttpGet().endReadinessProbe()
+        .withNewResources().addToRequests("cpu", new Quantity("100m")).addToLimits("memory", new Quantity("1Gi")).endResources()
+        .endContainer()
+        .addNewInitContainer().withName("init").withImage("busybox").withCommand("true").endInitContainer()
+        .addNewVolume().withName("tmp").withNewEmptyDir().endEmptyDir().endVolume()
+        .addNewVolume().withName("data").withNewPersistentVolumeClaim().withClaimName("data").endPersistentVolumeClaim().endVolume()
+        .addNewToleration().withKey("k").withOperator("Exists").withEffect("NoSchedule").endToleration()
+        .withNewAffinity().withNewPodAntiAffinity().addNewRequiredDuringSchedulingIgnoredDuringExecution().withTopologyKey("kubernetes.io/hostname")
+        .withNewLabelSelector().addToMatchLabels("app", "web").endLabelSelector().endRequiredDuringSchedulingIgnoredDuringExecution()
+        .endPodAntiAffinity().endAffinity()
+        .addNewTopologySpreadConstraint().withMaxSkew(1).withTopologyKey("zone").withWhenUnsatisfiable("DoNotSchedule")
+        .withNewLabelSelector().addToMatchLabels("app", "web").endLabelSelector().endTopologySpreadConstraint()
+        .endSpec()
+        .withNewStatus().withPhase("Running").withStartTime("2026-01-01T00:00:05Z").withQosClass("Burstable")
+        .addNewCondition().withType("Ready").withStatus("True").withLastTransitionTime("2026-01-01T00:00:06Z").endCondition()
+        .addNewContainerStatus().withName("main").withImageID("sha").withContainerID("c").withRestartCount(3)
+        .withNewLastState().withNewTerminated().withExitCode(1).withReason("Error").endTerminated().endLastState()
+        .withNewState().withNewWaiting().withReason("CrashLoopBackOff").endWaiting().endState().endContainerStatus()
+        .endStatus().build();
+    KubernetesSerialization fabric8 = new KubernetesSerialization();
+    Pod slim = PodRecords.serialization().unmarshal(fabric8.asJson(full), Pod.class);
+
+    assertThat(slim.getMetadata().getManagedFields()).isEmpty();
+    assertThat(slim.getSpec().getContainers().get(0).getEnv()).isEmpty();
+    assertThat(slim.getSpec().getContainers().get(0).getReadinessProbe()).isNull();
+    assertThat(PodRecords.pod(slim)).isEqualTo(PodRecords.pod(fabric8.unmarshal(fabric8.asJson(full), Pod.class)));
   }
 
   /** DefaultEvictor's PodsWithResourceClaims protection reads this. */

@@ -1,0 +1,320 @@
+package io.podsweeper.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.NodeStatusBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+/**
+ * The side-by-side harness behind {@code scripts/side-by-side.sh} (docs/benchmarks.md): the upstream descheduler and
+ * Podsweeper, each alone on the same test API server and the same pods, one after the other, the same v1alpha2
+ * policy, measured the same way from the outside: CPU ticks and RSS from /proc every half second, removal requests
+ * from the API server's audit log.
+ *
+ * <p>Usage: {@code SideBySide PODS RUN_DIR DESCHEDULER_BINARY RUNS}. Environment: {@code SERVICE_JAVA_OPTS} (JVM flags
+ * for Podsweeper), {@code TOOLS} ({@code upstream,podsweeper} by default), {@code STEADY_SECONDS} (120).
+ *
+ * <p>One turn: 100 Failed pods already due (RemoveFailedPods) are created, the tool is started; the first audited
+ * removal request is its first action. Then 60 Succeeded pods are created one every half second in a namespace whose
+ * PodLifeTime is 60 s: each one's deadline is its creation second + 61 s (older than 60 whole seconds), and the
+ * audited request time minus the deadline is its reaction. Then nothing changes for STEADY_SECONDS: the steady CPU
+ * and RSS. The bulk pods (a tenth Succeeded, the rest Running, over 20 Ready nodes) are never due.
+ */
+public final class SideBySide {
+  private static final int NODES = 20;
+  private static final int BULK_NAMESPACES = 50;
+  private static final int DUE = 100;
+  private static final int REACT = 60;
+  private static final long LIFETIME_SECONDS = 60;
+  static final String POLICY = """
+      apiVersion: "descheduler/v1alpha2"
+      kind: "DeschedulerPolicy"
+      profiles:
+        - name: sweep
+          pluginConfig:
+            - name: "DefaultEvictor"
+              args: {evictLocalStoragePods: true}
+            - name: "PodLifeTime"
+              args: {maxPodLifeTimeSeconds: %d, states: ["Succeeded", "Failed"], namespaces: {include: ["sbs-react"]}}
+            - name: "RemoveFailedPods"
+              args: {minPodLifetimeSeconds: 0}
+          plugins:
+            filter: {enabled: ["DefaultEvictor"]}
+            preEvictionFilter: {enabled: ["DefaultEvictor"]}
+            deschedule: {enabled: ["PodLifeTime", "RemoveFailedPods"]}
+      """.formatted(LIFETIME_SECONDS);
+
+  private final KubernetesClient client;
+  private final Properties env;
+  private final Path runDir;
+  private final ExecutorService pool = Executors.newFixedThreadPool(32);
+  private final ObjectMapper json = new ObjectMapper();
+  private long auditOffset;
+
+  private SideBySide(Path runDir) throws IOException {
+    this.runDir = runDir;
+    this.env = LoadTest.env(runDir);
+    this.client = LoadTest.client(runDir);
+  }
+
+  public static void main(String[] args) throws Exception {
+    SideBySide test = new SideBySide(Path.of(args[1]));
+    try {
+      test.run(Integer.parseInt(args[0]), args[2], Integer.parseInt(args[3]));
+    } finally {
+      test.pool.shutdownNow();
+      test.client.close();
+    }
+  }
+
+  private void run(int pods, String descheduler, int runs) throws Exception {
+    for (int i = 0; i < NODES; i++) {
+      node("node-" + i);
+    }
+    for (int i = 0; i < BULK_NAMESPACES; i++) {
+      LoadTest.namespace(client, "load-" + i);
+    }
+    LoadTest.namespace(client, "sbs-due");
+    LoadTest.namespace(client, "sbs-react");
+    Instant now = Instant.now();
+    long started = System.nanoTime();
+    LoadTest.create(client, pool, pods, i -> LoadTest.pod("load-" + (i % BULK_NAMESPACES), "pod-" + i, i, NODES),
+        i -> i < pods / 10 ? LoadTest.finished("Succeeded", "Completed", now) : LoadTest.running(now));
+    LoadTest.report("bulk pods created", "%d over %d Ready nodes in %.0f s", pods, NODES, LoadTest.seconds(started));
+    double list = LoadTest.listAllPods(env);
+    Path policy = Files.writeString(runDir.resolve("side-by-side-policy.yaml"), POLICY);
+    List<String> tools = List.of(System.getenv().getOrDefault("TOOLS", "upstream,podsweeper").split(","));
+    int steady = Integer.parseInt(System.getenv().getOrDefault("STEADY_SECONDS", "120"));
+    List<String> rows = new ArrayList<>();
+    for (int run = 1; run <= runs; run++) {
+      for (String tool : tools) {
+        List<String> command = tool.equals("upstream")
+            ? List.of(descheduler, "--policy-config-file", policy.toString(), "--client-connection-kubeconfig", runDir.resolve("kubeconfig").toString(),
+                "--descheduling-interval", "30s", "--client-connection-qps", "1000", "--client-connection-burst", "1000", "--v=3",
+                "--bind-address", "127.0.0.1", "--secure-port", String.valueOf(freePort()))
+            : podsweeper(policy);
+        rows.add(turn(tool + " #" + run, command, steady));
+        System.out.println(rows.get(rows.size() - 1));
+      }
+    }
+    System.out.printf("%n%d pods, LIST /api/v1/pods %.1f s (x1.2 = %.1f s)%n", pods, list, 1.2 * list);
+    System.out.println("| tool | time to first action s | CPU s to first action | all 100 due removed s | steady CPU s/min | RSS steady MiB "
+        + "| RSS peak MiB | deadline -> request p50 / p99 / max s (n) |");
+    System.out.println("|---|---|---|---|---|---|---|---|");
+    rows.forEach(System.out::println);
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+
+  private List<String> podsweeper(Path policy) throws IOException {
+    List<String> command = new ArrayList<>(List.of("java"));
+    String javaOpts = System.getenv().getOrDefault("SERVICE_JAVA_OPTS", "");
+    if (!javaOpts.isBlank()) {
+      command.addAll(List.of(javaOpts.trim().split("\\s+")));
+    }
+    command.addAll(List.of("-jar", "target/podsweeper.jar", "run", "--policy", policy.toString(), "--kubeconfig",
+        runDir.resolve("kubeconfig").toString(), "--http-host", "127.0.0.1", "--http-port", String.valueOf(freePort()), "--sync-timeout", "1800", "--namespace", "default"));
+    return command;
+  }
+
+  /** One tool alone on the server: start, first action, reaction, steady state; returns its table row. */
+  private String turn(String name, List<String> command, int steadySeconds) throws Exception {
+    Instant dueAt = Instant.now().minus(Duration.ofHours(1));
+    LoadTest.create(client, pool, DUE, i -> LoadTest.pod("sbs-due", "due-" + i, i, NODES), i -> LoadTest.finished("Failed", "Error", dueAt));
+    Thread.sleep(2000); // RemoveFailedPods wants them older than 0 s: by whole seconds, upstream's test is "> 0"
+    auditOffset = Files.size(runDir.resolve("audit.log"));
+    LoadTest.report(name, "%s", String.join(" ", command));
+    long start = System.nanoTime();
+    Process process = new ProcessBuilder(command).redirectErrorStream(true)
+        .redirectOutput(runDir.resolve(name.replace(" #", "-") + ".log").toFile()).start();
+    Sampler sampler = new Sampler(process.pid(), start);
+    sampler.start();
+    try {
+      List<Removal> removals = new ArrayList<>();
+      while (removals.isEmpty()) {
+        alive(process, name);
+        removals.addAll(readAudit());
+        Thread.sleep(100);
+      }
+      Removal first = Collections.min(removals, (a, b) -> a.at().compareTo(b.at()));
+      double firstAction = LoadTest.seconds(start) - Duration.between(first.at(), Instant.now()).toNanos() / 1e9;
+      double cpuFirst = sampler.cpuAt(firstAction);
+      while (removals.stream().filter(r -> r.namespace().equals("sbs-due")).count() < DUE) {
+        alive(process, name);
+        removals.addAll(readAudit());
+        Thread.sleep(200);
+      }
+      double allDue = LoadTest.seconds(start) - 0.2;
+
+      Map<String, Instant> deadlines = new HashMap<>();
+      for (int i = 0; i < REACT; i++) {
+        Pod pod = LoadTest.pod("sbs-react", "react-" + i, i, NODES);
+        Pod created = client.pods().inNamespace("sbs-react").resource(pod).create();
+        created.setStatus(LoadTest.finished("Succeeded", "Completed", Instant.now()));
+        client.pods().inNamespace("sbs-react").resource(created).updateStatus();
+        // Both read maxPodLifeTimeSeconds as upstream does, "older than" in whole seconds: due one second after the limit.
+        deadlines.put(created.getMetadata().getName(),
+            Instant.parse(created.getMetadata().getCreationTimestamp()).plusSeconds(LIFETIME_SECONDS + 1));
+        Thread.sleep(500);
+      }
+      Instant giveUp = Instant.now().plusSeconds(LIFETIME_SECONDS + 120);
+      List<Double> reactions = new ArrayList<>();
+      while (reactions.size() < REACT && Instant.now().isBefore(giveUp)) {
+        alive(process, name);
+        for (Removal r : readAudit()) {
+          Instant deadline = deadlines.remove(r.name());
+          if (r.namespace().equals("sbs-react") && deadline != null) {
+            reactions.add(Duration.between(deadline, r.at()).toNanos() / 1e9);
+          }
+        }
+        Thread.sleep(200);
+      }
+      Collections.sort(reactions);
+
+      double steadyFrom = LoadTest.seconds(start);
+      Thread.sleep(steadySeconds * 1000L);
+      double steadyTo = LoadTest.seconds(start);
+      double steadyCpu = (sampler.cpuAt(steadyTo) - sampler.cpuAt(steadyFrom)) / (steadyTo - steadyFrom) * 60;
+      long rss = LoadTest.rssMiB(String.valueOf(process.pid()));
+      return String.format(Locale.ROOT, "| %s | %.1f | %.1f | %.1f | %s | %d | %d | %s / %s / %s (%d of %d) |", name, firstAction, cpuFirst, allDue,
+          steadySeconds > 0 ? String.format(Locale.ROOT, "%.2f", steadyCpu) : "-", rss, sampler.peakRssMiB,
+          quantile(reactions, 0.5), quantile(reactions, 0.99), quantile(reactions, 1.0), reactions.size(), REACT);
+    } finally {
+      sampler.interrupt();
+      process.destroy();
+      process.waitFor();
+      client.pods().inNamespace("sbs-react").delete();
+      client.pods().inNamespace("sbs-due").delete();
+      while (!client.pods().inNamespace("sbs-react").list().getItems().isEmpty()
+          || !client.pods().inNamespace("sbs-due").list().getItems().isEmpty()) {
+        Thread.sleep(500);
+      }
+    }
+  }
+
+  private static String quantile(List<Double> sorted, double q) {
+    if (sorted.isEmpty()) {
+      return "-";
+    }
+    int index = (int) Math.ceil(q * sorted.size()) - 1;
+    return String.format(Locale.ROOT, "%.2f", sorted.get(Math.max(0, index)));
+  }
+
+  private void alive(Process process, String name) {
+    if (!process.isAlive()) {
+      throw new IllegalStateException(name + " exited; see its log in " + runDir);
+    }
+  }
+
+  /** A removal request the audit log recorded: a DELETE of a pod or a POST of its eviction. */
+  record Removal(String namespace, String name, Instant at) {}
+
+  /** The removal requests audited since the last call (whole lines only). */
+  private List<Removal> readAudit() throws IOException {
+    List<Removal> removals = new ArrayList<>();
+    try (RandomAccessFile file = new RandomAccessFile(runDir.resolve("audit.log").toFile(), "r")) {
+      long length = file.length();
+      if (length <= auditOffset) {
+        return removals;
+      }
+      byte[] bytes = new byte[(int) (length - auditOffset)];
+      file.seek(auditOffset);
+      file.readFully(bytes);
+      String text = new String(bytes, StandardCharsets.UTF_8);
+      int end = text.lastIndexOf('\n');
+      if (end < 0) {
+        return removals;
+      }
+      auditOffset += text.substring(0, end + 1).getBytes(StandardCharsets.UTF_8).length;
+      for (String line : text.substring(0, end).split("\n")) {
+        JsonNode event = json.readTree(line);
+        JsonNode ref = event.path("objectRef");
+        boolean delete = event.path("verb").asText().equals("delete") && ref.path("subresource").isMissingNode();
+        boolean evict = event.path("verb").asText().equals("create") && ref.path("subresource").asText().equals("eviction");
+        if (ref.path("resource").asText().equals("pods") && (delete || evict) && event.path("stage").asText().equals("ResponseComplete")) {
+          removals.add(new Removal(ref.path("namespace").asText(), ref.path("name").asText(),
+              Instant.parse(event.path("requestReceivedTimestamp").asText())));
+        }
+      }
+    }
+    return removals;
+  }
+
+  private void node(String name) {
+    Node node = client.nodes().resource(new NodeBuilder().withNewMetadata().withName(name)
+        .addToLabels("kubernetes.io/hostname", name).endMetadata().build()).create();
+    node.setStatus(new NodeStatusBuilder()
+        .addToCapacity(Map.of("cpu", new Quantity("64"), "memory", new Quantity("256Gi"), "pods", new Quantity("5000")))
+        .addToAllocatable(Map.of("cpu", new Quantity("64"), "memory", new Quantity("256Gi"), "pods", new Quantity("5000")))
+        .addNewCondition().withType("Ready").withStatus("True").withReason("KubeletReady")
+        .withLastHeartbeatTime(Instant.now().toString()).withLastTransitionTime(Instant.now().toString()).endCondition()
+        .build());
+    client.nodes().resource(node).updateStatus();
+  }
+
+  /** CPU ticks and RSS of one process every half second, from /proc. */
+  private static final class Sampler extends Thread {
+    private final String pid;
+    private final long start;
+    private final List<double[]> samples = Collections.synchronizedList(new ArrayList<>());
+    private volatile long peakRssMiB;
+
+    Sampler(long pid, long start) {
+      this.pid = String.valueOf(pid);
+      this.start = start;
+      setDaemon(true);
+    }
+
+    @Override
+    public void run() {
+      try {
+        while (!isInterrupted()) {
+          samples.add(new double[] {LoadTest.seconds(start), LoadTest.cpu(pid) / 100.0});
+          peakRssMiB = Math.max(peakRssMiB, LoadTest.rssMiB(pid));
+          Thread.sleep(500);
+        }
+      } catch (InterruptedException | IOException e) {
+        // the process ended, or the turn did
+      }
+    }
+
+    /** CPU seconds used by {@code at} seconds after the start, linear between the samples around it. */
+    double cpuAt(double at) {
+      synchronized (samples) {
+        double[] before = {0, 0};
+        for (double[] s : samples) {
+          if (s[0] >= at) {
+            return before[1] + (s[1] - before[1]) * (at - before[0]) / Math.max(1e-9, s[0] - before[0]);
+          }
+          before = s;
+        }
+        return before[1];
+      }
+    }
+  }
+}
