@@ -80,7 +80,7 @@ public final class PodRecords {
         "startupProbe", "terminationMessagePath", "terminationMessagePolicy", "volumeDevices", "volumeMounts", "workingDir"})
     interface ContainerSpec {}
 
-    @JsonIgnoreProperties({"containerID", "imageID", "lastState"})
+    @JsonIgnoreProperties({"containerID", "imageID"})
     interface ContainerStatusIds {}
   }
 
