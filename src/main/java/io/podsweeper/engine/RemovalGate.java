@@ -15,6 +15,7 @@ import io.podsweeper.safety.BlastRadiusGuard;
 import io.podsweeper.safety.HourlyNamespaceCap;
 import io.podsweeper.safety.RemovalBudget;
 import io.podsweeper.safety.TokenBucket;
+import io.podsweeper.strategy.Action;
 import io.podsweeper.strategy.Decision;
 import io.podsweeper.strategy.PolicyEvaluator;
 import java.time.Clock;
@@ -426,6 +427,8 @@ final class RemovalGate implements AutoCloseable {
     metrics.requestDuration.labels(decision.action().wireName()).observe((System.nanoTime() - started) / 1e9);
     if (candidate.dryRun()) {
       settleDryRun(decision, reservation, result);
+    } else if (result.outcome() == PodRemover.Outcome.STARTED) {
+      jobStarted(pod, candidate, reservation, result.message());
     } else {
       settle(pod, decision, reservation, result);
     }
@@ -603,6 +606,142 @@ final class RemovalGate implements AutoCloseable {
     }
     backoff.put(uid, new Backoff(attempts, clock.instant().plus(delay)));
     return delay;
+  }
+
+  // PodMigrationJobs (Koordinator): a job this service carries out holds its place in the limits, as an eviction in
+  // background does, from its admission until it ends; its eviction passes the same final check.
+
+  /** A job admitted here: what it reserved, and (for a job this gate made) the candidate it was made for. */
+  private record JobEntry(Decision decision, Optional<Candidate> candidate, Reservation reservation) {}
+
+  /** How a job's eviction went: sent (the pod goes), held (look again later), refused (the job fails), or the pod is gone. */
+  enum JobSend { SENT, HELD, REFUSED, GONE }
+
+  record JobSendResult(JobSend outcome, String message) {}
+
+  /** Admitted jobs by pod UID, until they end; an entry's reservation is given back if the job ends before its eviction. */
+  private final Map<String, JobEntry> jobs = new ConcurrentHashMap<>();
+
+  private void jobStarted(PodRecord pod, Candidate candidate, Reservation reservation, String message) {
+    Decision decision = candidate.decision();
+    jobs.put(decision.uid(), new JobEntry(decision, Optional.of(candidate), reservation));
+    inBackground.put(decision.uid(), new InFlight(decision, pod.controller().map(OwnerRef::uid).orElse("")));
+    outcomes.record(decision, Result.BACKGROUND, message, false);
+  }
+
+  /**
+   * Takes a job's place in the limits (a hand-made job, or one whose admission this replica did not see): why it must
+   * wait, or empty once admitted. Refused by the same hold-backs and limits as any removal, reported the same way.
+   */
+  Optional<String> admitJob(PodRecord pod, Decision decision) {
+    if (jobs.containsKey(pod.uid())) {
+      return Optional.empty();
+    }
+    Candidate candidate = new Candidate(decision, true, rules.get().generation(), false, null);
+    Instant now = clock.instant();
+    if (!mayLead.getAsBoolean() || closing) {
+      return Optional.of("this replica does not lead");
+    }
+    if (heldBack(pod, candidate, now)) {
+      return Optional.of(killSwitch.holds(decision.action()) ? "removals are paused: " + killSwitch.reason() : "held back by a throttle");
+    }
+    if (!journal.takeOver(guard)) {
+      return Optional.of("the guard's window is not read yet");
+    }
+    Optional<Reservation> reservation = reserve(pod, candidate, now);
+    if (reservation.isEmpty()) {
+      return Optional.of("over a removal limit, or the blast-radius guard refused it");
+    }
+    if (reservation.get().guard().counts(decision) && !journal.persist(reservation.get().guard())) {
+      release(decision, reservation.get());
+      return Optional.of("cannot write the guard's window");
+    }
+    jobs.put(pod.uid(), new JobEntry(decision, Optional.empty(), reservation.get()));
+    inBackground.put(pod.uid(), new InFlight(decision, pod.controller().map(OwnerRef::uid).orElse("")));
+    return Optional.empty();
+  }
+
+  /**
+   * A job's eviction: the final check on what is current (lease, kill switch, cache, the pod the job names, and the
+   * policy: a job this gate made must still be wanted by its rule or strategy, any other must pass {@code protection}),
+   * the rate, then at once the request with the pod's current UID and resourceVersion as preconditions.
+   *
+   * @param protection why the pod must not go, for a job this gate did not make (the evictor's protections)
+   * @param send the request by the job's eviction policy (Eviction, Delete, soft eviction)
+   */
+  JobSendResult evictForJob(PodRecord pod, Optional<String> protection, java.util.function.Function<Decision, PodRemover.Result> send) {
+    JobEntry entry = jobs.get(pod.uid());
+    if (entry == null) {
+      return new JobSendResult(JobSend.HELD, "not admitted");
+    }
+    Optional<String> hold = closing ? Optional.of("shutting down")
+        : !mayLead.getAsBoolean() ? Optional.of("this replica does not hold a valid lease")
+        : killSwitch.holds(Action.EVICT) ? Optional.of("removals are paused: " + killSwitch.reason())
+        : !cache.isCurrent() ? Optional.of("the cache is not current") : Optional.empty();
+    if (hold.isPresent()) {
+      return new JobSendResult(JobSend.HELD, hold.get());
+    }
+    Optional<String> refusal = entry.candidate().isEmpty() ? protection : stillWanted(entry.candidate().get(), pod);
+    if (refusal.isPresent()) {
+      return new JobSendResult(JobSend.REFUSED, refusal.get());
+    }
+    if (!bucket.tryTake().isZero()) {
+      return new JobSendResult(JobSend.HELD, "waiting for the removal rate");
+    }
+    Decision old = entry.decision();
+    Decision now = new Decision(pod.namespace(), pod.name(), pod.uid(), pod.resourceVersion(), pod.nodeName(), old.strategy(),
+        old.profile(), old.rule(), Action.EVICT, old.reason(), old.dueAt(), old.owner());
+    PodRemover.Result result = send.apply(now);
+    switch (result.outcome()) {
+      case REMOVED -> {
+        jobs.put(pod.uid(), new JobEntry(now, entry.candidate(), null));
+        inBackground.invalidate(pod.uid());
+        outcomes.record(now, Result.SUCCESS, result.message(), false);
+        return new JobSendResult(JobSend.SENT, result.message());
+      }
+      case GONE -> {
+        return new JobSendResult(JobSend.GONE, result.message());
+      }
+      case REFUSED -> {
+        metrics.pdbRefusals.labels(now.namespace()).inc();
+        outcomes.record(now, Result.PDB_REFUSED, result.message(), false);
+      }
+      case CONFLICT -> outcomes.record(now, Result.CONFLICT, "the pod changed: " + result.message(), false);
+      default -> {
+        metrics.apiErrors.labels(now.action().wireName(), String.valueOf(result.code())).inc();
+        outcomes.record(now, Result.ERROR, result.code() + " " + result.message(), false);
+      }
+    }
+    return new JobSendResult(JobSend.HELD, result.code() + " " + result.message());
+  }
+
+  /** A job this gate made is carried out only while its rule (re-judged on the pod as it is) or its profile still wants it. */
+  private Optional<String> stillWanted(Candidate candidate, PodRecord pod) {
+    Rules now = rules.get();
+    if (candidate.balance()) {
+      return now.evaluator().refusal(candidate.decision().profile(), pod, cache);
+    }
+    boolean due = now.evaluator().evaluate(pod, cache).filter(v -> v.isDue(clock.instant())).isPresent();
+    return due ? Optional.empty() : Optional.of("no rule wants the pod now");
+  }
+
+  /** A job ended: it no longer counts as in progress; what it reserved goes back if it never sent its eviction. */
+  void jobEnded(String podUid) {
+    JobEntry entry = jobs.remove(podUid);
+    if (entry != null && entry.reservation() != null) {
+      release(entry.decision(), entry.reservation());
+      inBackground.invalidate(podUid);
+    }
+  }
+
+  /** Whether this replica may act on jobs now (leads, not stopping). */
+  boolean mayLead() {
+    return !closing && mayLead.getAsBoolean();
+  }
+
+  /** The policy in force now. */
+  Rules rules() {
+    return rules.get();
   }
 
   /** Stops admitting; waiting removals give up at once; requests already sent may finish. */

@@ -44,6 +44,8 @@ public final class NativePolicyWriter {
     policy.limits().maxInFlightPerOwner().ifPresent(v -> limits.put("maxInFlightPerOwner", v));
     policy.limits().maxUnavailablePerOwner().ifPresent(v -> limits.put("maxUnavailablePerOwner", v));
     policy.gracePeriodSeconds().ifPresent(g -> root.put("gracePeriodSeconds", g));
+    policy.migrationJobs().ifPresent(m -> root.putObject("migrationJobs").put("mode", m.mode().wireName())
+        .put("ttl", exact(m.ttl())).put("evictionPolicy", m.evictionPolicy().wireName()));
     Guard guard = policy.guard();
     ObjectNode g = root.putObject("guard");
     g.put("maxNamespaceShare", guard.maxNamespaceShare());

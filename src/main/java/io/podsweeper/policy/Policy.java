@@ -2,6 +2,7 @@ package io.podsweeper.policy;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
@@ -13,6 +14,8 @@ import java.util.OptionalLong;
  *     also the window of the removal limits (upstream's descheduling interval)
  * @param gracePeriodSeconds passed with every removal; empty: each pod's own
  * @param guard the blast-radius guard of the live service (every format gets the defaults unless it sets its own)
+ * @param migrationJobs evictions become Koordinator PodMigrationJobs with these defaults (and hand-made ones are
+ *     honoured); empty: evictions are sent directly
  */
 public record Policy(
     String source,
@@ -21,11 +24,18 @@ public record Policy(
     Duration fullPassInterval,
     OptionalLong gracePeriodSeconds,
     Guard guard,
-    List<Profile> profiles) {
+    List<Profile> profiles,
+    Optional<MigrationJobs> migrationJobs) {
   public static final Duration DEFAULT_FULL_PASS_INTERVAL = Duration.ofMinutes(5);
 
   public Policy {
     profiles = List.copyOf(profiles);
+  }
+
+  /** A policy without PodMigrationJobs. */
+  public Policy(String source, boolean dryRun, Limits limits, Duration fullPassInterval, OptionalLong gracePeriodSeconds, Guard guard,
+      List<Profile> profiles) {
+    this(source, dryRun, limits, fullPassInterval, gracePeriodSeconds, guard, profiles, Optional.empty());
   }
 
   /**
@@ -37,6 +47,6 @@ public record Policy(
   }
 
   public Policy withDryRun(boolean value) {
-    return new Policy(source, value, limits, fullPassInterval, gracePeriodSeconds, guard, profiles);
+    return new Policy(source, value, limits, fullPassInterval, gracePeriodSeconds, guard, profiles, migrationJobs);
   }
 }
