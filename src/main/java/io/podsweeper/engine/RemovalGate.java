@@ -681,6 +681,10 @@ final class RemovalGate implements AutoCloseable {
     if (hold.isPresent()) {
       return new JobSendResult(JobSend.HELD, hold.get());
     }
+    Backoff waiting = backoff.getIfPresent(pod.uid());
+    if (waiting != null && waiting.retryAt().isAfter(clock.instant())) {
+      return new JobSendResult(JobSend.HELD, "retried after " + waiting.retryAt());
+    }
     Optional<String> refusal = entry.candidate().isEmpty() ? protection : stillWanted(entry.candidate().get(), pod);
     if (refusal.isPresent()) {
       return new JobSendResult(JobSend.REFUSED, refusal.get());
@@ -704,12 +708,13 @@ final class RemovalGate implements AutoCloseable {
       }
       case REFUSED -> {
         metrics.pdbRefusals.labels(now.namespace()).inc();
-        outcomes.record(now, Result.PDB_REFUSED, result.message(), false);
+        outcomes.record(now, Result.PDB_REFUSED, result.message() + "; retry in " + backOff(pod.uid()).toSeconds() + "s", false);
       }
       case CONFLICT -> outcomes.record(now, Result.CONFLICT, "the pod changed: " + result.message(), false);
       default -> {
         metrics.apiErrors.labels(now.action().wireName(), String.valueOf(result.code())).inc();
-        outcomes.record(now, Result.ERROR, result.code() + " " + result.message(), false);
+        outcomes.record(now, Result.ERROR, result.code() + " " + result.message() + "; retry in " + backOff(pod.uid()).toSeconds() + "s",
+            false);
       }
     }
     return new JobSendResult(JobSend.HELD, result.code() + " " + result.message());
