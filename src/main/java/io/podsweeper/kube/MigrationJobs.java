@@ -163,7 +163,7 @@ public final class MigrationJobs implements AutoCloseable {
     return new Job(meta.path("name").asText(), meta.path("uid").asText(), Instant.parse(meta.path("creationTimestamp").asText()),
         spec.path("paused").asBoolean(false),
         spec.hasNonNull("ttl") ? Durations.parse(spec.path("ttl").asText()) : Optional.empty(),
-        java.util.Arrays.stream(Mode.values()).filter(m -> m.wireName().equals(spec.path("mode").asText())).findFirst(),
+        io.podsweeper.policy.MigrationJobs.of(Mode.values(), spec.path("mode").asText()),
         spec.path("podRef").path("namespace").asText(), spec.path("podRef").path("name").asText(), spec.path("podRef").path("uid").asText(),
         status.path("phase").asText(), conditions, ref.isTextual() && !ref.asText().isEmpty() ? Optional.of(ref.asText()) : Optional.empty(),
         meta.path("annotations").path(CREATED_BY_ANNOTATION).asText(),

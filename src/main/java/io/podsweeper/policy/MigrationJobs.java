@@ -2,7 +2,10 @@ package io.podsweeper.policy;
 
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.Locale;
+import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * Evictions as Koordinator {@code PodMigrationJob}s ({@code scheduling.koordinator.sh/v1alpha1}): each admitted
@@ -19,22 +22,15 @@ public record MigrationJobs(Mode mode, Duration ttl, EvictionPolicy evictionPoli
 
   /** {@code spec.mode}: reserve room for the replacement first (needs koord-scheduler), or evict at once. */
   public enum Mode {
-    RESERVATION_FIRST("ReservationFirst"),
-    EVICT_DIRECTLY("EvictDirectly");
-
-    private final String wireName;
-
-    Mode(String wireName) {
-      this.wireName = wireName;
-    }
+    RESERVATION_FIRST,
+    EVICT_DIRECTLY;
 
     public String wireName() {
-      return wireName;
+      return wire(this);
     }
 
-    public static Mode parse(ConfigNode node) {
-      return Arrays.stream(values()).filter(m -> m.wireName.equals(node.string())).findFirst()
-          .orElseThrow(() -> node.error("must be ReservationFirst or EvictDirectly, got \"" + node.string() + "\""));
+    static Mode parse(ConfigNode node) {
+      return MigrationJobs.parse(values(), node);
     }
   }
 
@@ -43,29 +39,36 @@ public record MigrationJobs(Mode mode, Duration ttl, EvictionPolicy evictionPoli
    * eviction (the {@code scheduling.koordinator.sh/soft-eviction} annotation, for a workload that moves itself).
    */
   public enum EvictionPolicy {
-    EVICTION("Eviction"),
-    DELETE("Delete"),
-    SOFT_EVICTION("SoftEviction");
-
-    private final String wireName;
-
-    EvictionPolicy(String wireName) {
-      this.wireName = wireName;
-    }
+    EVICTION,
+    DELETE,
+    SOFT_EVICTION;
 
     public String wireName() {
-      return wireName;
+      return wire(this);
     }
 
     /** Koordinator's value, or empty for anything else (a label with an unknown value falls back to the default there too). */
-    public static java.util.Optional<EvictionPolicy> of(String value) {
-      return Arrays.stream(values()).filter(p -> p.wireName.equals(value)).findFirst();
+    public static Optional<EvictionPolicy> of(String value) {
+      return MigrationJobs.of(values(), value);
     }
 
-    public static EvictionPolicy parse(ConfigNode node) {
-      return of(node.string())
-          .orElseThrow(() -> node.error("must be Eviction, Delete or SoftEviction, got \"" + node.string() + "\""));
+    static EvictionPolicy parse(ConfigNode node) {
+      return MigrationJobs.parse(values(), node);
     }
+  }
+
+  /** Koordinator's spelling of a constant: RESERVATION_FIRST is ReservationFirst. */
+  private static String wire(Enum<?> e) {
+    return Arrays.stream(e.name().split("_")).map(w -> w.charAt(0) + w.substring(1).toLowerCase(Locale.ROOT)).collect(Collectors.joining());
+  }
+
+  public static <E extends Enum<E>> Optional<E> of(E[] values, String value) {
+    return Arrays.stream(values).filter(e -> wire(e).equals(value)).findFirst();
+  }
+
+  private static <E extends Enum<E>> E parse(E[] values, ConfigNode node) {
+    return of(values, node.string()).orElseThrow(() -> node.error("must be "
+        + Arrays.stream(values).map(MigrationJobs::wire).collect(Collectors.joining(", ")) + ", got \"" + node.string() + "\""));
   }
 
   static final Set<String> FIELDS = Set.of("mode", "ttl", "evictionPolicy");

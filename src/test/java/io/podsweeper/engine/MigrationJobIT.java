@@ -166,9 +166,7 @@ class MigrationJobIT {
     TestPods.create(client, ns, "web", "node-a", Map.of());
     try (RunningService service = RunningService.start(server, koordinatorPolicy(ns, 86_400, "{}"))) {
       String name = createJob(client, ns, "web", Map.of());
-      JsonNode waiting = await().atMost(Duration.ofSeconds(10)).until(() -> job(client, name),
-          j -> j.path("spec").path("reservationOptions").path("reservationRef").hasNonNull("name"));
-      String reservation = waiting.path("spec").path("reservationOptions").path("reservationRef").path("name").asText();
+      String reservation = reservationOf(client, name);
       JsonNode r = JSON.valueToTree(client.genericKubernetesResources(RESERVATIONS).withName(reservation).get());
       assertThat(r.path("spec").path("template").path("spec").has("nodeName")).isFalse();
       assertThat(r.path("spec").path("owners").path(0).path("controller").path("name").asText()).isEqualTo("rs-web");
@@ -197,9 +195,7 @@ class MigrationJobIT {
     try (RunningService service = RunningService.start(server, koordinatorPolicy(ns, 86_400, "{}"),
         Service.Options.local(0).withAdminToken(TOKEN))) {
       String name = createJob(client, ns, "held", Map.of());
-      String reservation = await().atMost(Duration.ofSeconds(10)).until(() -> job(client, name),
-          j -> j.path("spec").path("reservationOptions").path("reservationRef").hasNonNull("name"))
-          .path("spec").path("reservationOptions").path("reservationRef").path("name").asText();
+      String reservation = reservationOf(client, name);
 
       assertThat(service.post("/api/v1/pause", TOKEN)).isEqualTo(200);
       schedule(client, reservation, "node-b");
@@ -236,6 +232,13 @@ class MigrationJobIT {
     job.setAdditionalProperty("spec", all);
     client.genericKubernetesResources(JOBS).resource(job).create();
     return name;
+  }
+
+  /** The Reservation Podsweeper made for a ReservationFirst job, once the job names it. */
+  private static String reservationOf(KubernetesClient client, String job) {
+    return await().atMost(Duration.ofSeconds(10)).until(() -> job(client, job),
+        j -> j.path("spec").path("reservationOptions").path("reservationRef").hasNonNull("name"))
+        .path("spec").path("reservationOptions").path("reservationRef").path("name").asText();
   }
 
   /** Plays koord-scheduler: the Reservation is Available on {@code node}, condition Scheduled True. */

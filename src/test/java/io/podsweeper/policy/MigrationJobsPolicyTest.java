@@ -49,9 +49,9 @@ class MigrationJobsPolicyTest {
   @Test
   void wrongJobSettingsAreRejectedNamingThePlace() {
     assertThat(error(koordinator("", "{defaultJobMode: Reserve}")))
-        .isEqualTo("profiles[0].pluginConfig[1].args.defaultJobMode: must be ReservationFirst or EvictDirectly, got \"Reserve\"");
+        .isEqualTo("profiles[0].pluginConfig[1].args.defaultJobMode: must be ReservationFirst, EvictDirectly, got \"Reserve\"");
     assertThat(error(koordinator("", "{evictionPolicy: Kill}")))
-        .isEqualTo("profiles[0].pluginConfig[1].args.evictionPolicy: must be Eviction, Delete or SoftEviction, got \"Kill\"");
+        .isEqualTo("profiles[0].pluginConfig[1].args.evictionPolicy: must be Eviction, Delete, SoftEviction, got \"Kill\"");
   }
 
   @Test
