@@ -56,7 +56,10 @@ class MigrationJobIT {
   @AfterAll
   static void removeCrds(TestApiServer server) {
     // Other tests' Koordinator policies must not find PodMigrationJobs served.
-    crds.forEach(crd -> server.client().resource(crd).delete());
+    KubernetesClient client = server.client();
+    crds.forEach(crd -> client.resource(crd).delete());
+    await().atMost(Duration.ofSeconds(30)).until(() -> Optional.ofNullable(client.getApiResources(MigrationJobs.API_VERSION))
+        .map(l -> l.getResources().isEmpty()).orElse(true));
   }
 
   /** koord-descheduler's default: the MigrationController is the evict plugin, so an eviction becomes a job. */
