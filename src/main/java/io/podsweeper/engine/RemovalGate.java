@@ -295,7 +295,7 @@ final class RemovalGate implements AutoCloseable {
       reportOnce(decision, Result.PAUSED, "removals are paused: " + killSwitch.reason(), dryRun);
       return true;
     }
-    if (inBackground.getIfPresent(pod.uid()) != null) {
+    if (inBackground.getIfPresent(pod.uid()) != null || jobs.containsKey(pod.uid())) {
       return true;
     }
     Integer hourlyCap = hourlyCaps.get(decision.profile());

@@ -8,17 +8,22 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.podsweeper.kube.MigrationJobs;
 import io.podsweeper.testing.ApiServerExtension;
+import io.podsweeper.testing.Manifests;
 import io.podsweeper.testing.RunningService;
 import io.podsweeper.testing.TestApiServer;
 import io.podsweeper.testing.TestPods;
 import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -85,11 +90,7 @@ class MigrationJobIT {
   void anEvictionTheKoordinatorPolicyAdmitsBecomesAJobThatEvicts(TestApiServer server) throws Exception {
     KubernetesClient client = server.client();
     String ns = server.newNamespace("pmj-policy");
-    // koord-descheduler's profiles act on pods of Ready nodes only.
-    String node = "ready-" + UUID.randomUUID().toString().substring(0, 6);
-    client.nodes().resource(new NodeBuilder().withNewMetadata().withName(node).endMetadata().build()).create();
-    client.nodes().withName(node).editStatus(n -> new NodeBuilder(n).withNewStatus()
-        .addToConditions(new NodeConditionBuilder().withType("Ready").withStatus("True").build()).endStatus().build());
+    String node = readyNode(client);
     TestPods.setStatus(client, TestPods.create(client, ns, "old", node, Map.of()), "Running", null, List.of());
     try (RunningService service = RunningService.start(server, koordinatorPolicy(ns, 1, "{defaultJobMode: EvictDirectly}"))) {
       JsonNode job = await().atMost(Duration.ofSeconds(20)).until(() -> jobFor(client, ns, "old"),
@@ -213,6 +214,62 @@ class MigrationJobIT {
       assertThat(service.post("/api/v1/resume", TOKEN)).isEqualTo(200);
       await().atMost(Duration.ofSeconds(10)).until(() -> server.removalRequests(ns).size() == 1);
     }
+  }
+
+  /**
+   * As the Deployment's ServiceAccount with the base RBAC and manifests/koordinator/migration-jobs-rbac.yaml: a job
+   * the policy makes and a hand-made ReservationFirst one, both soft evictions (the pod patched, nothing removed).
+   */
+  @Test
+  @Order(6)
+  void runsAsTheServiceAccountWithTheMigrationJobsRbac(TestApiServer server) throws Exception {
+    KubernetesClient client = server.client();
+    if (client.namespaces().withName(Manifests.NAMESPACE).get() == null) {
+      client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(Manifests.NAMESPACE).endMetadata().build()).create();
+    }
+    for (Path file : List.of(Manifests.BASE.resolve("rbac.yaml"), Manifests.BASE.resolve("koordinator/migration-jobs-rbac.yaml"))) {
+      try (InputStream in = Files.newInputStream(file)) {
+        client.load(in).items().forEach(o -> client.resource(o).fieldManager("podsweeper-pmj-it").forceConflicts().serverSideApply());
+      }
+    }
+    String ns = server.newNamespace("pmj-sa");
+    String node = readyNode(client);
+    TestPods.setStatus(client, TestPods.create(client, ns, "old", node, Map.of()), "Running", null, List.of());
+    // Another namespace: two evictions of two pods in one namespace would trip the blast-radius guard.
+    String other = server.newNamespace("pmj-sa-web");
+    TestPods.create(client, other, "web", "node-a", Map.of());
+    Config identity = Manifests.serviceAccountConfig(server, Manifests.SERVICE_ACCOUNT);
+    String policy = koordinatorPolicy(ns, 1, "{defaultJobMode: EvictDirectly, evictionPolicy: SoftEviction}");
+    try (RunningService service = RunningService.start(identity, policy)) {
+      String handMade = createJob(client, other, "web", Map.of("mode", "ReservationFirst"));
+      schedule(client, reservationOf(client, handMade), "node-b");
+
+      for (String key : List.of(ns + "/old", other + "/web")) {
+        String[] pod = key.split("/");
+        await().atMost(Duration.ofSeconds(15)).until(() -> jobFor(client, pod[0], pod[1]),
+            j -> j.isPresent() && condition(j.get(), "Eviction").equals("False/Evicting"));
+        assertThat(client.pods().inNamespace(pod[0]).withName(pod[1]).get().getMetadata().getAnnotations())
+            .containsKey(MigrationJobs.SOFT_EVICTION_ANNOTATION);
+        assertThat(server.removalRequests(pod[0])).isEmpty();
+      }
+      assertThat(server.audit()).noneMatch(e -> e.user().equals(Manifests.user(Manifests.SERVICE_ACCOUNT)) && e.code() == 403);
+      // The soft-evicted pod stays, still due: its job in progress holds it, no second job is made.
+      Thread.sleep(2000);
+      assertThat(client.genericKubernetesResources(JOBS).list().getItems().stream()
+          .filter(j -> JSON.valueToTree(j).path("spec").path("podRef").path("name").asText().equals("old")
+              && JSON.valueToTree(j).path("spec").path("podRef").path("namespace").asText().equals(ns))).hasSize(1);
+    } finally {
+      client.nodes().withName(node).delete();
+    }
+  }
+
+  /** koord-descheduler's profiles act on pods of Ready nodes only. */
+  private static String readyNode(KubernetesClient client) {
+    String node = "ready-" + UUID.randomUUID().toString().substring(0, 6);
+    client.nodes().resource(new NodeBuilder().withNewMetadata().withName(node).endMetadata().build()).create();
+    client.nodes().withName(node).editStatus(n -> new NodeBuilder(n).withNewStatus()
+        .addToConditions(new NodeConditionBuilder().withType("Ready").withStatus("True").build()).endStatus().build());
+    return node;
   }
 
   private static void install(KubernetesClient client, String resource, String plural) throws Exception {
