@@ -253,8 +253,9 @@ class MigrationJobIT {
         assertThat(server.removalRequests(pod[0])).isEmpty();
       }
       assertThat(server.audit()).noneMatch(e -> e.user().equals(Manifests.user(Manifests.SERVICE_ACCOUNT)) && e.code() == 403);
-      // The soft-evicted pod stays, still due: its job in progress holds it, no second job is made.
+      // The soft-evicted pod stays, still due: its job in progress holds it; no second job, nothing for the guard to stop.
       Thread.sleep(2000);
+      assertThat(service.metric("podsweeper_paused")).isZero();
       assertThat(client.genericKubernetesResources(JOBS).list().getItems().stream()
           .filter(j -> JSON.valueToTree(j).path("spec").path("podRef").path("name").asText().equals("old")
               && JSON.valueToTree(j).path("spec").path("podRef").path("namespace").asText().equals(ns))).hasSize(1);
