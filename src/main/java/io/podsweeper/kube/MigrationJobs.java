@@ -308,8 +308,11 @@ public final class MigrationJobs implements AutoCloseable {
       ObjectNode podJson = JSON.valueToTree(pod);
       ObjectNode template = JSON.createObjectNode();
       ObjectNode podMeta = template.putObject("metadata");
-      podMeta.set("labels", podJson.path("metadata").path("labels"));
-      podMeta.set("annotations", podJson.path("metadata").path("annotations"));
+      for (String field : List.of("labels", "annotations")) {
+        if (podJson.path("metadata").path(field).isObject()) {
+          podMeta.set(field, podJson.path("metadata").path(field));
+        }
+      }
       ObjectNode podSpec = podJson.path("spec").deepCopy();
       podSpec.remove("nodeName");
       ObjectNode notHere = JSON.createObjectNode().put("key", "metadata.name").put("operator", "NotIn");
@@ -346,9 +349,6 @@ public final class MigrationJobs implements AutoCloseable {
 
   /** The job's Reservation, judged as koord-descheduler judges it (scheduled: a node and condition Scheduled True). */
   public ReservationState reservation(String name) {
-    if (!served(client, "reservations")) {
-      return new ReservationState(ReservationPhase.NOT_SERVED, "", "", Optional.empty());
-    }
     GenericKubernetesResource r;
     try {
       r = reservationApi().withName(name).get();
@@ -356,7 +356,9 @@ public final class MigrationJobs implements AutoCloseable {
       return new ReservationState(ReservationPhase.PENDING, "", "cannot read the Reservation: " + e.getMessage(), Optional.empty());
     }
     if (r == null) {
-      return new ReservationState(ReservationPhase.MISSING, "", "", Optional.empty());
+      // Not found: the object, or (rarely, so asked only then) the whole resource.
+      return new ReservationState(served(client, "reservations") ? ReservationPhase.MISSING : ReservationPhase.NOT_SERVED, "", "",
+          Optional.empty());
     }
     return reservationState(JSON.valueToTree(r).path("status"));
   }
