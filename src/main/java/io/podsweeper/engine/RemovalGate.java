@@ -495,6 +495,7 @@ final class RemovalGate implements AutoCloseable {
       progress.remove(observed.uid());
       outcomes.record(inFlight.decision(), Result.CANCELED, inFlight.what() + " canceled by others: "
           + observed.canceled().orElse("this service was taken out of spec.requesters"), false);
+      freed(inFlight);
     } else if (!observed.progress().isEmpty() && !observed.progress().equals(progress.put(observed.uid(), observed.progress()))) {
       LOG.info("{} for {}: {}", inFlight.what(), inFlight.decision().podKey(), observed.progress());
     }
@@ -506,6 +507,17 @@ final class RemovalGate implements AutoCloseable {
     inBackground.invalidate(uid);
     String last = progress.remove(uid);
     outcomes.record(inFlight.decision(), result, inFlight.what() + " ended: " + how + (last == null ? "" : " (last progress: " + last + ")"), false);
+    freed(inFlight);
+  }
+
+  /** Its owner has one eviction less in progress: its pods held by maxInFlightPerOwner need not wait for the next pass. */
+  private void freed(InFlight inFlight) {
+    if (inFlight.owner().isEmpty()) {
+      return;
+    }
+    cache.podsInNamespace(inFlight.decision().namespace()).stream()
+        .filter(p -> !p.uid().equals(inFlight.decision().uid()) && p.controller().map(o -> o.uid().equals(inFlight.owner())).orElse(false))
+        .forEach(p -> retryLater.accept(p.key(), Duration.ZERO));
   }
 
   /** The kill switch was thrown, or the policy changed: every EvictionRequest in progress is judged again. */
@@ -544,6 +556,7 @@ final class RemovalGate implements AutoCloseable {
         release(decision, inFlight.reservation());
         progress.remove(decision.uid());
         outcomes.record(decision, result, inFlight.what() + " withdrawn: " + why, false);
+        freed(inFlight);
       } else {
         inBackground.put(decision.uid(), inFlight);
         metrics.apiErrors.labels(decision.action().wireName(), String.valueOf(answer.code())).inc();
