@@ -26,7 +26,6 @@ import java.time.Instant;
 import java.util.Collection;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -117,8 +116,11 @@ final class RemovalGate implements AutoCloseable {
   private final Object wakeup = new Object();
   private final Semaphore inFlightPermits = new Semaphore(MAX_IN_FLIGHT);
   private final ExecutorService senders = Executors.newFixedThreadPool(MAX_IN_FLIGHT, r -> Sweeper.daemon(r, "sweeper-requests"));
-  /** Pods whose request is on its way: a new event for one of them must not send a second request. */
-  private final Set<String> sending = ConcurrentHashMap.newKeySet();
+  /**
+   * Pods whose request is on its way, with their owner's UID: a new event for one of them must not send a second
+   * request, and its owner's other pods count it as in progress (maxInFlightPerOwner).
+   */
+  private final Map<String, String> sending = new ConcurrentHashMap<>();
   /**
    * What was last reported for a pod held back (dry-run, paused, limited), by UID: a held pod is counted, logged and
    * audited once per state (its version, the rule, why it is held), not again every pass and every reload.
@@ -235,7 +237,7 @@ final class RemovalGate implements AutoCloseable {
   }
 
   boolean busyWith(String key) {
-    return sending.contains(key);
+    return sending.containsKey(key);
   }
 
   /**
@@ -292,7 +294,7 @@ final class RemovalGate implements AutoCloseable {
       retryLater.accept(decision.podKey(), Duration.ZERO);
       return;
     }
-    sending.add(decision.podKey());
+    sending.put(decision.podKey(), owner(pod));
     senders.execute(() -> {
       try {
         sendIfStillWanted(pod, candidate, reservation.get());
@@ -700,7 +702,8 @@ final class RemovalGate implements AutoCloseable {
     String uid = owner.get().uid();
     String name = owner.get().kind() + " " + owner.get().name();
     if (active.limits().maxInFlightPerOwner().isPresent()) {
-      long inFlight = inBackground.asMap().values().stream().filter(f -> f.owner().equals(uid)).count();
+      long inFlight = inBackground.asMap().values().stream().filter(f -> f.owner().equals(uid)).count()
+          + sending.entrySet().stream().filter(e -> e.getValue().equals(uid) && !e.getKey().equals(pod.key())).count();
       if (inFlight >= active.limits().maxInFlightPerOwner().getAsInt()) {
         return Optional.of(inFlight + " evictions of " + name + " already in progress (maxInFlightPerOwner)");
       }
