@@ -231,9 +231,13 @@ final class RemovalGate implements AutoCloseable {
     }
   }
 
-  /** Leadership lost: a new term takes over the window the other leader wrote meanwhile. */
+  /**
+   * Leadership lost: a new term takes over the window the other leader wrote meanwhile. EvictionRequests in progress
+   * are the new leader's to follow (it requests a pod still due again, which joins the request): forgotten here.
+   */
   void steppedDown() {
     journal.forget();
+    inBackground.asMap().values().removeIf(InFlight::requested);
   }
 
   boolean busyWith(String key) {
@@ -544,11 +548,11 @@ final class RemovalGate implements AutoCloseable {
   /**
    * Takes this service out of the pod's EvictionRequest, already taken out of the ones in progress, off the caller's
    * thread; the reservation is given back. If the API server cannot be reached it is in progress again, and the next
-   * change of the pod or policy tries again.
+   * change of the pod or policy tries again. Only the leader writes: every replica is the same requester.
    */
   private void withdraw(InFlight inFlight, Result result, String why) {
     Decision decision = inFlight.decision();
-    if (closing) {
+    if (closing || !mayLead.getAsBoolean()) {
       return;
     }
     Optional<EvictionRequester> requester = evictionRequests;

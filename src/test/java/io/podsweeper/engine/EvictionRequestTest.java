@@ -173,6 +173,20 @@ class EvictionRequestTest {
   }
 
   @Test
+  void aReplicaThatLostTheLeaseLeavesTheRequestsToTheNewLeader() {
+    try (Sweeper s = sweeper(POLICY)) {
+      arrive(s, vm("a", "vm"));
+      await().atMost(Duration.ofSeconds(3)).until(() -> requested.size() == 1);
+      s.setLeading(false);
+      s.evictionRequestObserved(observed("uid-a", List.of("podsweeper.io"), Optional.of("PodDeleted"), Optional.empty(), ""));
+      arrive(s, pod("a").ns("vms").uid("uid-a").rv("2").created(OLD).ownedBy("VirtualMachineInstance", "vm").annotation(OPT_IN, "")
+          .annotation("podsweeper.io/protect", "true").build());
+      await().during(Duration.ofMillis(500)).until(() -> withdrawn.isEmpty());
+      assertThat(results()).containsExactly("vms/a background");
+    }
+  }
+
+  @Test
   void evictedIsASuccessCanceledByOthersGivesThePlaceBack() {
     try (Sweeper s = sweeper(POLICY)) {
       arrive(s, vm("a", "vm-a"));
