@@ -74,8 +74,12 @@ final class RemovalGate implements AutoCloseable {
    */
   record Candidate(Decision decision, boolean balance, long generation, boolean dryRun, Instant dueSince) {}
 
-  /** What a removal took from the limits, so that everything can be given back together if it does not happen. */
-  private record Reservation(RemovalBudget budget, BlastRadiusGuard guard, boolean capped, Instant at) {}
+  /**
+   * What a removal took from the limits, so that everything can be given back together if it does not happen.
+   *
+   * @param window the limits window it was taken in
+   */
+  private record Reservation(RemovalBudget budget, BlastRadiusGuard guard, boolean capped, Instant at, long window) {}
 
   private record Backoff(int attempts, Instant retryAt) {}
 
@@ -139,6 +143,8 @@ final class RemovalGate implements AutoCloseable {
   /** Where evictions go as EvictionRequests (KEP-4563) when the cluster serves the API; empty: the eviction endpoint. */
   private volatile Optional<EvictionRequester> evictionRequests = Optional.empty();
   private volatile boolean closing;
+  /** The limits window, counted: an eviction in progress from an earlier one is carried into each new one. */
+  private volatile long window;
 
   /**
    * @param rules the policy in force now
@@ -169,6 +175,7 @@ final class RemovalGate implements AutoCloseable {
             if (f.requested()) {
               withdraw(f, Result.ERROR, why);
             } else {
+              uncarry(f);
               outcomes.record(f.decision(), Result.ERROR, why, false);
             }
           }
@@ -212,9 +219,14 @@ final class RemovalGate implements AutoCloseable {
     evictionRequests = Optional.of(requester);
   }
 
-  /** A full pass starts a new limits window. */
+  /** A full pass starts a new limits window; evictions still in progress keep their places in it. */
   void newWindow() {
-    budget.reset();
+    RemovalBudget now = budget;
+    synchronized (now) {
+      now.reset();
+      window++;
+      inBackground.asMap().values().forEach(f -> now.carry(f.decision()));
+    }
   }
 
   /** An operator resumed: the guard's window starts over, also in what the cluster remembers. */
@@ -390,12 +402,24 @@ final class RemovalGate implements AutoCloseable {
       namespaceCap.count(pod.namespace(), now);
     }
     removedLately.put(pod.uid(), pod.key());
-    return Optional.of(new Reservation(inBudget, inGuard, capped, now));
+    return Optional.of(new Reservation(inBudget, inGuard, capped, now, window));
   }
 
   /** Gives back everything a removal reserved that did not happen (refused, failed, gone, or no longer wanted). */
   private void release(Decision decision, Reservation r) {
-    r.budget().giveBack(decision);
+    release(decision, r, r.budget());
+  }
+
+  /**
+   * An eviction in progress that did not happen after all (withdrawn, canceled): it holds a place in the window in
+   * force, its own or one it was carried into.
+   */
+  private void release(InFlight inFlight) {
+    release(inFlight.decision(), inFlight.reservation(), budget);
+  }
+
+  private void release(Decision decision, Reservation r, RemovalBudget from) {
+    from.giveBack(decision);
     r.guard().uncount(decision, r.at());
     if (r.capped()) {
       namespaceCap.uncount(decision.namespace(), r.at());
@@ -497,7 +521,7 @@ final class RemovalGate implements AutoCloseable {
       end(inFlight, Result.SUCCESS, "Evicted: " + observed.evicted().get());
     } else if (observed.canceled().isPresent() || !observed.requesters().contains(EvictionRequester.REQUESTER)) {
       inBackground.invalidate(observed.uid());
-      release(inFlight.decision(), inFlight.reservation());
+      release(inFlight);
       progress.remove(observed.uid());
       outcomes.record(inFlight.decision(), Result.CANCELED, inFlight.what() + " canceled by others: "
           + observed.canceled().orElse("this service was taken out of spec.requesters"), false);
@@ -507,13 +531,24 @@ final class RemovalGate implements AutoCloseable {
     }
   }
 
-  /** An eviction in background ended with its pod: it stays counted (it happened, or failed as a removal would). */
+  /**
+   * An eviction in background ended with its pod: it stays counted in the window it was made in (it happened, or
+   * failed as a removal would); a later window it was only carried into gets its place back.
+   */
   private void end(InFlight inFlight, Result result, String how) {
     String uid = inFlight.decision().uid();
     inBackground.invalidate(uid);
+    uncarry(inFlight);
     String last = progress.remove(uid);
     outcomes.record(inFlight.decision(), result, inFlight.what() + " ended: " + how + (last == null ? "" : " (last progress: " + last + ")"), false);
     freed(inFlight);
+  }
+
+  /** An eviction in background that ended in a later window than its own gives that window its place back. */
+  private void uncarry(InFlight inFlight) {
+    if (inFlight.reservation().window() != window) {
+      budget.giveBack(inFlight.decision());
+    }
   }
 
   /** Its owner has one eviction less in progress: its pods held by maxInFlightPerOwner need not wait for the next pass. */
@@ -559,7 +594,7 @@ final class RemovalGate implements AutoCloseable {
     senders.execute(() -> {
       PodRemover.Result answer = requester.get().withdraw(decision);
       if (answer.outcome() == PodRemover.Outcome.REMOVED || answer.outcome() == PodRemover.Outcome.GONE) {
-        release(decision, inFlight.reservation());
+        release(inFlight);
         progress.remove(decision.uid());
         outcomes.record(decision, result, inFlight.what() + " withdrawn: " + why, false);
         freed(inFlight);

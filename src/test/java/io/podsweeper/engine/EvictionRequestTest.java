@@ -102,6 +102,23 @@ class EvictionRequestTest {
     }
   }
 
+  /** Upstream counts its evictions in background against the limits in every cycle until they end; so does the gate. */
+  @Test
+  void aRequestInProgressHoldsItsPlaceInEveryNewWindowUntilItEnds() {
+    try (Sweeper s = sweeper(POLICY.replace("maxInFlightPerOwner: 1", "maxTotal: 1") + "fullPassInterval: 1s\n")) {
+      arrive(s, vm("a", "vm-a"));
+      await().atMost(Duration.ofSeconds(3)).until(() -> requested.size() == 1);
+      arrive(s, vm("b", "vm-b"));
+      // Two new windows, and a is still in progress: b stays over maxTotal.
+      await().during(Duration.ofMillis(2500)).until(() -> requested.size() == 1);
+      assertThat(results()).contains("vms/b limited");
+      // The eviction-request controller's part: Evicted, and the pod is gone.
+      s.evictionRequestObserved(observed("uid-a", List.of("podsweeper.io"), Optional.of("PodDeleted"), Optional.empty(), ""));
+      s.podDeleted(source.pods.remove("vms/a"));
+      await().atMost(Duration.ofSeconds(3)).until(() -> requested.contains("vms/b"));
+    }
+  }
+
   @Test
   void withPolicyAllEveryEvictionIsARequest() {
     try (Sweeper s = sweeper(POLICY + "evictionRequests: All\n")) {
