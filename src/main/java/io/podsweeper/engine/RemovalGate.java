@@ -521,11 +521,7 @@ final class RemovalGate implements AutoCloseable {
       end(inFlight, Result.SUCCESS, "Evicted: " + observed.evicted().get());
     } else if (observed.canceled().isPresent() || !observed.requesters().contains(EvictionRequester.REQUESTER)) {
       inBackground.invalidate(observed.uid());
-      release(inFlight);
-      progress.remove(observed.uid());
-      outcomes.record(inFlight.decision(), Result.CANCELED, inFlight.what() + " canceled by others: "
-          + observed.canceled().orElse("this service was taken out of spec.requesters"), false);
-      freed(inFlight);
+      didNotHappen(inFlight, Result.CANCELED, "canceled by others: " + observed.canceled().orElse("this service was taken out of spec.requesters"));
     } else if (!observed.progress().isEmpty() && !observed.progress().equals(progress.put(observed.uid(), observed.progress()))) {
       LOG.info("{} for {}: {}", inFlight.what(), inFlight.decision().podKey(), observed.progress());
     }
@@ -541,6 +537,14 @@ final class RemovalGate implements AutoCloseable {
     uncarry(inFlight);
     String last = progress.remove(uid);
     outcomes.record(inFlight.decision(), result, inFlight.what() + " ended: " + how + (last == null ? "" : " (last progress: " + last + ")"), false);
+    freed(inFlight);
+  }
+
+  /** An EvictionRequest, no longer in progress, that will not evict the pod: its reservation is given back. */
+  private void didNotHappen(InFlight inFlight, Result result, String how) {
+    release(inFlight);
+    progress.remove(inFlight.decision().uid());
+    outcomes.record(inFlight.decision(), result, inFlight.what() + " " + how, false);
     freed(inFlight);
   }
 
@@ -594,10 +598,7 @@ final class RemovalGate implements AutoCloseable {
     senders.execute(() -> {
       PodRemover.Result answer = requester.get().withdraw(decision);
       if (answer.outcome() == PodRemover.Outcome.REMOVED || answer.outcome() == PodRemover.Outcome.GONE) {
-        release(inFlight);
-        progress.remove(decision.uid());
-        outcomes.record(decision, result, inFlight.what() + " withdrawn: " + why, false);
-        freed(inFlight);
+        didNotHappen(inFlight, result, "withdrawn: " + why);
       } else {
         inBackground.put(decision.uid(), inFlight);
         metrics.apiErrors.labels(decision.action().wireName(), String.valueOf(answer.code())).inc();

@@ -59,7 +59,7 @@ public final class EvictionRequests implements EvictionRequester {
     if (version.isEmpty()) {
       LOG.info("the cluster does not serve {}/{}: evictions use the eviction endpoint", GROUP, PLURAL);
     } else {
-      LOG.info("the cluster serves {}/{} {}: pods that opt in are evicted through EvictionRequests", GROUP, version.get(), KIND);
+      LOG.info("the cluster serves {}/{} {}: evictions the policy names (evictionRequests) go as EvictionRequests", GROUP, version.get(), KIND);
     }
     return version.map(v -> new EvictionRequests(http, v));
   }
