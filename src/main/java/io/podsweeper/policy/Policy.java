@@ -13,6 +13,7 @@ import java.util.OptionalLong;
  *     also the window of the removal limits (upstream's descheduling interval)
  * @param gracePeriodSeconds passed with every removal; empty: each pod's own
  * @param guard the blast-radius guard of the live service (every format gets the defaults unless it sets its own)
+ * @param evictionRequests which evictions go as EvictionRequests where the cluster serves that API
  */
 public record Policy(
     String source,
@@ -21,11 +22,18 @@ public record Policy(
     Duration fullPassInterval,
     OptionalLong gracePeriodSeconds,
     Guard guard,
-    List<Profile> profiles) {
+    List<Profile> profiles,
+    EvictionRequestMode evictionRequests) {
   public static final Duration DEFAULT_FULL_PASS_INTERVAL = Duration.ofMinutes(5);
 
   public Policy {
     profiles = List.copyOf(profiles);
+  }
+
+  /** A policy whose evictions go as EvictionRequests only for the pods that opt in: every format but the native one. */
+  public Policy(String source, boolean dryRun, Limits limits, Duration fullPassInterval, OptionalLong gracePeriodSeconds, Guard guard,
+      List<Profile> profiles) {
+    this(source, dryRun, limits, fullPassInterval, gracePeriodSeconds, guard, profiles, EvictionRequestMode.OptIn);
   }
 
   /**
@@ -37,6 +45,6 @@ public record Policy(
   }
 
   public Policy withDryRun(boolean value) {
-    return new Policy(source, value, limits, fullPassInterval, gracePeriodSeconds, guard, profiles);
+    return new Policy(source, value, limits, fullPassInterval, gracePeriodSeconds, guard, profiles, evictionRequests);
   }
 }
