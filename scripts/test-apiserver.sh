@@ -171,7 +171,8 @@ AUDIT
     --service-cluster-ip-range 10.0.0.0/24 --authorization-mode "${KUBE_AUTHZ_MODE:-RBAC}"
     --audit-policy-file "$run/audit-policy.yaml" --audit-log-path "$run/audit.log" --audit-log-format json
     --audit-log-mode blocking
-    --disable-admission-plugins ServiceAccount --allow-privileged=true --profiling=false)
+    --disable-admission-plugins ServiceAccount --allow-privileged=true --profiling=false
+    ${KUBE_RUNTIME_CONFIG:+--runtime-config "$KUBE_RUNTIME_CONFIG"})
   # Saved so `up` can bring the same server back after `down` (fault-injection tests).
   printf '%q ' "$BIN_DIR/kube-apiserver" "${args[@]}" > "$run/apiserver.cmd"
   launch_apiserver "$run"

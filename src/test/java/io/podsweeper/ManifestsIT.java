@@ -137,7 +137,10 @@ class ManifestsIT {
         "list podsweeper.io//clusterpodcleanuppolicies", "watch podsweeper.io//clusterpodcleanuppolicies",
         "patch podsweeper.io//podcleanuppolicies/status other", "patch podsweeper.io//clusterpodcleanuppolicies/status",
         "list slo.koordinator.sh//nodemetrics", "watch slo.koordinator.sh//nodemetrics",
-        "list metrics.k8s.io//nodes", "list metrics.k8s.io//pods")) {
+        "list metrics.k8s.io//nodes", "list metrics.k8s.io//pods",
+        // EvictionRequests: server-side apply authorizes a PATCH that creates as create too.
+        "create coordination.k8s.io//evictionrequests other", "patch coordination.k8s.io//evictionrequests other",
+        "list coordination.k8s.io//evictionrequests", "watch coordination.k8s.io//evictionrequests")) {
       assertThat(allowed(admin, user, allowed)).as(allowed).isTrue();
     }
     for (String denied : List.of(
@@ -157,7 +160,10 @@ class ManifestsIT {
         "update podsweeper.io//podcleanuppolicies/status other", "create podsweeper.io//clusterpodcleanuppolicies",
         "patch podsweeper.io//clusterpodcleanuppolicies", "delete podsweeper.io//clusterpodcleanuppolicies",
         // Measured usage: read only.
-        "update slo.koordinator.sh//nodemetrics", "patch slo.koordinator.sh//nodemetrics/status")) {
+        "update slo.koordinator.sh//nodemetrics", "patch slo.koordinator.sh//nodemetrics/status",
+        // EvictionRequests: its own requester entry only; their status is the interceptors' and the controller's.
+        "delete coordination.k8s.io//evictionrequests other", "update coordination.k8s.io//evictionrequests other",
+        "patch coordination.k8s.io//evictionrequests/status other")) {
       assertThat(allowed(admin, user, denied)).as(denied).isFalse();
     }
   }

@@ -51,6 +51,7 @@ public final class KillSwitch {
   private volatile Scope scope;
   private volatile String reason = "";
   private volatile Runnable onResume = () -> {};
+  private volatile Runnable onPause = () -> {};
 
   public KillSwitch(Metrics metrics, Store store) {
     this.metrics = metrics;
@@ -75,6 +76,11 @@ public final class KillSwitch {
 
   void onResume(Runnable action) {
     this.onResume = action;
+  }
+
+  /** Runs when anything is paused that was not (e.g. to withdraw what is in progress). */
+  void onPause(Runnable action) {
+    this.onPause = action;
   }
 
   /**
@@ -167,6 +173,7 @@ public final class KillSwitch {
     metrics.paused.set(now == null ? 0 : 1);
     if (now != null && now != was) {
       LOG.warn("{} PAUSED: {}", now == Scope.ALL ? "removals" : "evictions", reason.isEmpty() ? "by an operator" : reason);
+      onPause.run();
     } else if (now == null && was != null) {
       LOG.info("removals resumed");
       onResume.run();

@@ -37,7 +37,8 @@ final class Outcomes {
 
   void record(Decision d, Result result, String message, boolean dryRun) {
     metrics.removals.labels(result.label(), d.strategy(), d.namespace(), d.action().wireName(), d.rule()).inc();
-    if (result != Result.PAUSED && result != Result.WOULD_TRIP_GUARD) {
+    // Upstream's counter knows no pause and no canceled EvictionRequest (its attempt was counted as background).
+    if (result != Result.PAUSED && result != Result.WOULD_TRIP_GUARD && result != Result.CANCELED) {
       metrics.deschedulerEvicted.labels(deschedulerResult(result, message), d.strategy(), d.profile(), d.namespace(), d.node()).inc();
     }
     Instant time = clock.instant();

@@ -49,6 +49,8 @@ public final class RemovalEvents implements OutcomeListener, AutoCloseable {
     String type = "Normal";
     switch (o.result()) {
       case SUCCESS -> reason = d.action() == Action.DELETE ? "PodSweeperRemoved" : "PodSweeperEvicted";
+      case BACKGROUND -> reason = "PodSweeperEvictionStarted";
+      case CANCELED -> reason = "PodSweeperEvictionCanceled";
       case PDB_REFUSED -> {
         reason = "PodSweeperEvictionRefused";
         type = "Warning";

@@ -7,8 +7,10 @@ import com.github.benmanes.caffeine.cache.Scheduler;
 import io.podsweeper.cluster.OwnerRef;
 import io.podsweeper.cluster.PodRecord;
 import io.podsweeper.cluster.PodSource;
+import io.podsweeper.kube.EvictionRequester;
 import io.podsweeper.kube.PodRemover;
 import io.podsweeper.metrics.Metrics;
+import io.podsweeper.policy.EvictionRequestMode;
 import io.podsweeper.policy.Policy;
 import io.podsweeper.policy.Profile;
 import io.podsweeper.safety.BlastRadiusGuard;
@@ -73,13 +75,28 @@ final class RemovalGate implements AutoCloseable {
    */
   record Candidate(Decision decision, boolean balance, long generation, boolean dryRun, Instant dueSince) {}
 
-  /** What a removal took from the limits, so that everything can be given back together if it does not happen. */
-  private record Reservation(RemovalBudget budget, BlastRadiusGuard guard, boolean capped, Instant at) {}
+  /**
+   * What a removal took from the limits, so that everything can be given back together if it does not happen.
+   *
+   * @param window the limits window it was taken in
+   */
+  private record Reservation(RemovalBudget budget, BlastRadiusGuard guard, boolean capped, Instant at, long window) {}
 
   private record Backoff(int attempts, Instant retryAt) {}
 
-  /** An eviction in background in progress, and the owner it counts against. */
-  private record InFlight(Decision decision, String owner) {}
+  /**
+   * An eviction in background in progress: accepted by the eviction endpoint (an evacuation), or asked for by an
+   * EvictionRequest ({@code requested}), which this service withdraws when the pod no longer qualifies. It keeps its
+   * reservation, given back if it is withdrawn.
+   *
+   * @param owner the pod's controller's UID, for maxInFlightPerOwner
+   * @param balance made by a node-aware strategy (re-judged by its profile's protections, not a deadline)
+   */
+  private record InFlight(Decision decision, String owner, boolean balance, Reservation reservation, boolean requested) {
+    String what() {
+      return requested ? "EvictionRequest " + decision.uid() : "eviction in background";
+    }
+  }
 
   private final PodSource cache;
   private final RemovalRequests requests;
@@ -104,8 +121,11 @@ final class RemovalGate implements AutoCloseable {
   private final Object wakeup = new Object();
   private final Semaphore inFlightPermits = new Semaphore(MAX_IN_FLIGHT);
   private final ExecutorService senders = Executors.newFixedThreadPool(MAX_IN_FLIGHT, r -> Sweeper.daemon(r, "sweeper-requests"));
-  /** Pods whose request is on its way: a new event for one of them must not send a second request. */
-  private final Set<String> sending = ConcurrentHashMap.newKeySet();
+  /**
+   * Pods whose request is on its way, with their owner's UID: a new event for one of them must not send a second
+   * request, and its owner's other pods count it as in progress (maxInFlightPerOwner).
+   */
+  private final Map<String, String> sending = new ConcurrentHashMap<>();
   /**
    * What was last reported for a pod held back (dry-run, paused, limited), by UID: a held pod is counted, logged and
    * audited once per state (its version, the rule, why it is held), not again every pass and every reload.
@@ -119,7 +139,13 @@ final class RemovalGate implements AutoCloseable {
   private final Cache<String, String> removedLately = Caffeine.newBuilder().expireAfterWrite(Duration.ofMinutes(5)).build();
   /** Evictions in background, by pod UID: never requested twice while in progress; a timeout ends one as failed. */
   private final Cache<String, InFlight> inBackground;
+  /** What the active interceptor of an EvictionRequest in progress last reported, by pod UID (logged once per change). */
+  private final Map<String, String> progress = new ConcurrentHashMap<>();
+  /** Where evictions go as EvictionRequests (KEP-4563) when the cluster serves the API; empty: the eviction endpoint. */
+  private volatile Optional<EvictionRequester> evictionRequests = Optional.empty();
   private volatile boolean closing;
+  /** The limits window, counted: an eviction in progress from an earlier one is carried into each new one. */
+  private volatile long window;
 
   /**
    * @param rules the policy in force now
@@ -146,7 +172,13 @@ final class RemovalGate implements AutoCloseable {
         .scheduler(Scheduler.systemScheduler())
         .removalListener((String uid, InFlight f, RemovalCause cause) -> {
           if (cause == RemovalCause.EXPIRED && f != null) {
-            outcomes.record(f.decision(), Result.ERROR, "eviction in background did not finish within " + BACKGROUND_TIMEOUT.toMinutes() + "m", false);
+            String why = f.what() + " did not finish within " + BACKGROUND_TIMEOUT.toMinutes() + "m";
+            if (f.requested()) {
+              withdraw(f, Result.ERROR, why);
+            } else {
+              uncarry(f);
+              outcomes.record(f.decision(), Result.ERROR, why, false);
+            }
           }
         })
         .build();
@@ -180,11 +212,22 @@ final class RemovalGate implements AutoCloseable {
     hourlyCaps = now.profiles().stream().filter(p -> p.maxRemovalsPerHourPerNamespace().isPresent())
         .collect(Collectors.toUnmodifiableMap(Profile::name, p -> p.maxRemovalsPerHourPerNamespace().getAsInt()));
     wake();
+    reconsiderRequests();
   }
 
-  /** A full pass starts a new limits window. */
+  /** Evictions go as EvictionRequests from now on, for the pods the policy says (the cluster serves the API). */
+  void requestEvictionsThrough(EvictionRequester requester) {
+    evictionRequests = Optional.of(requester);
+  }
+
+  /** A full pass starts a new limits window; evictions still in progress keep their places in it. */
   void newWindow() {
-    budget.reset();
+    RemovalBudget now = budget;
+    synchronized (now) {
+      now.reset();
+      window++;
+      inBackground.asMap().values().forEach(f -> now.carry(f.decision()));
+    }
   }
 
   /** An operator resumed: the guard's window starts over, also in what the cluster remembers. */
@@ -201,33 +244,39 @@ final class RemovalGate implements AutoCloseable {
     }
   }
 
-  /** Leadership lost: a new term takes over the window the other leader wrote meanwhile. */
+  /**
+   * Leadership lost: a new term takes over the window the other leader wrote meanwhile. EvictionRequests in progress
+   * are the new leader's to follow (it requests a pod still due again, which joins the request): forgotten here.
+   */
   void steppedDown() {
     journal.forget();
+    inBackground.asMap().values().removeIf(InFlight::requested);
   }
 
   boolean busyWith(String key) {
-    return sending.contains(key);
+    return sending.containsKey(key);
   }
 
-  /** A pod changed: an eviction in background ends when its pod finishes; one no longer running counts as gone. */
+  /**
+   * A pod changed: an eviction in background ends when its pod finishes; one no longer running counts as gone. An
+   * EvictionRequest for a pod still running is judged again: withdrawn if the pod no longer qualifies.
+   */
   void podChanged(PodRecord pod) {
     if (!pod.runningOnNode()) {
       removedLately.invalidate(pod.uid());
     }
     InFlight inFlight = inBackground.getIfPresent(pod.uid());
     if (inFlight != null && pod.terminated()) {
-      inBackground.invalidate(pod.uid());
-      boolean ok = "Succeeded".equals(pod.phase());
-      outcomes.record(inFlight.decision(), ok ? Result.SUCCESS : Result.ERROR, "eviction in background ended: pod " + pod.phase(), false);
+      end(inFlight, "Succeeded".equals(pod.phase()) ? Result.SUCCESS : Result.ERROR, "pod " + pod.phase());
+    } else if (inFlight != null && inFlight.requested() && !pod.terminating()) {
+      reconsider(inFlight, pod);
     }
   }
 
   void podDeleted(PodRecord pod) {
     InFlight inFlight = inBackground.getIfPresent(pod.uid());
     if (inFlight != null) {
-      inBackground.invalidate(pod.uid());
-      outcomes.record(inFlight.decision(), Result.SUCCESS, "eviction in background ended: pod gone", false);
+      end(inFlight, Result.SUCCESS, "pod gone");
     }
     backoff.invalidate(pod.uid());
     reported.invalidate(pod.uid());
@@ -262,7 +311,7 @@ final class RemovalGate implements AutoCloseable {
       retryLater.accept(decision.podKey(), Duration.ZERO);
       return;
     }
-    sending.add(decision.podKey());
+    sending.put(decision.podKey(), owner(pod));
     senders.execute(() -> {
       try {
         sendIfStillWanted(pod, candidate, reservation.get());
@@ -295,7 +344,7 @@ final class RemovalGate implements AutoCloseable {
       reportOnce(decision, Result.PAUSED, "removals are paused: " + killSwitch.reason(), dryRun);
       return true;
     }
-    if (inBackground.getIfPresent(pod.uid()) != null || jobs.containsKey(pod.uid())) {
+    if (inBackground.getIfPresent(pod.uid()) != null || jobs.contains(pod.uid())) {
       return true;
     }
     Integer hourlyCap = hourlyCaps.get(decision.profile());
@@ -354,12 +403,24 @@ final class RemovalGate implements AutoCloseable {
       namespaceCap.count(pod.namespace(), now);
     }
     removedLately.put(pod.uid(), pod.key());
-    return Optional.of(new Reservation(inBudget, inGuard, capped, now));
+    return Optional.of(new Reservation(inBudget, inGuard, capped, now, window));
   }
 
   /** Gives back everything a removal reserved that did not happen (refused, failed, gone, or no longer wanted). */
   private void release(Decision decision, Reservation r) {
-    r.budget().giveBack(decision);
+    release(decision, r, r.budget());
+  }
+
+  /**
+   * An eviction in progress that did not happen after all (withdrawn, canceled): it holds a place in the window in
+   * force, its own or one it was carried into.
+   */
+  private void release(InFlight inFlight) {
+    release(inFlight.decision(), inFlight.reservation(), budget);
+  }
+
+  private void release(Decision decision, Reservation r, RemovalBudget from) {
+    from.giveBack(decision);
     r.guard().uncount(decision, r.at());
     if (r.capped()) {
       namespaceCap.uncount(decision.namespace(), r.at());
@@ -423,15 +484,131 @@ final class RemovalGate implements AutoCloseable {
       metrics.decisionToRequest.observe(Math.max(0, Duration.between(candidate.dueSince(), clock.instant()).toNanos() / 1e9));
     }
     long started = System.nanoTime();
-    PodRemover.Result result = requests.send(decision, candidate.dryRun());
+    Optional<EvictionRequester> requester = evictionRequests.filter(r -> viaEvictionRequest(pod, decision));
+    PodRemover.Result result = requester.isPresent() ? requester.get().request(decision, candidate.dryRun())
+        : requests.send(decision, candidate.dryRun());
     metrics.requestDuration.labels(decision.action().wireName()).observe((System.nanoTime() - started) / 1e9);
     if (candidate.dryRun()) {
       settleDryRun(decision, reservation, result);
+    } else if (requester.isPresent() && result.outcome() == PodRemover.Outcome.REMOVED) {
+      // Requested: the pod leaves in its own time (interceptors, then the eviction-request controller); it keeps its
+      // place in the limits until then, or until this service withdraws.
+      backoff.invalidate(decision.uid());
+      inBackground.put(decision.uid(), new InFlight(decision, owner(pod), candidate.balance(), reservation, true));
+      outcomes.record(decision, Result.BACKGROUND, "EvictionRequest " + decision.uid() + " made, requester " + EvictionRequester.REQUESTER
+          + ": the pod leaves in its own time", false);
     } else if (result.outcome() == PodRemover.Outcome.STARTED) {
       jobStarted(pod, candidate, reservation, result.message());
     } else {
       settle(pod, decision, reservation, result);
     }
+  }
+
+  /** An eviction goes as an EvictionRequest for a pod that asks to be evicted in background, or for all by policy. */
+  private boolean viaEvictionRequest(PodRecord pod, Decision decision) {
+    return decision.action() == Action.EVICT && (rules.get().policy().evictionRequests() == EvictionRequestMode.All
+        || pod.annotations().containsKey(PodRecord.REQUEST_EVICT_ONLY_ANNOTATION));
+  }
+
+  private static String owner(PodRecord pod) {
+    return pod.controller().map(OwnerRef::uid).orElse("");
+  }
+
+  /** An EvictionRequest changed: it ends when Evicted or Canceled, or when this service is no longer among its requesters. */
+  void evictionRequestObserved(EvictionRequester.Observed observed) {
+    InFlight inFlight = inBackground.getIfPresent(observed.uid());
+    if (inFlight == null || !inFlight.requested()) {
+      return;
+    }
+    if (observed.evicted().isPresent()) {
+      end(inFlight, Result.SUCCESS, "Evicted: " + observed.evicted().get());
+    } else if (observed.canceled().isPresent() || !observed.requesters().contains(EvictionRequester.REQUESTER)) {
+      inBackground.invalidate(observed.uid());
+      didNotHappen(inFlight, Result.CANCELED, "canceled by others: " + observed.canceled().orElse("this service was taken out of spec.requesters"));
+    } else if (!observed.progress().isEmpty() && !observed.progress().equals(progress.put(observed.uid(), observed.progress()))) {
+      LOG.info("{} for {}: {}", inFlight.what(), inFlight.decision().podKey(), observed.progress());
+    }
+  }
+
+  /**
+   * An eviction in background ended with its pod: it stays counted in the window it was made in (it happened, or
+   * failed as a removal would); a later window it was only carried into gets its place back.
+   */
+  private void end(InFlight inFlight, Result result, String how) {
+    String uid = inFlight.decision().uid();
+    inBackground.invalidate(uid);
+    uncarry(inFlight);
+    String last = progress.remove(uid);
+    outcomes.record(inFlight.decision(), result, inFlight.what() + " ended: " + how + (last == null ? "" : " (last progress: " + last + ")"), false);
+    freed(inFlight);
+  }
+
+  /** An EvictionRequest, no longer in progress, that will not evict the pod: its reservation is given back. */
+  private void didNotHappen(InFlight inFlight, Result result, String how) {
+    release(inFlight);
+    progress.remove(inFlight.decision().uid());
+    outcomes.record(inFlight.decision(), result, inFlight.what() + " " + how, false);
+    freed(inFlight);
+  }
+
+  /** An eviction in background that ended in a later window than its own gives that window its place back. */
+  private void uncarry(InFlight inFlight) {
+    if (inFlight.reservation().window() != window) {
+      budget.giveBack(inFlight.decision());
+    }
+  }
+
+  /** Its owner has one eviction less in progress: its pods held by maxInFlightPerOwner need not wait for the next pass. */
+  private void freed(InFlight inFlight) {
+    if (inFlight.owner().isEmpty()) {
+      return;
+    }
+    cache.podsInNamespace(inFlight.decision().namespace()).stream()
+        .filter(p -> !p.uid().equals(inFlight.decision().uid()) && p.controller().map(o -> o.uid().equals(inFlight.owner())).orElse(false))
+        .forEach(p -> retryLater.accept(p.key(), Duration.ZERO));
+  }
+
+  /** The kill switch was thrown, or the policy changed: every EvictionRequest in progress is judged again. */
+  void reconsiderRequests() {
+    for (InFlight inFlight : inBackground.asMap().values()) {
+      if (inFlight.requested()) {
+        cache.pod(inFlight.decision().podKey()).filter(p -> p.uid().equals(inFlight.decision().uid()) && !p.terminating() && !p.terminated())
+            .ifPresent(pod -> reconsider(inFlight, pod));
+      }
+    }
+  }
+
+  /** Withdraws an EvictionRequest in progress when its pod no longer qualifies: paused, protected, no rule wants it. */
+  private void reconsider(InFlight inFlight, PodRecord pod) {
+    Optional<String> why = killSwitch.holds(Action.EVICT) ? Optional.of("removals are paused: " + killSwitch.reason())
+        : unwanted(pod, inFlight.decision(), inFlight.balance(), rules.get());
+    if (why.isPresent() && inBackground.asMap().remove(inFlight.decision().uid(), inFlight)) {
+      withdraw(inFlight, Result.CANCELED, why.get());
+    }
+  }
+
+  /**
+   * Takes this service out of the pod's EvictionRequest, already taken out of the ones in progress, off the caller's
+   * thread; the reservation is given back. If the API server cannot be reached it is in progress again, and the next
+   * change of the pod or policy tries again. Only the leader writes: every replica is the same requester.
+   */
+  private void withdraw(InFlight inFlight, Result result, String why) {
+    Decision decision = inFlight.decision();
+    if (closing || !mayLead.getAsBoolean()) {
+      return;
+    }
+    Optional<EvictionRequester> requester = evictionRequests;
+    senders.execute(() -> {
+      PodRemover.Result answer = requester.get().withdraw(decision);
+      if (answer.outcome() == PodRemover.Outcome.REMOVED || answer.outcome() == PodRemover.Outcome.GONE) {
+        didNotHappen(inFlight, result, "withdrawn: " + why);
+      } else {
+        inBackground.put(decision.uid(), inFlight);
+        metrics.apiErrors.labels(decision.action().wireName(), String.valueOf(answer.code())).inc();
+        LOG.warn("cannot withdraw {} for {} ({}): {} {}; tried again at the next change", inFlight.what(), decision.podKey(), why,
+            answer.code(), answer.message());
+      }
+    });
   }
 
   /**
@@ -461,10 +638,18 @@ final class RemovalGate implements AutoCloseable {
     if (now.generation() != candidate.generation()) {
       return Optional.of("the policy changed since the decision");
     }
-    if (candidate.balance()) {
-      return now.evaluator().refusal(decision.profile(), current.get(), cache);
+    return unwanted(current.get(), decision, candidate.balance(), now);
+  }
+
+  /**
+   * Why the current policy no longer wants the pod removed, empty if it does: a balance decision by its profile's
+   * protections (the profile must still be there), a deadline by being due under some rule now.
+   */
+  private Optional<String> unwanted(PodRecord current, Decision decision, boolean balance, Rules now) {
+    if (balance) {
+      return now.evaluator().refusal(decision.profile(), current, cache);
     }
-    boolean stillDue = now.evaluator().evaluate(current.get(), cache).filter(v -> v.isDue(clock.instant())).isPresent();
+    boolean stillDue = now.evaluator().evaluate(current, cache).filter(v -> v.isDue(clock.instant())).isPresent();
     return stillDue ? Optional.empty() : Optional.of("no rule wants the pod now");
   }
 
@@ -479,7 +664,7 @@ final class RemovalGate implements AutoCloseable {
       case REFUSED -> {
         if (acceptedInBackground(pod, result)) {
           // Accepted: the pod leaves in its own time (e.g. a live migration). It keeps its place in the limits.
-          inBackground.put(uid, new InFlight(decision, pod.controller().map(OwnerRef::uid).orElse("")));
+          inBackground.put(uid, new InFlight(decision, owner(pod), false, reservation, false));
           outcomes.record(decision, Result.BACKGROUND, result.message(), false);
           return;
         }
@@ -560,7 +745,8 @@ final class RemovalGate implements AutoCloseable {
     String uid = owner.get().uid();
     String name = owner.get().kind() + " " + owner.get().name();
     if (active.limits().maxInFlightPerOwner().isPresent()) {
-      long inFlight = inBackground.asMap().values().stream().filter(f -> f.owner().equals(uid)).count();
+      long inFlight = inBackground.asMap().values().stream().filter(f -> f.owner().equals(uid)).count()
+          + sending.entrySet().stream().filter(e -> e.getValue().equals(uid) && !e.getKey().equals(pod.key())).count();
       if (inFlight >= active.limits().maxInFlightPerOwner().getAsInt()) {
         return Optional.of(inFlight + " evictions of " + name + " already in progress (maxInFlightPerOwner)");
       }
@@ -608,24 +794,22 @@ final class RemovalGate implements AutoCloseable {
     return delay;
   }
 
-  // PodMigrationJobs (Koordinator): a job this service carries out holds its place in the limits, as an eviction in
-  // background does, from its admission until it ends; its eviction passes the same final check.
-
-  /** A job admitted here: what it reserved, and (for a job this gate made) the candidate it was made for. */
-  private record JobEntry(Decision decision, Optional<Candidate> candidate, Reservation reservation) {}
+  // PodMigrationJobs (Koordinator): a job this service carries out holds its place in the limits as an eviction in
+  // background (inBackground, carried into each new window), from its admission until it ends or sends its eviction;
+  // its eviction passes the same final check.
 
   /** How a job's eviction went: sent (the pod goes), held (look again later), refused (the job fails), or the pod is gone. */
   enum JobSend { SENT, HELD, REFUSED, GONE }
 
   record JobSendResult(JobSend outcome, String message) {}
 
-  /** Admitted jobs by pod UID, until they end; an entry's reservation is given back if the job ends before its eviction. */
-  private final Map<String, JobEntry> jobs = new ConcurrentHashMap<>();
+  /** Pods with a job in progress, by UID: never a second job or removal for them until it ends. */
+  private final Set<String> jobs = ConcurrentHashMap.newKeySet();
 
   private void jobStarted(PodRecord pod, Candidate candidate, Reservation reservation, String message) {
     Decision decision = candidate.decision();
-    jobs.put(decision.uid(), new JobEntry(decision, Optional.of(candidate), reservation));
-    inBackground.put(decision.uid(), new InFlight(decision, pod.controller().map(OwnerRef::uid).orElse("")));
+    jobs.add(decision.uid());
+    inBackground.put(decision.uid(), new InFlight(decision, owner(pod), candidate.balance(), reservation, false));
     outcomes.record(decision, Result.BACKGROUND, message, false);
   }
 
@@ -634,7 +818,7 @@ final class RemovalGate implements AutoCloseable {
    * wait, or empty once admitted. Refused by the same hold-backs and limits as any removal, reported the same way.
    */
   Optional<String> admitJob(PodRecord pod, Decision decision) {
-    if (jobs.containsKey(pod.uid())) {
+    if (jobs.contains(pod.uid())) {
       return Optional.empty();
     }
     Candidate candidate = new Candidate(decision, true, rules.get().generation(), false, null);
@@ -656,8 +840,8 @@ final class RemovalGate implements AutoCloseable {
       release(decision, reservation.get());
       return Optional.of("cannot write the guard's window");
     }
-    jobs.put(pod.uid(), new JobEntry(decision, Optional.empty(), reservation.get()));
-    inBackground.put(pod.uid(), new InFlight(decision, pod.controller().map(OwnerRef::uid).orElse("")));
+    jobs.add(pod.uid());
+    inBackground.put(pod.uid(), new InFlight(decision, owner(pod), true, reservation.get(), false));
     return Optional.empty();
   }
 
@@ -670,8 +854,8 @@ final class RemovalGate implements AutoCloseable {
    * @param send the request by the job's eviction policy (Eviction, Delete, soft eviction)
    */
   JobSendResult evictForJob(PodRecord pod, Optional<String> protection, java.util.function.Function<Decision, PodRemover.Result> send) {
-    JobEntry entry = jobs.get(pod.uid());
-    if (entry == null) {
+    InFlight entry = inBackground.getIfPresent(pod.uid());
+    if (entry == null || !jobs.contains(pod.uid())) {
       return new JobSendResult(JobSend.HELD, "not admitted");
     }
     Optional<String> hold = closing ? Optional.of("shutting down")
@@ -685,22 +869,24 @@ final class RemovalGate implements AutoCloseable {
     if (waiting != null && waiting.retryAt().isAfter(clock.instant())) {
       return new JobSendResult(JobSend.HELD, "retried after " + waiting.retryAt());
     }
-    Optional<String> refusal = entry.candidate().isEmpty() ? protection : stillWanted(entry.candidate().get(), pod);
+    Decision old = entry.decision();
+    Optional<String> refusal = old.profile().equals(MigrationJobController.STRATEGY) ? protection : stillWanted(entry, pod);
     if (refusal.isPresent()) {
       return new JobSendResult(JobSend.REFUSED, refusal.get());
     }
     if (!bucket.tryTake().isZero()) {
       return new JobSendResult(JobSend.HELD, "waiting for the removal rate");
     }
-    Decision old = entry.decision();
     Decision now = new Decision(pod.namespace(), pod.name(), pod.uid(), pod.resourceVersion(), pod.nodeName(), old.strategy(),
         old.profile(), old.rule(), Action.EVICT, old.reason(), old.dueAt(), old.owner());
     PodRemover.Result result = send.apply(now);
     switch (result.outcome()) {
       case REMOVED -> {
-        jobs.put(pod.uid(), new JobEntry(now, entry.candidate(), null));
+        // It happened: counted in the window it was admitted in, no longer in progress.
         inBackground.invalidate(pod.uid());
+        uncarry(entry);
         outcomes.record(now, Result.SUCCESS, result.message(), false);
+        freed(entry);
         return new JobSendResult(JobSend.SENT, result.message());
       }
       case GONE -> {
@@ -721,21 +907,23 @@ final class RemovalGate implements AutoCloseable {
   }
 
   /** A job this gate made is carried out only while its rule (re-judged on the pod as it is) or its profile still wants it. */
-  private Optional<String> stillWanted(Candidate candidate, PodRecord pod) {
+  private Optional<String> stillWanted(InFlight job, PodRecord pod) {
     Rules now = rules.get();
-    if (candidate.balance()) {
-      return now.evaluator().refusal(candidate.decision().profile(), pod, cache);
+    if (job.balance()) {
+      return now.evaluator().refusal(job.decision().profile(), pod, cache);
     }
     boolean due = now.evaluator().evaluate(pod, cache).filter(v -> v.isDue(clock.instant())).isPresent();
     return due ? Optional.empty() : Optional.of("no rule wants the pod now");
   }
 
-  /** A job ended: it no longer counts as in progress; what it reserved goes back if it never sent its eviction. */
+  /** A job ended: it no longer counts as in progress; its place goes back if it never sent its eviction. */
   void jobEnded(String podUid) {
-    JobEntry entry = jobs.remove(podUid);
-    if (entry != null && entry.reservation() != null) {
-      release(entry.decision(), entry.reservation());
+    jobs.remove(podUid);
+    InFlight inFlight = inBackground.getIfPresent(podUid);
+    if (inFlight != null) {
       inBackground.invalidate(podUid);
+      release(inFlight);
+      freed(inFlight);
     }
   }
 

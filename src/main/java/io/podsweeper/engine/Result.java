@@ -18,6 +18,8 @@ public enum Result {
   CONFLICT("conflict"),
   GONE("gone"),
   LIMITED("limited"),
+  /** An EvictionRequest this service withdrew (the pod no longer qualifies), or one canceled by someone else. */
+  CANCELED("canceled"),
   ERROR("error");
 
   private final String label;

@@ -13,6 +13,7 @@ import io.podsweeper.http.HttpApi;
 import io.podsweeper.kube.ClusterCache;
 import io.podsweeper.kube.ControlConfigMap;
 import io.podsweeper.kube.EventRecorder;
+import io.podsweeper.kube.EvictionRequests;
 import io.podsweeper.kube.GuardWindowConfigMap;
 import io.podsweeper.kube.Leadership;
 import io.podsweeper.kube.NamespacedPolicies;
@@ -131,6 +132,8 @@ public final class Service implements AutoCloseable {
   private final KubernetesClient client;
   private final ClusterCache cache;
   private final PodRemover remover;
+  /** The EvictionRequest API (KEP-4563) if the cluster serves it. */
+  private final Optional<EvictionRequests> evictionRequests;
   private final EventRecorder events;
   private final KillSwitch killSwitch;
   private final Sweeper sweeper;
@@ -169,6 +172,8 @@ public final class Service implements AutoCloseable {
         .map(m -> GuardWindowStore.of(m::load, m::save))
         .orElse(GuardWindowStore.NONE);
     this.sweeper = new Sweeper(policy, cache, this::send, metrics, clock, recent, killSwitch, this::guardTripped, guardWindow);
+    this.evictionRequests = EvictionRequests.discover(client, remover);
+    evictionRequests.ifPresent(sweeper::requestEvictionsThrough);
     if (options.eventsPerSecond() > 0) {
       removalEvents = Optional.of(new RemovalEvents(events, metrics, options.eventsPerSecond(), cache));
       sweeper.addListener(removalEvents.get());
@@ -221,6 +226,7 @@ public final class Service implements AutoCloseable {
       throw new IllegalStateException("informers did not sync within " + options.syncTimeoutSeconds() + "s", e);
     }
     synced = true;
+    evictionRequests.ifPresent(r -> r.watch(client, sweeper::evictionRequestObserved));
     LOG.info("informers synced: {} pods cached", cache.pods().size());
     background.scheduleWithFixedDelay(this::reportCurrency, 1, 1, TimeUnit.SECONDS);
     startMigrationJobs(sweeper.gate().rules().policy());
@@ -364,6 +370,7 @@ public final class Service implements AutoCloseable {
     removalEvents.ifPresent(RemovalEvents::close);
     auditLog.ifPresent(AuditLog::close);
     namespacedPolicies.close();
+    evictionRequests.ifPresent(EvictionRequests::close);
     cache.close();
     remover.close();
     client.close();

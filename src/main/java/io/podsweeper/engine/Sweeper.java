@@ -3,6 +3,7 @@ package io.podsweeper.engine;
 import io.podsweeper.cluster.PodRecord;
 import io.podsweeper.cluster.PodSource;
 import io.podsweeper.kube.ClusterCache;
+import io.podsweeper.kube.EvictionRequester;
 import io.podsweeper.metrics.Metrics;
 import io.podsweeper.policy.Policy;
 import io.podsweeper.safety.RemovalBudget;
@@ -87,6 +88,7 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
         () -> leading && !stopping && leaseValid.getAsBoolean(), this::retryLater, guardTrippedNotice,
         new GuardJournal(guardWindow, clock));
     killSwitch.onResume(this::resumed);
+    killSwitch.onPause(gate::reconsiderRequests);
     timers.setRemoveOnCancelPolicy(true);
     apply(policy);
   }
@@ -118,6 +120,16 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
     if (value && !was && !stopping) {
       timers.execute(this::fullPass);
     }
+  }
+
+  /** Evictions go as EvictionRequests (KEP-4563), for the pods the policy says: the cluster serves the API. */
+  public void requestEvictionsThrough(EvictionRequester requester) {
+    gate.requestEvictionsThrough(requester);
+  }
+
+  /** An EvictionRequest was added or changed (its informer's thread). */
+  public void evictionRequestObserved(EvictionRequester.Observed observed) {
+    gate.evictionRequestObserved(observed);
   }
 
   /** The fence: no request is sent unless {@code valid} says this replica's lease has not run out. */

@@ -89,26 +89,35 @@ public final class PodRemover implements AutoCloseable {
 
   /** @param dryRun ask the API server to judge the request without acting on it ({@code dryRun=All}) */
   public Result remove(Decision decision, boolean dryRun) {
-    String podUrl = client.getMasterUrl().toString().replaceAll("/$", "")
-        + "/api/v1/namespaces/" + encode(decision.namespace()) + "/pods/" + encode(decision.name());
-    HttpRequest.Builder request = client.getHttpClient().newHttpRequestBuilder()
-        .timeout(REQUEST_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+    String podPath = "/api/v1/namespaces/" + encode(decision.namespace()) + "/pods/" + encode(decision.name());
     ObjectNode deleteOptions = deleteOptions(decision);
     String query = "";
     if (dryRun) {
       deleteOptions.putArray("dryRun").add("All");
       query = "?dryRun=All";
     }
+    HttpRequest.Builder request;
     if (decision.action() == Action.DELETE) {
-      request.uri(podUrl + query).delete("application/json", deleteOptions.toString());
+      request = request(podPath + query).delete("application/json", deleteOptions.toString());
     } else {
       ObjectNode eviction = JSON.createObjectNode();
       eviction.put("apiVersion", evictionApiVersion);
       eviction.put("kind", "Eviction");
       eviction.putObject("metadata").put("name", decision.name()).put("namespace", decision.namespace());
       eviction.set("deleteOptions", deleteOptions);
-      request.uri(podUrl + "/eviction" + query).post("application/json", eviction.toString());
+      request = request(podPath + "/eviction" + query).post("application/json", eviction.toString());
     }
+    return exchange(request);
+  }
+
+  /** A request of this client's (no HTTP-layer retries) to {@code path} of the API server, e.g. {@code /api/v1/pods}. */
+  HttpRequest.Builder request(String path) {
+    return client.getHttpClient().newHttpRequestBuilder().timeout(REQUEST_TIMEOUT_SECONDS, TimeUnit.SECONDS)
+        .uri(client.getMasterUrl().toString().replaceAll("/$", "") + path);
+  }
+
+  /** Sends a request and reads its answer as an outcome; no answer is an error. */
+  Result exchange(HttpRequest.Builder request) {
     try {
       HttpResponse<String> response = client.getHttpClient().sendAsync(request.build(), String.class)
           .get(REQUEST_TIMEOUT_SECONDS + 5, TimeUnit.SECONDS);
@@ -157,7 +166,7 @@ public final class PodRemover implements AutoCloseable {
     }
   }
 
-  private static String encode(String s) {
+  static String encode(String s) {
     return URLEncoder.encode(s, StandardCharsets.UTF_8);
   }
 

@@ -69,7 +69,9 @@ final class RelistingInformers implements AutoCloseable {
   /** @param config the cluster to list and watch; the informers have their own client, which {@link #close} closes */
   RelistingInformers(Config config) {
     this.client = new KubernetesClientBuilder().withConfig(new ConfigBuilder(config).withWatchReconnectLimit(0).build())
-        .withKubernetesSerialization(PodRecords.serialization()).build();
+        .withKubernetesSerialization(PodRecords.serialization())
+        .withHttpClientBuilderConsumer(http -> http.addOrReplaceInterceptor(CompressedResponses.NAME, new CompressedResponses()))
+        .build();
   }
 
   /**

@@ -100,7 +100,7 @@ final class KoordinatorFormat {
     }
     return new Policy(source, dryRun, limits,
         root.optionalDuration("deschedulingInterval").orElse(Policy.DEFAULT_FULL_PASS_INTERVAL), java.util.OptionalLong.empty(), Guard.DEFAULTS, profiles,
-        jobs.get(0));
+        EvictionRequestMode.OptIn, jobs.get(0));
   }
 
   /**

@@ -44,6 +44,9 @@ public final class NativePolicyWriter {
     policy.limits().maxInFlightPerOwner().ifPresent(v -> limits.put("maxInFlightPerOwner", v));
     policy.limits().maxUnavailablePerOwner().ifPresent(v -> limits.put("maxUnavailablePerOwner", v));
     policy.gracePeriodSeconds().ifPresent(g -> root.put("gracePeriodSeconds", g));
+    if (policy.evictionRequests() != EvictionRequestMode.OptIn) {
+      root.put("evictionRequests", policy.evictionRequests().name());
+    }
     policy.migrationJobs().ifPresent(m -> root.putObject("migrationJobs").put("mode", m.mode().wireName())
         .put("ttl", exact(m.ttl())).put("evictionPolicy", m.evictionPolicy().wireName()));
     Guard guard = policy.guard();

@@ -14,6 +14,7 @@ import java.util.OptionalLong;
  *     also the window of the removal limits (upstream's descheduling interval)
  * @param gracePeriodSeconds passed with every removal; empty: each pod's own
  * @param guard the blast-radius guard of the live service (every format gets the defaults unless it sets its own)
+ * @param evictionRequests which evictions go as EvictionRequests where the cluster serves that API
  * @param migrationJobs evictions become Koordinator PodMigrationJobs with these defaults (and hand-made ones are
  *     honoured); empty: evictions are sent directly
  */
@@ -25,6 +26,7 @@ public record Policy(
     OptionalLong gracePeriodSeconds,
     Guard guard,
     List<Profile> profiles,
+    EvictionRequestMode evictionRequests,
     Optional<MigrationJobs> migrationJobs) {
   public static final Duration DEFAULT_FULL_PASS_INTERVAL = Duration.ofMinutes(5);
 
@@ -32,10 +34,10 @@ public record Policy(
     profiles = List.copyOf(profiles);
   }
 
-  /** A policy without PodMigrationJobs. */
+  /** A policy whose evictions go as EvictionRequests only for the pods that opt in, without PodMigrationJobs. */
   public Policy(String source, boolean dryRun, Limits limits, Duration fullPassInterval, OptionalLong gracePeriodSeconds, Guard guard,
       List<Profile> profiles) {
-    this(source, dryRun, limits, fullPassInterval, gracePeriodSeconds, guard, profiles, Optional.empty());
+    this(source, dryRun, limits, fullPassInterval, gracePeriodSeconds, guard, profiles, EvictionRequestMode.OptIn, Optional.empty());
   }
 
   /**
@@ -47,6 +49,6 @@ public record Policy(
   }
 
   public Policy withDryRun(boolean value) {
-    return new Policy(source, value, limits, fullPassInterval, gracePeriodSeconds, guard, profiles, migrationJobs);
+    return new Policy(source, value, limits, fullPassInterval, gracePeriodSeconds, guard, profiles, evictionRequests, migrationJobs);
   }
 }

@@ -38,12 +38,20 @@ public final class RemovalBudget {
     if (reached(limits.maxPerNamespace(), perNamespace.getOrDefault(decision.namespace(), 0))) {
       return Optional.of(NAMESPACE_REACHED);
     }
+    carry(decision);
+    return Optional.empty();
+  }
+
+  /**
+   * Counts, without a check, an eviction still in progress from an earlier window: it holds its place in every
+   * window until it ends, as upstream counts its evictions in background every cycle.
+   */
+  public synchronized void carry(Decision decision) {
     total++;
     if (!decision.node().isEmpty()) {
       perNode.merge(decision.node(), 1, Integer::sum);
     }
     perNamespace.merge(decision.namespace(), 1, Integer::sum);
-    return Optional.empty();
   }
 
   /** Gives back a removal that was taken but not carried out (the request failed or was refused). */

@@ -34,9 +34,22 @@ public final class TestApiServer implements ExtensionContext.Store.CloseableReso
   }
 
   static TestApiServer start() {
+    return start(Map.of());
+  }
+
+  /**
+   * A server of a test's own, with these API groups' built-in versions switched off ({@code --runtime-config}, e.g.
+   * {@code coordination.k8s.io/v1=false}): a built-in group answers 404 for any version of its own, so only then can
+   * a CRD serve a new version of it. The test closes it.
+   */
+  public static TestApiServer startWithRuntimeConfig(String runtimeConfig) {
+    return start(Map.of("KUBE_RUNTIME_CONFIG", runtimeConfig));
+  }
+
+  private static TestApiServer start(Map<String, String> env) {
     try {
       Path runDir = Files.createTempDirectory("podsweeper-apiserver-");
-      script("start", runDir);
+      script("start", runDir, env);
       return new TestApiServer(runDir);
     } catch (IOException e) {
       throw new IllegalStateException("cannot start the test API server", e);
@@ -44,10 +57,15 @@ public final class TestApiServer implements ExtensionContext.Store.CloseableReso
   }
 
   private static void script(String verb, Path runDir) {
+    script(verb, runDir, Map.of());
+  }
+
+  private static void script(String verb, Path runDir, Map<String, String> env) {
     Path project = Path.of(System.getProperty("podsweeper.projectDir", "."));
     ProcessBuilder pb = new ProcessBuilder("bash", project.resolve("scripts/test-apiserver.sh").toString(), verb, runDir.toString())
         .redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.INHERIT);
+    pb.environment().putAll(env);
     try {
       Process p = pb.start();
       if (!p.waitFor(15, TimeUnit.MINUTES) || p.exitValue() != 0) {
