@@ -26,6 +26,7 @@ import java.time.Instant;
 import java.util.Collection;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -343,7 +344,7 @@ final class RemovalGate implements AutoCloseable {
       reportOnce(decision, Result.PAUSED, "removals are paused: " + killSwitch.reason(), dryRun);
       return true;
     }
-    if (inBackground.getIfPresent(pod.uid()) != null) {
+    if (inBackground.getIfPresent(pod.uid()) != null || jobs.contains(pod.uid())) {
       return true;
     }
     Integer hourlyCap = hourlyCaps.get(decision.profile());
@@ -496,6 +497,8 @@ final class RemovalGate implements AutoCloseable {
       inBackground.put(decision.uid(), new InFlight(decision, owner(pod), candidate.balance(), reservation, true));
       outcomes.record(decision, Result.BACKGROUND, "EvictionRequest " + decision.uid() + " made, requester " + EvictionRequester.REQUESTER
           + ": the pod leaves in its own time", false);
+    } else if (result.outcome() == PodRemover.Outcome.STARTED) {
+      jobStarted(pod, candidate, reservation, result.message());
     } else {
       settle(pod, decision, reservation, result);
     }
@@ -789,6 +792,149 @@ final class RemovalGate implements AutoCloseable {
     }
     backoff.put(uid, new Backoff(attempts, clock.instant().plus(delay)));
     return delay;
+  }
+
+  // PodMigrationJobs (Koordinator): a job this service carries out holds its place in the limits as an eviction in
+  // background (inBackground, carried into each new window), from its admission until it ends or sends its eviction;
+  // its eviction passes the same final check.
+
+  /** How a job's eviction went: sent (the pod goes), held (look again later), refused (the job fails), or the pod is gone. */
+  enum JobSend { SENT, HELD, REFUSED, GONE }
+
+  record JobSendResult(JobSend outcome, String message) {}
+
+  /** Pods with a job in progress, by UID: never a second job or removal for them until it ends. */
+  private final Set<String> jobs = ConcurrentHashMap.newKeySet();
+
+  private void jobStarted(PodRecord pod, Candidate candidate, Reservation reservation, String message) {
+    Decision decision = candidate.decision();
+    jobs.add(decision.uid());
+    inBackground.put(decision.uid(), new InFlight(decision, owner(pod), candidate.balance(), reservation, false));
+    outcomes.record(decision, Result.BACKGROUND, message, false);
+  }
+
+  /**
+   * Takes a job's place in the limits (a hand-made job, or one whose admission this replica did not see): why it must
+   * wait, or empty once admitted. Refused by the same hold-backs and limits as any removal, reported the same way.
+   */
+  Optional<String> admitJob(PodRecord pod, Decision decision) {
+    if (jobs.contains(pod.uid())) {
+      return Optional.empty();
+    }
+    Candidate candidate = new Candidate(decision, true, rules.get().generation(), false, null);
+    Instant now = clock.instant();
+    if (!mayLead.getAsBoolean() || closing) {
+      return Optional.of("this replica does not lead");
+    }
+    if (heldBack(pod, candidate, now)) {
+      return Optional.of(killSwitch.holds(decision.action()) ? "removals are paused: " + killSwitch.reason() : "held back by a throttle");
+    }
+    if (!journal.takeOver(guard)) {
+      return Optional.of("the guard's window is not read yet");
+    }
+    Optional<Reservation> reservation = reserve(pod, candidate, now);
+    if (reservation.isEmpty()) {
+      return Optional.of("over a removal limit, or the blast-radius guard refused it");
+    }
+    if (reservation.get().guard().counts(decision) && !journal.persist(reservation.get().guard())) {
+      release(decision, reservation.get());
+      return Optional.of("cannot write the guard's window");
+    }
+    jobs.add(pod.uid());
+    inBackground.put(pod.uid(), new InFlight(decision, owner(pod), true, reservation.get(), false));
+    return Optional.empty();
+  }
+
+  /**
+   * A job's eviction: the final check on what is current (lease, kill switch, cache, the pod the job names, and the
+   * policy: a job this gate made must still be wanted by its rule or strategy, any other must pass {@code protection}),
+   * the rate, then at once the request with the pod's current UID and resourceVersion as preconditions.
+   *
+   * @param protection why the pod must not go, for a job this gate did not make (the evictor's protections)
+   * @param send the request by the job's eviction policy (Eviction, Delete, soft eviction)
+   */
+  JobSendResult evictForJob(PodRecord pod, Optional<String> protection, java.util.function.Function<Decision, PodRemover.Result> send) {
+    InFlight entry = inBackground.getIfPresent(pod.uid());
+    if (entry == null || !jobs.contains(pod.uid())) {
+      return new JobSendResult(JobSend.HELD, "not admitted");
+    }
+    Optional<String> hold = closing ? Optional.of("shutting down")
+        : !mayLead.getAsBoolean() ? Optional.of("this replica does not hold a valid lease")
+        : killSwitch.holds(Action.EVICT) ? Optional.of("removals are paused: " + killSwitch.reason())
+        : !cache.isCurrent() ? Optional.of("the cache is not current") : Optional.empty();
+    if (hold.isPresent()) {
+      return new JobSendResult(JobSend.HELD, hold.get());
+    }
+    Backoff waiting = backoff.getIfPresent(pod.uid());
+    if (waiting != null && waiting.retryAt().isAfter(clock.instant())) {
+      return new JobSendResult(JobSend.HELD, "retried after " + waiting.retryAt());
+    }
+    Decision old = entry.decision();
+    Optional<String> refusal = old.profile().equals(MigrationJobController.STRATEGY) ? protection : stillWanted(entry, pod);
+    if (refusal.isPresent()) {
+      return new JobSendResult(JobSend.REFUSED, refusal.get());
+    }
+    if (!bucket.tryTake().isZero()) {
+      return new JobSendResult(JobSend.HELD, "waiting for the removal rate");
+    }
+    Decision now = new Decision(pod.namespace(), pod.name(), pod.uid(), pod.resourceVersion(), pod.nodeName(), old.strategy(),
+        old.profile(), old.rule(), Action.EVICT, old.reason(), old.dueAt(), old.owner());
+    PodRemover.Result result = send.apply(now);
+    switch (result.outcome()) {
+      case REMOVED -> {
+        // It happened: counted in the window it was admitted in, no longer in progress.
+        inBackground.invalidate(pod.uid());
+        uncarry(entry);
+        outcomes.record(now, Result.SUCCESS, result.message(), false);
+        freed(entry);
+        return new JobSendResult(JobSend.SENT, result.message());
+      }
+      case GONE -> {
+        return new JobSendResult(JobSend.GONE, result.message());
+      }
+      case REFUSED -> {
+        metrics.pdbRefusals.labels(now.namespace()).inc();
+        outcomes.record(now, Result.PDB_REFUSED, result.message() + "; retry in " + backOff(pod.uid()).toSeconds() + "s", false);
+      }
+      case CONFLICT -> outcomes.record(now, Result.CONFLICT, "the pod changed: " + result.message(), false);
+      default -> {
+        metrics.apiErrors.labels(now.action().wireName(), String.valueOf(result.code())).inc();
+        outcomes.record(now, Result.ERROR, result.code() + " " + result.message() + "; retry in " + backOff(pod.uid()).toSeconds() + "s",
+            false);
+      }
+    }
+    return new JobSendResult(JobSend.HELD, result.code() + " " + result.message());
+  }
+
+  /** A job this gate made is carried out only while its rule (re-judged on the pod as it is) or its profile still wants it. */
+  private Optional<String> stillWanted(InFlight job, PodRecord pod) {
+    Rules now = rules.get();
+    if (job.balance()) {
+      return now.evaluator().refusal(job.decision().profile(), pod, cache);
+    }
+    boolean due = now.evaluator().evaluate(pod, cache).filter(v -> v.isDue(clock.instant())).isPresent();
+    return due ? Optional.empty() : Optional.of("no rule wants the pod now");
+  }
+
+  /** A job ended: it no longer counts as in progress; its place goes back if it never sent its eviction. */
+  void jobEnded(String podUid) {
+    jobs.remove(podUid);
+    InFlight inFlight = inBackground.getIfPresent(podUid);
+    if (inFlight != null) {
+      inBackground.invalidate(podUid);
+      release(inFlight);
+      freed(inFlight);
+    }
+  }
+
+  /** Whether this replica may act on jobs now (leads, not stopping). */
+  boolean mayLead() {
+    return !closing && mayLead.getAsBoolean();
+  }
+
+  /** The policy in force now. */
+  Rules rules() {
+    return rules.get();
   }
 
   /** Stops admitting; waiting removals give up at once; requests already sent may finish. */

@@ -145,7 +145,10 @@ public final class Service implements AutoCloseable {
   private final Optional<AuditLog> auditLog;
   /** The given client configuration, with this replica's user agent: every client of the service is built from it. */
   private final Config clientConfig;
+  private final Clock clock;
   private volatile Leadership leadership;
+  /** Koordinator's PodMigrationJobs, when the API server serves them; null otherwise. */
+  private volatile MigrationJobController migrationJobs;
   private volatile boolean synced;
   /** Why the policy file could not be used at start; null once a valid one runs. Not ready meanwhile. */
   private volatile String policyProblem;
@@ -155,6 +158,7 @@ public final class Service implements AutoCloseable {
 
   public Service(Config config, Policy policy, Clock clock, Options options) {
     this.options = options;
+    this.clock = clock;
     this.clientConfig = new ConfigBuilder(config).withUserAgent(userAgent(options.leaderElection())).build();
     this.client = new KubernetesClientBuilder().withConfig(clientConfig).build();
     this.cache = new ClusterCache(client, metrics);
@@ -167,7 +171,7 @@ public final class Service implements AutoCloseable {
         .map(c -> new GuardWindowConfigMap(client, c.namespace(), c.name() + "-guard"))
         .map(m -> GuardWindowStore.of(m::load, m::save))
         .orElse(GuardWindowStore.NONE);
-    this.sweeper = new Sweeper(policy, cache, remover::remove, metrics, clock, recent, killSwitch, this::guardTripped, guardWindow);
+    this.sweeper = new Sweeper(policy, cache, this::send, metrics, clock, recent, killSwitch, this::guardTripped, guardWindow);
     this.evictionRequests = EvictionRequests.discover(client, remover);
     evictionRequests.ifPresent(sweeper::requestEvictionsThrough);
     if (options.eventsPerSecond() > 0) {
@@ -225,6 +229,7 @@ public final class Service implements AutoCloseable {
     evictionRequests.ifPresent(r -> r.watch(client, sweeper::evictionRequestObserved));
     LOG.info("informers synced: {} pods cached", cache.pods().size());
     background.scheduleWithFixedDelay(this::reportCurrency, 1, 1, TimeUnit.SECONDS);
+    startMigrationJobs(sweeper.gate().rules().policy());
     if (options.leaderElection().isPresent()) {
       Options.LeaderElection le = options.leaderElection().get();
       sweeper.setLeading(false);
@@ -250,6 +255,37 @@ public final class Service implements AutoCloseable {
       long every = options.reloadInterval().toMillis();
       background.scheduleWithFixedDelay(watcher::check, every, every, TimeUnit.MILLISECONDS);
     });
+  }
+
+  /**
+   * PodMigrationJobs are carried out when the API server serves them (Koordinator's CRDs are installed), and made for
+   * evictions while the policy asks for them; a policy that asks in a cluster without them evicts directly, said once.
+   */
+  private void startMigrationJobs(Policy policy) {
+    Optional<io.podsweeper.kube.MigrationJobs> api = io.podsweeper.kube.MigrationJobs.start(client, () -> {
+      MigrationJobController c = migrationJobs;
+      if (c != null) {
+        c.changed();
+      }
+    });
+    if (api.isEmpty()) {
+      if (policy.migrationJobs().isPresent()) {
+        LOG.warn("the policy asks for PodMigrationJobs, but the API server does not serve {} PodMigrationJob (Koordinator's CRDs are"
+            + " not installed): evictions are sent directly", io.podsweeper.kube.MigrationJobs.API_VERSION);
+      }
+      return;
+    }
+    migrationJobs = new MigrationJobController(api.get(), sweeper.gate(), cache, remover, clock);
+    migrationJobs.start();
+    LOG.info("PodMigrationJobs are served: carried out while the policy asks for them ({})",
+        policy.migrationJobs().map(m -> "now: mode " + m.mode().wireName() + ", ttl " + m.ttl() + ", " + m.evictionPolicy().wireName())
+            .orElse("now it does not"));
+  }
+
+  /** The gate's requests: through the PodMigrationJobs when there are any, else straight to the API server. */
+  private PodRemover.Result send(io.podsweeper.strategy.Decision decision, boolean dryRun) {
+    MigrationJobController jobs = migrationJobs;
+    return jobs == null ? remover.remove(decision, dryRun) : jobs.send(decision, dryRun);
   }
 
   /**
@@ -323,6 +359,9 @@ public final class Service implements AutoCloseable {
   public void close() {
     LOG.info("shutting down");
     background.shutdownNow();
+    if (migrationJobs != null) {
+      migrationJobs.close();
+    }
     sweeper.close();
     if (leadership != null) {
       leadership.close();

@@ -338,6 +338,11 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
   }
 
   /** The policy in force, compiled: what the last {@link #reload} (or the constructor) got. */
+  /** The gate, for the PodMigrationJobs it admits and carries out. */
+  RemovalGate gate() {
+    return gate;
+  }
+
   public PolicyEvaluator evaluator() {
     return rules.evaluator();
   }

@@ -44,7 +44,9 @@ public final class PodRemover implements AutoCloseable {
     /** 404: the pod is already gone. */
     GONE,
     /** Anything else, including no answer at all. */
-    ERROR
+    ERROR,
+    /** A PodMigrationJob was created for the eviction ({@link MigrationJobs}): the pod goes when the job evicts it. */
+    STARTED
   }
 
   public record Result(Outcome outcome, int code, String message) {}

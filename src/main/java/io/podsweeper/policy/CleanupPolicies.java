@@ -205,7 +205,7 @@ public final class CleanupPolicies {
         .sorted(Comparator.comparing((Verdict v) -> v.source().namespace()).thenComparing(v -> v.source().name()))
         .forEach(v -> profiles.add(v.profile().get()));
     return new Policy(file.source(), file.dryRun(), file.limits(), file.fullPassInterval(), file.gracePeriodSeconds(), file.guard(),
-        profiles, file.evictionRequests());
+        profiles, file.evictionRequests(), file.migrationJobs());
   }
 
   static String profileName(Source policy) {

@@ -14,9 +14,11 @@ import java.util.Set;
 /**
  * Koordinator's {@code descheduler/v1alpha2 DeschedulerConfiguration}: profiles whose plugins are lists of
  * {@code {name}}, with the MigrationController as evictor and filter. Its evictability filters become the
- * profile's evictor, its migration limits the removal limits, and {@code evictQPS} the rate. Arguments of the
- * migration machinery Podsweeper does not have (reservations, arbitration, PodMigrationJobs) are accepted and
- * listed by {@code validate}; see README "Migration".
+ * profile's evictor, its migration limits the removal limits, and {@code evictQPS} the rate. As in koord-descheduler,
+ * a profile whose evict plugin is the MigrationController (the default) turns evictions into PodMigrationJobs, with
+ * its {@code defaultJobMode}, {@code defaultJobTTL} and {@code evictionPolicy}. Arguments of the migration machinery
+ * Podsweeper does not have (arbitration's own queue, object limiters) are accepted and listed by {@code validate};
+ * see README "Migration".
  */
 final class KoordinatorFormat {
   static final String API_VERSION = "descheduler/v1alpha2";
@@ -27,10 +29,9 @@ final class KoordinatorFormat {
   private static final Set<String> HONOURED = Set.of("apiVersion", "kind", "dryRun", "evictFailedBarePods", "evictAllBarePods",
       "evictLocalStoragePods", "evictSystemCriticalPods", "ignorePvcPods", "priorityThreshold", "labelSelector", "namespaces",
       "nodeFit", "maxMigratingGlobally", "maxMigratingPerNode", "maxMigratingPerNamespace", "evictQPS", "evictBurst",
-      "maxMigratingPerWorkload", "maxUnavailablePerWorkload");
+      "maxMigratingPerWorkload", "maxUnavailablePerWorkload", "evictionPolicy", "defaultJobMode", "defaultJobTTL");
   /** MigrationController arguments of machinery Podsweeper does not have: accepted, without effect. */
-  static final Set<String> ACCEPTED_WITHOUT_EFFECT = Set.of("evictionPolicy", "defaultDeleteOptions", "skipCheckExpectedReplicas", "objectLimiters", "defaultJobMode", "defaultJobTTL",
-      "maxConcurrentReconciles", "schedulerNames", "arbitrationArgs", "skipEvictionGates", "nodeSelector", "podSelectors");
+  static final Set<String> ACCEPTED_WITHOUT_EFFECT = Set.of("defaultDeleteOptions", "skipCheckExpectedReplicas", "objectLimiters", "maxConcurrentReconciles", "schedulerNames", "arbitrationArgs", "skipEvictionGates", "nodeSelector", "podSelectors");
 
   private KoordinatorFormat() {}
 
@@ -42,6 +43,7 @@ final class KoordinatorFormat {
     Limits limits = DeschedulerPolicyFormat.limits(root, Limits.DEFAULT_PER_SECOND);
     boolean dryRun = root.bool("dryRun", false);
     List<Profile> profiles = new ArrayList<>();
+    List<Optional<MigrationJobs>> jobs = new ArrayList<>();
     for (ConfigNode p : root.list("profiles")) {
       p.requireObject(Set.of("name", "plugins", "pluginConfig"));
       String name = p.requiredString("name");
@@ -56,6 +58,12 @@ final class KoordinatorFormat {
       limits = tighter(limits, migration);
       List<StrategyArgs> deschedule = new ArrayList<>();
       List<StrategyArgs> balance = new ArrayList<>();
+      jobs.add(migrationEvictor(p) ? Optional.of(MigrationJobs.read(migration, "defaultJobMode", "defaultJobTTL", "evictionPolicy"))
+          : Optional.empty());
+      if (!jobs.get(0).equals(jobs.get(jobs.size() - 1))) {
+        throw p.child("plugins").error("every profile needs the same evict plugin and job settings (the MigrationController makes"
+            + " PodMigrationJobs, the DefaultEvictor evicts directly)");
+      }
       if (p.has("plugins")) {
         ConfigNode plugins = p.child("plugins").requireObject(Set.of("deschedule", "balance", "evict", "filter"));
         for (String point : List.of("deschedule", "balance", "evict", "filter")) {
@@ -91,7 +99,19 @@ final class KoordinatorFormat {
       throw root.child("profiles").error("at least one profile is required");
     }
     return new Policy(source, dryRun, limits,
-        root.optionalDuration("deschedulingInterval").orElse(Policy.DEFAULT_FULL_PASS_INTERVAL), java.util.OptionalLong.empty(), Guard.DEFAULTS, profiles);
+        root.optionalDuration("deschedulingInterval").orElse(Policy.DEFAULT_FULL_PASS_INTERVAL), java.util.OptionalLong.empty(), Guard.DEFAULTS, profiles,
+        EvictionRequestMode.OptIn, jobs.get(0));
+  }
+
+  /**
+   * Whether the profile's evict plugin is the MigrationController, as koord-descheduler merges plugin sets: it is
+   * the default unless disabled (by name or {@code "*"}), and enabling it by name brings it back.
+   */
+  private static boolean migrationEvictor(ConfigNode profile) {
+    ConfigNode evict = profile.child("plugins").child("evict");
+    List<String> enabled = evict.list("enabled").stream().map(e -> e.requiredString("name")).toList();
+    List<String> disabled = evict.list("disabled").stream().map(e -> e.requiredString("name")).toList();
+    return enabled.contains(MIGRATION_CONTROLLER) || !(disabled.contains(MIGRATION_CONTROLLER) || disabled.contains("*"));
   }
 
   /** The MigrationController's filters are the DefaultEvictor's deprecated flags, with the same meaning. */

@@ -22,7 +22,7 @@ final class NativePolicyFormat {
 
   static Policy read(ConfigNode root, String source) {
     root.requireObject(Set.of("apiVersion", "kind", "metadata", "dryRun", "fullPassInterval", "limits", "gracePeriodSeconds", "rules",
-        "nodeSelector", "profiles", "guard", "metricsProviders", "evictionRequests"));
+        "nodeSelector", "profiles", "guard", "metricsProviders", "evictionRequests", "migrationJobs"));
     boolean dryRun = root.bool("dryRun", false);
     Duration fullPass = root.optionalDuration("fullPassInterval").orElse(Policy.DEFAULT_FULL_PASS_INTERVAL);
     Limits limits = root.has("limits") ? limits(root.child("limits")) : Limits.DEFAULTS;
@@ -47,7 +47,8 @@ final class NativePolicyFormat {
       profiles.add(profile);
     }
     return new Policy(source, dryRun, limits, fullPass, root.optionalLong("gracePeriodSeconds", 0, 86_400 * 365),
-        root.has("guard") ? guard(root.child("guard")) : Guard.DEFAULTS, profiles, evictionRequests(root));
+        root.has("guard") ? guard(root.child("guard")) : Guard.DEFAULTS, profiles, evictionRequests(root),
+        root.has("migrationJobs") ? Optional.of(MigrationJobs.read(root.child("migrationJobs"))) : Optional.empty());
   }
 
   /** {@code evictionRequests: OptIn | All}: which evictions go as EvictionRequests where the cluster serves the API. */

@@ -47,6 +47,8 @@ public final class NativePolicyWriter {
     if (policy.evictionRequests() != EvictionRequestMode.OptIn) {
       root.put("evictionRequests", policy.evictionRequests().name());
     }
+    policy.migrationJobs().ifPresent(m -> root.putObject("migrationJobs").put("mode", m.mode().wireName())
+        .put("ttl", exact(m.ttl())).put("evictionPolicy", m.evictionPolicy().wireName()));
     Guard guard = policy.guard();
     ObjectNode g = root.putObject("guard");
     g.put("maxNamespaceShare", guard.maxNamespaceShare());

@@ -2,6 +2,7 @@ package io.podsweeper.policy;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
@@ -14,6 +15,8 @@ import java.util.OptionalLong;
  * @param gracePeriodSeconds passed with every removal; empty: each pod's own
  * @param guard the blast-radius guard of the live service (every format gets the defaults unless it sets its own)
  * @param evictionRequests which evictions go as EvictionRequests where the cluster serves that API
+ * @param migrationJobs evictions become Koordinator PodMigrationJobs with these defaults (and hand-made ones are
+ *     honoured); empty: evictions are sent directly
  */
 public record Policy(
     String source,
@@ -23,17 +26,18 @@ public record Policy(
     OptionalLong gracePeriodSeconds,
     Guard guard,
     List<Profile> profiles,
-    EvictionRequestMode evictionRequests) {
+    EvictionRequestMode evictionRequests,
+    Optional<MigrationJobs> migrationJobs) {
   public static final Duration DEFAULT_FULL_PASS_INTERVAL = Duration.ofMinutes(5);
 
   public Policy {
     profiles = List.copyOf(profiles);
   }
 
-  /** A policy whose evictions go as EvictionRequests only for the pods that opt in: every format but the native one. */
+  /** A policy whose evictions go as EvictionRequests only for the pods that opt in, without PodMigrationJobs. */
   public Policy(String source, boolean dryRun, Limits limits, Duration fullPassInterval, OptionalLong gracePeriodSeconds, Guard guard,
       List<Profile> profiles) {
-    this(source, dryRun, limits, fullPassInterval, gracePeriodSeconds, guard, profiles, EvictionRequestMode.OptIn);
+    this(source, dryRun, limits, fullPassInterval, gracePeriodSeconds, guard, profiles, EvictionRequestMode.OptIn, Optional.empty());
   }
 
   /**
@@ -45,6 +49,6 @@ public record Policy(
   }
 
   public Policy withDryRun(boolean value) {
-    return new Policy(source, value, limits, fullPassInterval, gracePeriodSeconds, guard, profiles, evictionRequests);
+    return new Policy(source, value, limits, fullPassInterval, gracePeriodSeconds, guard, profiles, evictionRequests, migrationJobs);
   }
 }

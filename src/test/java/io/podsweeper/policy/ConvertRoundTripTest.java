@@ -31,6 +31,7 @@ class ConvertRoundTripTest {
     assertThat(converted.dryRun()).isEqualTo(original.dryRun());
     assertThat(converted.fullPassInterval()).isEqualTo(original.fullPassInterval());
     assertThat(converted.gracePeriodSeconds()).isEqualTo(original.gracePeriodSeconds());
+    assertThat(converted.migrationJobs()).isEqualTo(original.migrationJobs());
     // Converting twice changes nothing more.
     assertThat(NativePolicyWriter.write(converted)).isEqualTo(nativeYaml);
 

@@ -1,0 +1,239 @@
+package io.podsweeper.engine;
+
+import io.podsweeper.cluster.PodRecord;
+import io.podsweeper.cluster.PodSource;
+import io.podsweeper.engine.MigrationJobSteps.PodAt;
+import io.podsweeper.engine.MigrationJobSteps.Step;
+import io.podsweeper.kube.MigrationJobs;
+import io.podsweeper.kube.MigrationJobs.Condition;
+import io.podsweeper.kube.MigrationJobs.Job;
+import io.podsweeper.kube.MigrationJobs.ReservationState;
+import io.podsweeper.kube.MigrationJobs.StatusChange;
+import io.podsweeper.kube.PodRemover;
+import io.podsweeper.policy.EvictorArgs;
+import io.podsweeper.policy.MigrationJobs.EvictionPolicy;
+import io.podsweeper.policy.Policy;
+import io.podsweeper.strategy.Action;
+import io.podsweeper.strategy.Decision;
+import io.podsweeper.strategy.Evictor;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Carries out PodMigrationJobs as Koordinator's MigrationController does, while the policy asks for them: the jobs
+ * the gate made for admitted evictions and hand-made ones alike (not those another reconciler made, by their
+ * {@code koordinator.sh/job-created-by}). One thread looks at every unfinished job on each change and every second;
+ * {@link MigrationJobSteps} says what each needs, the {@link RemovalGate} admits it and sends its eviction.
+ *
+ * <p>The kill switch holds jobs that have not sent their eviction: they stay Running (or Pending) with the reason in
+ * their status message, and go on when removals resume; their TTL still ends them (Failed, Timeout).
+ */
+final class MigrationJobController implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(MigrationJobController.class);
+  static final String STRATEGY = "PodMigrationJob";
+  private static final long TICK_MILLIS = 1000;
+
+  private final MigrationJobs api;
+  private final RemovalGate gate;
+  private final PodSource cache;
+  private final PodRemover remover;
+  private final Clock clock;
+  private final ScheduledExecutorService thread = Executors.newSingleThreadScheduledExecutor(r -> Sweeper.daemon(r, "migration-jobs"));
+
+  MigrationJobController(MigrationJobs api, RemovalGate gate, PodSource cache, PodRemover remover, Clock clock) {
+    this.api = api;
+    this.gate = gate;
+    this.cache = cache;
+    this.remover = remover;
+    this.clock = clock;
+  }
+
+  void start() {
+    thread.scheduleWithFixedDelay(this::reconcileAll, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * Where the gate's requests go while the policy asks for jobs: an eviction becomes a PodMigrationJob (a dry-run, or
+   * a DELETE of a finished pod, is sent as it is).
+   */
+  PodRemover.Result send(Decision decision, boolean dryRun) {
+    Optional<io.podsweeper.policy.MigrationJobs> wanted = gate.rules().policy().migrationJobs();
+    return !dryRun && decision.action() == Action.EVICT && wanted.isPresent()
+        ? api.create(decision, wanted.get()) : remover.remove(decision, dryRun);
+  }
+
+  /** A job changed: look at the jobs now rather than at the next tick. */
+  void changed() {
+    if (!thread.isShutdown()) {
+      thread.execute(this::reconcileAll);
+    }
+  }
+
+  private void reconcileAll() {
+    try {
+      Policy policy = gate.rules().policy();
+      if (policy.migrationJobs().isEmpty() || !gate.mayLead()) {
+        return;
+      }
+      for (Job job : api.jobs()) {
+        boolean ours = job.createdBy().isEmpty() || job.createdBy().equals(MigrationJobs.CREATOR);
+        if (ours && !MigrationJobSteps.finished(job)) {
+          reconcile(job, policy.migrationJobs().get());
+        }
+      }
+    } catch (RuntimeException e) {
+      LOG.warn("PodMigrationJobs: {}", e.toString(), e);
+    }
+  }
+
+  private void reconcile(Job job, io.podsweeper.policy.MigrationJobs defaults) {
+    Optional<PodRecord> pod = cache.pod(job.podKey());
+    Optional<ReservationState> reservation = MigrationJobSteps.readsReservation(job, defaults.mode())
+        ? Optional.of(api.reservation(job.reservation().get())) : Optional.empty();
+    Instant now = clock.instant();
+    Step step = MigrationJobSteps.next(job, pod.map(p -> new PodAt(p.uid(), p.nodeName())), reservation, defaults.mode(), now);
+    switch (step.kind()) {
+      case WAIT -> { }
+      case FAIL -> fail(job, step.reason(), step.message());
+      case START -> start(job, pod.get());
+      case CREATE_RESERVATION -> {
+        Optional<String> problem = api.createReservation(job, job.ttl().orElse(defaults.ttl()));
+        if (problem.isPresent()) {
+          api.update(job, StatusChange.condition(new Condition(MigrationJobSteps.RESERVATION_CREATED, "False", "FailedCreateReservation"),
+              "Failed to create Reservation caused by " + problem.get()));
+          fail(job, "FailedCreateReservation", "Failed to create Reservation caused by " + problem.get());
+        } else if (api.update(job, StatusChange.condition(new Condition(MigrationJobSteps.RESERVATION_CREATED, "True", ""), ""))) {
+          api.event(job, "Normal", MigrationJobSteps.RESERVATION_CREATED, "Successfully create Reservation \"" + job.uid() + "\"");
+        }
+      }
+      case RESERVATION_SCHEDULED -> {
+        StatusChange scheduled = StatusChange.condition(new Condition(MigrationJobSteps.RESERVATION_SCHEDULED, "True", ""), "");
+        if (api.update(job, new StatusChange(null, null, null, "", scheduled.condition(), step.detail(), null))) {
+          api.event(job, "Normal", MigrationJobSteps.RESERVATION_SCHEDULED,
+              "Assigned Reservation \"" + job.reservation().orElse("") + "\" to node \"" + step.detail() + "\"");
+        }
+      }
+      case EVICT -> evict(job, pod.get(), defaults);
+      case EVICT_COMPLETE -> {
+        String message = "Pod \"" + job.podKey() + "\" has been evicted";
+        if (api.update(job, StatusChange.condition(new Condition(MigrationJobSteps.EVICTION, "True", MigrationJobSteps.EVICT_COMPLETE), ""))) {
+          api.event(job, "Normal", MigrationJobSteps.EVICT_COMPLETE, message);
+        }
+      }
+      case WAIT_FOR_BIND -> {
+        if (job.condition(MigrationJobSteps.POD_BOUND_RESERVATION).isEmpty()
+            && api.update(job, StatusChange.condition(new Condition(MigrationJobSteps.POD_BOUND_RESERVATION, "False",
+                "WaitForPodBindReservation"), ""))) {
+          api.event(job, "Normal", "WaitForPodBindReservation", "Waiting for Pod bind Reservation");
+        }
+      }
+      case SUCCEED -> {
+        StatusChange done = StatusChange.ended(MigrationJobSteps.SUCCEEDED, "Complete", "", step.message());
+        if (api.update(job, step.detail().isEmpty() ? done
+            : new StatusChange(done.phase(), done.status(), done.reason(), done.message(), null, null, step.detail()))) {
+          gate.jobEnded(job.podUid());
+          api.event(job, "Normal", "Complete", step.message());
+        }
+      }
+    }
+  }
+
+  /** Pending → Running once admitted: the evictor's protections, then the limits; held jobs stay Pending. */
+  private void start(Job job, PodRecord pod) {
+    Optional<String> protection = job.createdBy().isEmpty() ? protection(pod) : Optional.empty();
+    if (protection.isPresent()) {
+      forbidden(job, pod, protection.get());
+      return;
+    }
+    Optional<String> held = gate.admitJob(pod, decision(job, pod));
+    if (held.isPresent()) {
+      hold(job, held.get());
+      return;
+    }
+    if (job.podUid().isEmpty() && !api.setPodUid(job, pod.uid())) {
+      return;
+    }
+    api.update(job, StatusChange.ended(MigrationJobSteps.RUNNING, null, null, null));
+  }
+
+  private void evict(Job job, PodRecord pod, io.podsweeper.policy.MigrationJobs defaults) {
+    Optional<String> held = gate.admitJob(pod, decision(job, pod));
+    if (held.isPresent()) {
+      hold(job, held.get());
+      return;
+    }
+    EvictionPolicy how = EvictionPolicy.of(pod.labels().getOrDefault(MigrationJobs.EVICT_POLICY_LABEL, ""))
+        .or(job::evictPolicyLabel).orElse(defaults.evictionPolicy());
+    RemovalGate.JobSendResult sent = gate.evictForJob(pod, protection(pod), d -> switch (how) {
+      case EVICTION -> remover.remove(d, false);
+      case DELETE -> remover.remove(new Decision(d.namespace(), d.name(), d.uid(), d.resourceVersion(), d.node(), d.strategy(),
+          d.profile(), d.rule(), Action.DELETE, d.reason(), d.dueAt(), d.owner()), false);
+      case SOFT_EVICTION -> api.softEvict(d);
+    });
+    switch (sent.outcome()) {
+      case SENT -> {
+        String message = "Pod \"" + job.podKey() + "\" evicted from node \"" + pod.nodeName() + "\" by the reason \"" + reason(job) + "\"";
+        if (api.update(job, StatusChange.condition(new Condition(MigrationJobSteps.EVICTION, "False", MigrationJobSteps.EVICTING), message))) {
+          api.event(job, "Normal", MigrationJobSteps.EVICTING, message);
+        }
+      }
+      case HELD -> hold(job, sent.message());
+      case REFUSED -> forbidden(job, pod, sent.message());
+      case GONE -> fail(job, "MissingPod", "Abort job caused by missing Pod \"" + job.podKey() + "\"");
+    }
+  }
+
+  /** Says in the job's status message why it waits (once per reason), leaving its phase, status and reason alone. */
+  private void hold(Job job, String why) {
+    String message = "held: " + why;
+    if (!message.equals(job.message())) {
+      api.update(job, StatusChange.message(message));
+      LOG.info("PodMigrationJob {} for pod {} {}", job.name(), job.podKey(), message);
+    }
+  }
+
+  private void forbidden(Job job, PodRecord pod, String why) {
+    fail(job, MigrationJobSteps.FORBIDDEN, "Pod \"" + pod.key() + "\" is forbidden to migrate because it does not meet the requirements: " + why);
+  }
+
+  private void fail(Job job, String reason, String message) {
+    if (api.update(job, StatusChange.ended(MigrationJobSteps.FAILED, null, reason, message))) {
+      api.deleteReservation(job);
+      cache.pod(job.podKey()).map(PodRecord::uid).or(() -> Optional.of(job.podUid())).ifPresent(gate::jobEnded);
+      api.event(job, "Warning", reason, message);
+      LOG.info("PodMigrationJob {} for pod {} failed: {} {}", job.name(), job.podKey(), reason, message);
+    }
+  }
+
+  /**
+   * The protections of the policy's evictor (its first profile's, Koordinator's MigrationController filters) for a
+   * job whose pod no rule chose; with no profile, the DefaultEvictor's defaults.
+   */
+  private Optional<String> protection(PodRecord pod) {
+    Policy policy = gate.rules().policy();
+    EvictorArgs args = policy.profiles().isEmpty() ? EvictorArgs.UPSTREAM_DEFAULT : policy.profiles().get(0).evictor();
+    return new Evictor(args).protection(pod, cache);
+  }
+
+  private Decision decision(Job job, PodRecord pod) {
+    String strategy = job.evictTrigger().isEmpty() ? STRATEGY : job.evictTrigger();
+    return Decision.of(pod, strategy, STRATEGY, job.name(), "PodMigrationJob " + job.name() + ": " + reason(job), clock.instant());
+  }
+
+  /** The reason as koord-descheduler tells it: the evict-reason annotation, else the trigger, else NotSet. */
+  private static String reason(Job job) {
+    return !job.evictReason().isEmpty() ? job.evictReason() : !job.evictTrigger().isEmpty() ? job.evictTrigger() : "NotSet";
+  }
+
+  @Override
+  public void close() {
+    thread.shutdownNow();
+    api.close();
+  }
+}

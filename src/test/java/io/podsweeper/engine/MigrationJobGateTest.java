@@ -1,0 +1,116 @@
+package io.podsweeper.engine;
+
+import static io.podsweeper.cluster.PodFixtures.pod;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.podsweeper.cluster.PodFixtures;
+import io.podsweeper.cluster.PodRecord;
+import io.podsweeper.kube.PodRemover;
+import io.podsweeper.metrics.Metrics;
+import io.podsweeper.policy.PolicyLoader;
+import io.podsweeper.strategy.Decision;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+
+/**
+ * PodMigrationJobs in the gate: a job holds its place in the limits from its admission until it ends, one that ends
+ * before its eviction gives the place back, and its eviction meets the final check when it is sent.
+ */
+class MigrationJobGateTest {
+  private static final String POLICY = """
+      apiVersion: podsweeper.io/v1alpha1
+      kind: PodSweeperPolicy
+      migrationJobs: {mode: EvictDirectly}
+      limits: {maxTotal: 1}
+      guard: {maxNamespaceShare: 1.0}
+      rules: [{name: r, states: [Failed]}]
+      """;
+
+  private final SweeperTest.FakeSource source = new SweeperTest.FakeSource();
+  private final Metrics metrics = new Metrics();
+  private final KillSwitch killSwitch = new KillSwitch(metrics, (paused, reason) -> {});
+  private final List<Decision> sent = new CopyOnWriteArrayList<>();
+
+  private Sweeper sweeper() {
+    Sweeper s = new Sweeper(PolicyLoader.parse(POLICY, "test"), source, (d, dryRun) -> {
+      throw new AssertionError("no request outside a job here");
+    }, metrics, Clock.systemUTC(), new RecentDecisions(100), killSwitch, why -> {}, GuardWindowStore.NONE);
+    s.start();
+    return s;
+  }
+
+  private PodRecord running(String name) {
+    PodRecord p = pod(name).ns("a").on("n1").ownedBy("ReplicaSet", "rs").phase("Running").container(PodFixtures.running("c")).build();
+    source.put(p);
+    return p;
+  }
+
+  private static Decision decision(PodRecord p) {
+    return Decision.of(p, "PodMigrationJob", "PodMigrationJob", "job-" + p.name(), "moved by hand", Instant.now());
+  }
+
+  private RemovalGate.JobSendResult evict(RemovalGate gate, PodRecord p) {
+    return gate.evictForJob(p, Optional.empty(), d -> {
+      sent.add(d);
+      return new PodRemover.Result(PodRemover.Outcome.REMOVED, 201, "evicted");
+    });
+  }
+
+  @Test
+  void aJobHoldsItsPlaceInTheLimitsUntilItEndsAndGivesItBackIfItNeverEvicted() {
+    try (Sweeper s = sweeper()) {
+      RemovalGate gate = s.gate();
+      PodRecord first = running("first");
+      PodRecord second = running("second");
+      assertThat(gate.admitJob(first, decision(first))).isEmpty();
+      assertThat(gate.admitJob(second, decision(second))).hasValueSatisfying(why -> assertThat(why).contains("limit"));
+
+      gate.jobEnded(first.uid());
+
+      assertThat(gate.admitJob(second, decision(second))).isEmpty();
+    }
+  }
+
+  @Test
+  void aJobsEvictionIsHeldWhilePausedAndSentWithThePodsCurrentVersionAfter() {
+    try (Sweeper s = sweeper()) {
+      RemovalGate gate = s.gate();
+      PodRecord p = running("web");
+      assertThat(evict(gate, p).outcome()).isEqualTo(RemovalGate.JobSend.HELD);
+      assertThat(gate.admitJob(p, decision(p))).isEmpty();
+      killSwitch.pause("test");
+
+      assertThat(evict(gate, p)).satisfies(r -> {
+        assertThat(r.outcome()).isEqualTo(RemovalGate.JobSend.HELD);
+        assertThat(r.message()).startsWith("removals are paused");
+      });
+      assertThat(sent).isEmpty();
+
+      killSwitch.resume();
+      PodRecord changed = pod("web").ns("a").on("n1").ownedBy("ReplicaSet", "rs").uid(p.uid()).rv("99").phase("Running")
+          .container(PodFixtures.running("c")).build();
+      source.put(changed);
+      assertThat(evict(gate, changed).outcome()).isEqualTo(RemovalGate.JobSend.SENT);
+      assertThat(sent).singleElement().satisfies(d -> {
+        assertThat(d.uid()).isEqualTo(p.uid());
+        assertThat(d.resourceVersion()).isEqualTo("99");
+      });
+    }
+  }
+
+  @Test
+  void aHandMadeJobOfAProtectedPodIsRefused() {
+    try (Sweeper s = sweeper()) {
+      PodRecord p = running("web");
+      s.gate().admitJob(p, decision(p));
+      // A hand-made job is judged by the evictor's protections (given here): a protected pod is refused, nothing sent.
+      assertThat(s.gate().evictForJob(p, Optional.of("a DaemonSet pod"), d -> {
+        throw new AssertionError("not sent");
+      })).isEqualTo(new RemovalGate.JobSendResult(RemovalGate.JobSend.REFUSED, "a DaemonSet pod"));
+    }
+  }
+}

@@ -1,0 +1,72 @@
+package io.podsweeper.policy;
+
+import static io.podsweeper.policy.DeschedulerPolicyFormatTest.error;
+import static io.podsweeper.policy.DeschedulerPolicyFormatTest.parse;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.podsweeper.policy.MigrationJobs.EvictionPolicy;
+import io.podsweeper.policy.MigrationJobs.Mode;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/** When a policy asks for PodMigrationJobs: as koord-descheduler decides it, or the native migrationJobs setting. */
+class MigrationJobsPolicyTest {
+  private static String koordinator(String evict, String migrationArgs) {
+    return """
+        apiVersion: descheduler/v1alpha2
+        kind: DeschedulerConfiguration
+        profiles:
+          - name: k
+            plugins:
+              deschedule: {enabled: [{name: PodLifeTime}]}
+              %s
+            pluginConfig:
+              - name: PodLifeTime
+                args: {maxPodLifeTimeSeconds: 60}
+              - name: MigrationController
+                args: %s
+        """.formatted(evict, migrationArgs);
+  }
+
+  @Test
+  void koordinatorsDefaultEvictPluginMakesJobsWithItsDefaults() {
+    assertThat(parse(koordinator("", "{}")).migrationJobs()).hasValue(MigrationJobs.KOORDINATOR_DEFAULTS);
+    assertThat(MigrationJobs.KOORDINATOR_DEFAULTS)
+        .isEqualTo(new MigrationJobs(Mode.RESERVATION_FIRST, Duration.ofMinutes(5), EvictionPolicy.EVICTION));
+    assertThat(parse(koordinator("evict: {enabled: [{name: MigrationController}]}",
+        "{defaultJobMode: EvictDirectly, defaultJobTTL: 2m, evictionPolicy: SoftEviction}")).migrationJobs())
+        .hasValue(new MigrationJobs(Mode.EVICT_DIRECTLY, Duration.ofMinutes(2), EvictionPolicy.SOFT_EVICTION));
+  }
+
+  @Test
+  void theDefaultEvictorInsteadEvictsDirectly() {
+    assertThat(parse(koordinator("evict: {enabled: [{name: DefaultEvictor}], disabled: [{name: MigrationController}]}", "{}"))
+        .migrationJobs()).isEmpty();
+    assertThat(parse(koordinator("evict: {enabled: [{name: DefaultEvictor}], disabled: [{name: \"*\"}]}", "{}")).migrationJobs())
+        .isEmpty();
+  }
+
+  @Test
+  void wrongJobSettingsAreRejectedNamingThePlace() {
+    assertThat(error(koordinator("", "{defaultJobMode: Reserve}")))
+        .isEqualTo("profiles[0].pluginConfig[1].args.defaultJobMode: must be ReservationFirst, EvictDirectly, got \"Reserve\"");
+    assertThat(error(koordinator("", "{evictionPolicy: Kill}")))
+        .isEqualTo("profiles[0].pluginConfig[1].args.evictionPolicy: must be Eviction, Delete, SoftEviction, got \"Kill\"");
+  }
+
+  @Test
+  void theNativeSettingIsReadAndWrittenBack() {
+    Policy policy = parse("""
+        apiVersion: podsweeper.io/v1alpha1
+        kind: PodSweeperPolicy
+        migrationJobs: {mode: EvictDirectly, evictionPolicy: Delete}
+        rules:
+          - name: failed
+            states: [Failed]
+        """);
+    assertThat(policy.migrationJobs()).hasValue(new MigrationJobs(Mode.EVICT_DIRECTLY, Duration.ofMinutes(5), EvictionPolicy.DELETE));
+    String written = NativePolicyWriter.write(policy);
+    assertThat(written).contains("migrationJobs:", "mode: EvictDirectly", "evictionPolicy: Delete");
+    assertThat(parse(written).migrationJobs()).isEqualTo(policy.migrationJobs());
+  }
+}
