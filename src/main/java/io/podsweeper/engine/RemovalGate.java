@@ -261,7 +261,8 @@ final class RemovalGate implements AutoCloseable {
    * A new term, or the requests listed for the first time since this process started: every EvictionRequest that lists
    * this service and has not ended is taken over as if this term had made it. It counts against the limits (the
    * budget, maxInFlightPerOwner) until it ends; one whose pod is gone or finished, or no longer qualifies under the
-   * rules that made it (written on the request: {@link EvictionRequester.Origin}), is withdrawn at once. The guard is
+   * rules that made it (written on the request: {@link EvictionRequester.Origin}; see {@link #judgedBy}), or while
+   * evictions are paused, is withdrawn at once. The guard is
    * not counted again: its window, remembered across restarts and failovers, counted the request when it was made.
    */
   void adoptRequests() {
@@ -294,10 +295,21 @@ final class RemovalGate implements AutoCloseable {
         if (inBackground.asMap().remove(observed.uid(), adopted)) {
           withdraw(adopted, Result.CANCELED, pod.isEmpty() ? "the pod is gone" : "the pod has finished");
         }
-      } else if (!pod.get().terminating()) {
+      } else if (!pod.get().terminating() && (killSwitch.holds(Action.EVICT) || judgedBy(rules.get().policy(), origin))) {
         reconsider(adopted, pod.get());
       }
     }
+  }
+
+  /**
+   * Whether the policy in force can judge a request taken over: it has the profile that made it. One it does not have
+   * may not be read yet (a team's PodCleanupPolicy comes a moment after the requests; a policy file rejected at start
+   * runs no profile until it is fixed): that request stays in progress, judged at the next policy change, or withdrawn
+   * when it has not ended within {@link #BACKGROUND_TIMEOUT}.
+   */
+  private static boolean judgedBy(Policy policy, EvictionRequester.Origin origin) {
+    return origin.profile().isEmpty() ? !policy.profiles().isEmpty()
+        : policy.profiles().stream().anyMatch(p -> p.name().equals(origin.profile()));
   }
 
   boolean busyWith(String key) {

@@ -129,6 +129,23 @@ class EvictionRequestTest {
     }
   }
 
+  /**
+   * A request made under a profile the policy in force does not have (yet: a team's policy read a moment later) is
+   * taken over and counted, but judged only at the next policy change.
+   */
+  @Test
+  void aRequestOfAProfileNotReadYetIsJudgedAtTheNextPolicyChange() {
+    source.put(pod("p").ns("vms").uid("uid-p").created(OLD).annotation(OPT_IN, "").annotation("podsweeper.io/protect", "true").build());
+    listed.add(new EvictionRequester.Observed("vms", "uid-p", "p", List.of("podsweeper.io"), Optional.empty(), Optional.empty(), "",
+        new EvictionRequester.Origin("PodLifeTime", "team-a", "r", false)));
+    try (Sweeper s = sweeper(POLICY)) {
+      s.adoptEvictionRequests();
+      await().during(Duration.ofMillis(500)).until(() -> withdrawn.isEmpty());
+      s.reload(PolicyLoader.parse(POLICY, "test"));
+      await().atMost(Duration.ofSeconds(3)).until(() -> withdrawn.contains("vms/p"));
+    }
+  }
+
   /** A new term takes over what the last leader requested: this replica withdraws it when the pod is protected. */
   @Test
   void aNewLeaderTakesOverTheRequestsInProgress() {
