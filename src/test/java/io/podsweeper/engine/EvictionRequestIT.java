@@ -100,6 +100,13 @@ class EvictionRequestIT {
     return TestPods.setStatus(client, pod, "Running", null, List.of(TestPods.waiting("CrashLoopBackOff", 7)));
   }
 
+  private static void protect(KubernetesClient client, String ns, String name) {
+    client.pods().inNamespace(ns).withName(name).edit(p -> {
+      p.getMetadata().getAnnotations().put("podsweeper.io/protect", "true");
+      return p;
+    });
+  }
+
   /** The interceptor's part: it reports progress in the request's status. */
   private static void interceptorReports(KubernetesClient client, Pod pod, String message) {
     GenericKubernetesResource r = request(client, pod).orElseThrow();
@@ -170,10 +177,7 @@ class EvictionRequestIT {
       await().atMost(Duration.ofSeconds(10)).until(() -> request(client, protectedLater).isPresent() && request(client, pausedLater).isPresent());
       interceptorReports(client, protectedLater, "draining connections");
 
-      client.pods().inNamespace(ns).withName("virt-launcher-p").edit(p -> {
-        p.getMetadata().getAnnotations().put("podsweeper.io/protect", "true");
-        return p;
-      });
+      protect(client, ns, "virt-launcher-p");
       await().atMost(Duration.ofSeconds(5)).until(() -> requesters(request(client, protectedLater).orElseThrow()).isEmpty());
       await().atMost(Duration.ofSeconds(5)).until(() -> "canceled".equals(service.result(ns, "virt-launcher-p")));
       assertThat(service.decision(ns, "virt-launcher-p").get("message").asText()).contains("withdrawn");
@@ -206,10 +210,7 @@ class EvictionRequestIT {
     }
     assertThat(request(client, kept).orElseThrow().getMetadata().getAnnotations())
         .hasEntrySatisfying("podsweeper.io/decision", origin -> assertThat(origin).contains("\"rule\":\"crashloop\"", "\"balance\":false"));
-    client.pods().inNamespace(ns).withName("virt-launcher-p").edit(p -> {
-      p.getMetadata().getAnnotations().put("podsweeper.io/protect", "true");
-      return p;
-    });
+    protect(client, ns, "virt-launcher-p");
     Pod second = crashLooping(client, ns, "virt-launcher-2", vm);
 
     try (RunningService restarted = RunningService.start(server, policy(ns))) {
