@@ -60,6 +60,11 @@ final class RemovalGate implements AutoCloseable {
   static final Duration BACKGROUND_TIMEOUT = Duration.ofMinutes(10);
   static final String EVACUATION_MESSAGE = "Eviction triggered evacuation";
   static final int MAX_IN_FLIGHT = 4;
+  /**
+   * When an EvictionRequest taken over was counted by the guard, as far as this process knows: never (the guard
+   * counted it when it was made, at an instant this one does not know), so that its withdrawal uncounts nothing.
+   */
+  private static final Instant ADOPTED = Instant.EPOCH;
   /** How often a waiting removal looks again whether it may still go (the lease also expires without an event). */
   private static final long WAIT_SLICE_MILLIS = 50;
 
@@ -246,11 +251,66 @@ final class RemovalGate implements AutoCloseable {
 
   /**
    * Leadership lost: a new term takes over the window the other leader wrote meanwhile. EvictionRequests in progress
-   * are the new leader's to follow (it requests a pod still due again, which joins the request): forgotten here.
+   * are the new leader's to follow ({@link #adoptRequests}): forgotten here.
    */
   void steppedDown() {
     journal.forget();
     inBackground.asMap().values().removeIf(InFlight::requested);
+  }
+
+  /**
+   * A new term, or the requests listed for the first time since this process started: every EvictionRequest that lists
+   * this service and has not ended is taken over as if this term had made it. It counts against the limits (the
+   * budget, maxInFlightPerOwner) until it ends; one whose pod is gone or finished, or no longer qualifies under the
+   * rules that made it (written on the request: {@link EvictionRequester.Origin}; see {@link #judgedBy}), or while
+   * evictions are paused, is withdrawn at once. The guard is
+   * not counted again: its window, remembered across restarts and failovers, counted the request when it was made.
+   */
+  void adoptRequests() {
+    Optional<EvictionRequester> requester = evictionRequests;
+    if (requester.isEmpty() || !mayLead.getAsBoolean()) {
+      return;
+    }
+    for (EvictionRequester.Observed observed : requester.get().listed()) {
+      String key = observed.namespace() + "/" + observed.pod();
+      if (!observed.requesters().contains(EvictionRequester.REQUESTER) || observed.evicted().isPresent()
+          || observed.canceled().isPresent() || sending.containsKey(key) || inBackground.getIfPresent(observed.uid()) != null) {
+        continue;
+      }
+      Optional<PodRecord> pod = cache.pod(key).filter(p -> p.uid().equals(observed.uid()));
+      EvictionRequester.Origin origin = observed.origin();
+      String reason = "EvictionRequest " + observed.uid() + " taken over from an earlier leader or process";
+      Decision decision = pod.map(p -> Decision.of(p, origin.strategy(), origin.profile(), origin.rule(), reason, clock.instant()))
+          .orElse(new Decision(observed.namespace(), observed.pod(), observed.uid(), "", "", origin.strategy(), origin.profile(),
+              origin.rule(), Action.EVICT, reason, clock.instant(), ""));
+      RemovalBudget inBudget = budget;
+      InFlight adopted = new InFlight(decision, pod.map(RemovalGate::owner).orElse(""), origin.balance(),
+          new Reservation(inBudget, guard, false, ADOPTED, window), true);
+      inBudget.carry(decision);
+      if (inBackground.asMap().putIfAbsent(observed.uid(), adopted) != null) {
+        inBudget.giveBack(decision);
+        continue;
+      }
+      LOG.info("{} for {} taken over (requester {}): in progress", adopted.what(), key, EvictionRequester.REQUESTER);
+      if (pod.isEmpty() || pod.get().terminated()) {
+        if (inBackground.asMap().remove(observed.uid(), adopted)) {
+          withdraw(adopted, Result.CANCELED, pod.isEmpty() ? "the pod is gone" : "the pod has finished");
+        }
+      } else if (!pod.get().terminating() && (killSwitch.holds(Action.EVICT) || judgedBy(rules.get().policy(), origin))) {
+        reconsider(adopted, pod.get());
+      }
+    }
+  }
+
+  /**
+   * Whether the policy in force can judge a request taken over: it has the profile that made it. One it does not have
+   * may not be read yet (a team's PodCleanupPolicy comes a moment after the requests; a policy file rejected at start
+   * runs no profile until it is fixed): that request stays in progress, judged at the next policy change, or withdrawn
+   * when it has not ended within {@link #BACKGROUND_TIMEOUT}.
+   */
+  private static boolean judgedBy(Policy policy, EvictionRequester.Origin origin) {
+    return origin.profile().isEmpty() ? !policy.profiles().isEmpty()
+        : policy.profiles().stream().anyMatch(p -> p.name().equals(origin.profile()));
   }
 
   boolean busyWith(String key) {
@@ -485,7 +545,7 @@ final class RemovalGate implements AutoCloseable {
     }
     long started = System.nanoTime();
     Optional<EvictionRequester> requester = evictionRequests.filter(r -> viaEvictionRequest(pod, decision));
-    PodRemover.Result result = requester.isPresent() ? requester.get().request(decision, candidate.dryRun())
+    PodRemover.Result result = requester.isPresent() ? requester.get().request(decision, candidate.balance(), candidate.dryRun())
         : requests.send(decision, candidate.dryRun());
     metrics.requestDuration.labels(decision.action().wireName()).observe((System.nanoTime() - started) / 1e9);
     if (candidate.dryRun()) {
@@ -494,7 +554,11 @@ final class RemovalGate implements AutoCloseable {
       // Requested: the pod leaves in its own time (interceptors, then the eviction-request controller); it keeps its
       // place in the limits until then, or until this service withdraws.
       backoff.invalidate(decision.uid());
-      inBackground.put(decision.uid(), new InFlight(decision, owner(pod), candidate.balance(), reservation, true));
+      InFlight adopted = inBackground.asMap().put(decision.uid(), new InFlight(decision, owner(pod), candidate.balance(), reservation, true));
+      if (adopted != null) {
+        // Taken over from an earlier term while this request (which joined it) was on its way: counted once.
+        adopted.reservation().budget().giveBack(adopted.decision());
+      }
       outcomes.record(decision, Result.BACKGROUND, "EvictionRequest " + decision.uid() + " made, requester " + EvictionRequester.REQUESTER
           + ": the pod leaves in its own time", false);
     } else if (result.outcome() == PodRemover.Outcome.STARTED) {

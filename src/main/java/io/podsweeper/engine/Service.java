@@ -226,7 +226,7 @@ public final class Service implements AutoCloseable {
       throw new IllegalStateException("informers did not sync within " + options.syncTimeoutSeconds() + "s", e);
     }
     synced = true;
-    evictionRequests.ifPresent(r -> r.watch(client, sweeper::evictionRequestObserved));
+    evictionRequests.ifPresent(r -> r.watch(client, sweeper::evictionRequestObserved, sweeper::adoptEvictionRequests));
     LOG.info("informers synced: {} pods cached", cache.pods().size());
     background.scheduleWithFixedDelay(this::reportCurrency, 1, 1, TimeUnit.SECONDS);
     startMigrationJobs(sweeper.gate().rules().policy());

@@ -118,6 +118,7 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
     }
     gate.wake();
     if (value && !was && !stopping) {
+      gate.adoptRequests();
       timers.execute(this::fullPass);
     }
   }
@@ -130,6 +131,11 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
   /** An EvictionRequest was added or changed (its informer's thread). */
   public void evictionRequestObserved(EvictionRequester.Observed observed) {
     gate.evictionRequestObserved(observed);
+  }
+
+  /** The EvictionRequests are listed: this service takes over those it is a requester of (a restart). */
+  public void adoptEvictionRequests() {
+    gate.adoptRequests();
   }
 
   /** The fence: no request is sent unless {@code valid} says this replica's lease has not run out. */

@@ -1,5 +1,6 @@
 package io.podsweeper.kube;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -38,10 +39,12 @@ public final class EvictionRequests implements EvictionRequester {
   public static final String KIND = "EvictionRequest";
   public static final String PLURAL = "evictionrequests";
   static final String FIELD_MANAGER = "podsweeper";
+  /** Where a request says what made it ({@link Origin}), as JSON. */
+  static final String ORIGIN_ANNOTATION = "podsweeper.io/decision";
 
   private final PodRemover http;
   private final String version;
-  private SharedIndexInformer<GenericKubernetesResource> informer;
+  private volatile SharedIndexInformer<GenericKubernetesResource> informer;
 
   private EvictionRequests(PodRemover http, String version) {
     this.http = http;
@@ -83,9 +86,12 @@ public final class EvictionRequests implements EvictionRequester {
   }
 
   @Override
-  public PodRemover.Result request(Decision decision, boolean dryRun) {
+  public PodRemover.Result request(Decision decision, boolean balance, boolean dryRun) {
     ObjectNode applied = target(decision);
     ((ObjectNode) applied.get("spec")).putArray("requesters").addObject().put("name", REQUESTER);
+    ObjectNode origin = JSON.createObjectNode().put("strategy", decision.strategy()).put("profile", decision.profile())
+        .put("rule", decision.rule()).put("balance", balance);
+    ((ObjectNode) applied.get("metadata")).putObject("annotations").put(ORIGIN_ANNOTATION, origin.toString());
     return apply(decision, applied, dryRun);
   }
 
@@ -111,11 +117,16 @@ public final class EvictionRequests implements EvictionRequester {
     return http.exchange(http.request(path).patch("application/apply-patch+yaml", applied.toString()));
   }
 
+  @Override
+  public List<Observed> listed() {
+    return informer == null ? List.of() : informer.getStore().list().stream().map(r -> observed(JSON.valueToTree(r))).toList();
+  }
+
   /**
    * Watches every EvictionRequest (they are few), without waiting for the first list: {@code changed} gets each add
-   * and change, on the informer's thread.
+   * and change, on the informer's thread; {@code listed} runs once the first list is in.
    */
-  public void watch(KubernetesClient client, Consumer<Observed> changed) {
+  public void watch(KubernetesClient client, Consumer<Observed> changed, Runnable listed) {
     ResourceDefinitionContext context = new ResourceDefinitionContext.Builder()
         .withGroup(GROUP).withVersion(version).withKind(KIND).withPlural(PLURAL).withNamespaced(true).build();
     informer = client.genericKubernetesResources(context).inAnyNamespace().runnableInformer(0);
@@ -139,6 +150,8 @@ public final class EvictionRequests implements EvictionRequester {
       if (failed != null) {
         LOG.error("cannot watch {} (RBAC: list and watch evictionrequests); requests in progress end only with their pods: {}",
             PLURAL, failed.toString());
+      } else {
+        listed.run();
       }
     });
   }
@@ -156,8 +169,24 @@ public final class EvictionRequests implements EvictionRequester {
         }
       }
     }
-    return new Observed(r.path("metadata").path("namespace").asText(), r.path("metadata").path("name").asText(), requesters,
-        condition(status, "Evicted"), condition(status, "Canceled"), progress);
+    return new Observed(r.path("metadata").path("namespace").asText(), r.path("metadata").path("name").asText(),
+        r.path("spec").path("target").path("podRef").path("name").asText(), requesters, condition(status, "Evicted"),
+        condition(status, "Canceled"), progress, origin(r.path("metadata").path("annotations").path(ORIGIN_ANNOTATION).asText("")));
+  }
+
+  /** What made a request, from its annotation; {@link Origin#UNKNOWN} without one, or with one that does not parse. */
+  private static Origin origin(String annotation) {
+    if (annotation.isEmpty()) {
+      return Origin.UNKNOWN;
+    }
+    try {
+      JsonNode o = JSON.readTree(annotation);
+      return new Origin(o.path("strategy").asText(""), o.path("profile").asText(""), o.path("rule").asText(""),
+          o.path("balance").asBoolean(false));
+    } catch (JsonProcessingException e) {
+      LOG.warn("{} annotation {} does not parse ({}): the request is judged as a deadline", KIND, ORIGIN_ANNOTATION, e.getOriginalMessage());
+      return Origin.UNKNOWN;
+    }
   }
 
   /** A condition's message (or its reason when it has none) when its status is True. */

@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.MixedOperation;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceList;
+import io.podsweeper.testing.Manifests;
 import io.podsweeper.testing.RunningService;
 import io.podsweeper.testing.TestApiServer;
 import io.podsweeper.testing.TestPods;
@@ -99,6 +100,13 @@ class EvictionRequestIT {
     return TestPods.setStatus(client, pod, "Running", null, List.of(TestPods.waiting("CrashLoopBackOff", 7)));
   }
 
+  private static void protect(KubernetesClient client, String ns, String name) {
+    client.pods().inNamespace(ns).withName(name).edit(p -> {
+      p.getMetadata().getAnnotations().put("podsweeper.io/protect", "true");
+      return p;
+    });
+  }
+
   /** The interceptor's part: it reports progress in the request's status. */
   private static void interceptorReports(KubernetesClient client, Pod pod, String message) {
     GenericKubernetesResource r = request(client, pod).orElseThrow();
@@ -154,7 +162,8 @@ class EvictionRequestIT {
 
   /**
    * Cancel: a pod protected while its request is in progress, then the kill switch thrown while another one's is:
-   * Podsweeper takes itself out of spec.requesters each time and records the request as canceled.
+   * Podsweeper takes itself out of spec.requesters each time and records the request as canceled. Run as deployed, under
+   * the manifests' ServiceAccount (manifests/rbac.yaml applied): the proof that its evictionrequests rule is enough.
    */
   @Test
   void aRequestIsWithdrawnWhenThePodIsProtectedOrRemovalsArePaused() throws Exception {
@@ -162,14 +171,13 @@ class EvictionRequestIT {
     String ns = server.newNamespace("evreq-cancel");
     Pod protectedLater = crashLooping(client, ns, "virt-launcher-p", UUID.randomUUID().toString());
     Pod pausedLater = crashLooping(client, ns, "virt-launcher-k", UUID.randomUUID().toString());
-    try (RunningService service = RunningService.start(server, policy(ns), Service.Options.local(0).withAdminToken(TOKEN))) {
+    Manifests.applyBase(server);
+    try (RunningService service = RunningService.start(Manifests.serviceAccountConfig(server, Manifests.SERVICE_ACCOUNT), policy(ns),
+        Service.Options.local(0).withAdminToken(TOKEN))) {
       await().atMost(Duration.ofSeconds(10)).until(() -> request(client, protectedLater).isPresent() && request(client, pausedLater).isPresent());
       interceptorReports(client, protectedLater, "draining connections");
 
-      client.pods().inNamespace(ns).withName("virt-launcher-p").edit(p -> {
-        p.getMetadata().getAnnotations().put("podsweeper.io/protect", "true");
-        return p;
-      });
+      protect(client, ns, "virt-launcher-p");
       await().atMost(Duration.ofSeconds(5)).until(() -> requesters(request(client, protectedLater).orElseThrow()).isEmpty());
       await().atMost(Duration.ofSeconds(5)).until(() -> "canceled".equals(service.result(ns, "virt-launcher-p")));
       assertThat(service.decision(ns, "virt-launcher-p").get("message").asText()).contains("withdrawn");
@@ -182,6 +190,36 @@ class EvictionRequestIT {
       assertThat(server.removalRequests(ns)).filteredOn(e -> e.userAgent().startsWith("podsweeper")).isEmpty();
       assertThat(client.v1().events().inNamespace(ns).list().getItems()).extracting(e -> e.getReason())
           .contains("PodSweeperEvictionCanceled");
+    }
+  }
+
+  /**
+   * A restart: the process that made the requests is stopped, and while it is down one of the pods is protected. The
+   * restarted service takes over both requests: it withdraws the protected pod's at once, and keeps the other one in
+   * progress, counted: its owner's second pod waits (maxInFlightPerOwner: 1) and gets no request.
+   */
+  @Test
+  void aRestartedServiceTakesOverItsRequestsAndWithdrawsThoseThatNoLongerQualify() throws Exception {
+    KubernetesClient client = server.client();
+    String ns = server.newNamespace("evreq-restart");
+    String vm = UUID.randomUUID().toString();
+    Pod kept = crashLooping(client, ns, "virt-launcher-1", vm);
+    Pod protectedMeanwhile = crashLooping(client, ns, "virt-launcher-p", UUID.randomUUID().toString());
+    try (RunningService first = RunningService.start(server, policy(ns))) {
+      await().atMost(Duration.ofSeconds(10)).until(() -> request(client, kept).isPresent() && request(client, protectedMeanwhile).isPresent());
+    }
+    assertThat(request(client, kept).orElseThrow().getMetadata().getAnnotations())
+        .hasEntrySatisfying("podsweeper.io/decision", origin -> assertThat(origin).contains("\"rule\":\"crashloop\"", "\"balance\":false"));
+    protect(client, ns, "virt-launcher-p");
+    Pod second = crashLooping(client, ns, "virt-launcher-2", vm);
+
+    try (RunningService restarted = RunningService.start(server, policy(ns))) {
+      await().atMost(Duration.ofSeconds(5)).until(() -> requesters(request(client, protectedMeanwhile).orElseThrow()).isEmpty());
+      await().atMost(Duration.ofSeconds(5)).until(() -> "canceled".equals(restarted.result(ns, "virt-launcher-p")));
+      await().atMost(Duration.ofSeconds(5)).until(() -> "limited".equals(restarted.result(ns, "virt-launcher-2")));
+      assertThat(restarted.decision(ns, "virt-launcher-2").get("message").asText()).contains("maxInFlightPerOwner");
+      await().during(Duration.ofSeconds(1)).until(() -> request(client, second).isEmpty());
+      assertThat(requesters(request(client, kept).orElseThrow())).containsExactly(Map.of("name", "podsweeper.io"));
     }
   }
 }

@@ -45,7 +45,7 @@ class EvictionRequestTest {
 
   private final EvictionRequester requester = new EvictionRequester() {
     @Override
-    public PodRemover.Result request(Decision decision, boolean dryRun) {
+    public PodRemover.Result request(Decision decision, boolean balance, boolean dryRun) {
       requested.add(decision.podKey());
       return new PodRemover.Result(PodRemover.Outcome.REMOVED, 201, "");
     }
@@ -55,7 +55,14 @@ class EvictionRequestTest {
       withdrawn.add(decision.podKey());
       return new PodRemover.Result(withdrawAnswer, withdrawAnswer == PodRemover.Outcome.REMOVED ? 200 : 500, "");
     }
+
+    @Override
+    public List<EvictionRequester.Observed> listed() {
+      return listed;
+    }
   };
+  /** The requests the cluster has, as the informer listed them. */
+  private final List<EvictionRequester.Observed> listed = new CopyOnWriteArrayList<>();
 
   private Sweeper sweeper(String policy) {
     Sweeper s = new Sweeper(PolicyLoader.parse(policy, "test"), source, (d, dryRun) -> {
@@ -82,7 +89,61 @@ class EvictionRequestTest {
 
   private static EvictionRequester.Observed observed(String uid, List<String> requesters, Optional<String> evicted,
       Optional<String> canceled, String progress) {
-    return new EvictionRequester.Observed("vms", uid, requesters, evicted, canceled, progress);
+    return new EvictionRequester.Observed("vms", uid, uid.substring("uid-".length()), requesters, evicted, canceled, progress,
+        EvictionRequester.Origin.UNKNOWN);
+  }
+
+  private static EvictionRequester.Observed ours(String uid) {
+    return observed(uid, List.of("podsweeper.io"), Optional.empty(), Optional.empty(), "");
+  }
+
+  /**
+   * A restarted process takes over the requests that list it: one whose pod still qualifies is in progress (its owner's
+   * other pod waits, it is not requested again), one whose pod is protected or gone is withdrawn at once; others'
+   * requests and ended ones are left alone.
+   */
+  @Test
+  void aRestartTakesOverItsRequestsCountsThemAndWithdrawsThoseThatNoLongerQualify() {
+    source.put(vm("a", "vm"));
+    source.put(pod("p").ns("vms").uid("uid-p").created(OLD).annotation(OPT_IN, "").annotation("podsweeper.io/protect", "true").build());
+    source.put(vm("x", "vm-x"));
+    listed.addAll(List.of(ours("uid-a"), ours("uid-p"), ours("uid-gone"),
+        observed("uid-x", List.of("drain.example.com"), Optional.empty(), Optional.empty(), ""),
+        observed("uid-e", List.of("podsweeper.io"), Optional.of("PodDeleted"), Optional.empty(), "")));
+    try (Sweeper s = sweeper(POLICY)) {
+      s.adoptEvictionRequests();
+      await().atMost(Duration.ofSeconds(3)).until(() -> withdrawn.size() == 2);
+      assertThat(withdrawn).containsExactlyInAnyOrder("vms/p", "vms/gone");
+      await().atMost(Duration.ofSeconds(3)).until(() -> results().containsAll(List.of("vms/p canceled", "vms/gone canceled")));
+      assertThat(recent.list()).filteredOn(e -> e.decision().name().equals("gone")).singleElement()
+          .satisfies(e -> assertThat(e.message()).isEqualTo("EvictionRequest uid-gone withdrawn: the pod is gone"));
+      arrive(s, vm("a", "vm"));
+      arrive(s, vm("b", "vm"));
+      await().atMost(Duration.ofSeconds(3)).until(() -> results().contains("vms/b limited"));
+      assertThat(requested).isEmpty();
+      // Taken over again (the informer's first list after a new term): nothing is counted twice.
+      s.adoptEvictionRequests();
+      s.evictionRequestObserved(observed("uid-a", List.of("podsweeper.io"), Optional.of("PodDeleted"), Optional.empty(), ""));
+      s.podDeleted(source.pods.remove("vms/a"));
+      await().atMost(Duration.ofSeconds(3)).until(() -> requested.contains("vms/b"));
+    }
+  }
+
+  /**
+   * A request made under a profile the policy in force does not have (yet: a team's policy read a moment later) is
+   * taken over and counted, but judged only at the next policy change.
+   */
+  @Test
+  void aRequestOfAProfileNotReadYetIsJudgedAtTheNextPolicyChange() {
+    source.put(pod("p").ns("vms").uid("uid-p").created(OLD).annotation(OPT_IN, "").annotation("podsweeper.io/protect", "true").build());
+    listed.add(new EvictionRequester.Observed("vms", "uid-p", "p", List.of("podsweeper.io"), Optional.empty(), Optional.empty(), "",
+        new EvictionRequester.Origin("PodLifeTime", "team-a", "r", false)));
+    try (Sweeper s = sweeper(POLICY)) {
+      s.adoptEvictionRequests();
+      await().during(Duration.ofMillis(500)).until(() -> withdrawn.isEmpty());
+      s.reload(PolicyLoader.parse(POLICY, "test"));
+      await().atMost(Duration.ofSeconds(3)).until(() -> withdrawn.contains("vms/p"));
+    }
   }
 
   @Test
@@ -189,6 +250,7 @@ class EvictionRequestTest {
     }
   }
 
+  /** A replica that steps down neither follows nor withdraws; the next term takes the request over and withdraws it. */
   @Test
   void aReplicaThatLostTheLeaseLeavesTheRequestsToTheNewLeader() {
     try (Sweeper s = sweeper(POLICY)) {
@@ -200,6 +262,9 @@ class EvictionRequestTest {
           .annotation("podsweeper.io/protect", "true").build());
       await().during(Duration.ofMillis(500)).until(() -> withdrawn.isEmpty());
       assertThat(results()).containsExactly("vms/a background");
+      listed.add(ours("uid-a"));
+      s.setLeading(true);
+      await().atMost(Duration.ofSeconds(3)).until(() -> withdrawn.contains("vms/a"));
     }
   }
 

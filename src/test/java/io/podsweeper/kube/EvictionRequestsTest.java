@@ -20,8 +20,21 @@ class EvictionRequestsTest {
          "spec": {"target": {"podRef": {"name": "virt-launcher-1", "uid": "uid-1"}},
                   "requesters": [{"name": "podsweeper.io"}, {"name": "drain.example.com"}]}}
         """);
-    assertThat(o).isEqualTo(new EvictionRequester.Observed("vms", "uid-1", List.of("podsweeper.io", "drain.example.com"),
-        Optional.empty(), Optional.empty(), ""));
+    assertThat(o).isEqualTo(new EvictionRequester.Observed("vms", "uid-1", "virt-launcher-1", List.of("podsweeper.io", "drain.example.com"),
+        Optional.empty(), Optional.empty(), "", EvictionRequester.Origin.UNKNOWN));
+  }
+
+  @Test
+  void whatMadeARequestIsReadFromItsAnnotation() throws Exception {
+    EvictionRequester.Observed o = read("""
+        {"metadata": {"namespace": "vms", "name": "uid-1", "annotations": {"podsweeper.io/decision":
+           "{\\"strategy\\":\\"LowNodeLoad\\",\\"profile\\":\\"koord\\",\\"rule\\":\\"koord\\",\\"balance\\":true}"}},
+         "spec": {"target": {"podRef": {"name": "virt-launcher-1", "uid": "uid-1"}}, "requesters": [{"name": "podsweeper.io"}]}}
+        """);
+    assertThat(o.origin()).isEqualTo(new EvictionRequester.Origin("LowNodeLoad", "koord", "koord", true));
+    assertThat(read("""
+        {"metadata": {"namespace": "vms", "name": "uid-1", "annotations": {"podsweeper.io/decision": "{"}}}
+        """).origin()).isEqualTo(EvictionRequester.Origin.UNKNOWN);
   }
 
   @Test
