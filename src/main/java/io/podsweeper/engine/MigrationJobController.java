@@ -11,6 +11,7 @@ import io.podsweeper.kube.MigrationJobs.ReservationState;
 import io.podsweeper.kube.MigrationJobs.StatusChange;
 import io.podsweeper.kube.PodRemover;
 import io.podsweeper.policy.EvictorArgs;
+import io.podsweeper.policy.MigrationJobs.DeleteOptions;
 import io.podsweeper.policy.MigrationJobs.EvictionPolicy;
 import io.podsweeper.policy.Policy;
 import io.podsweeper.strategy.Action;
@@ -170,10 +171,12 @@ final class MigrationJobController implements AutoCloseable {
     }
     EvictionPolicy how = EvictionPolicy.of(pod.labels().getOrDefault(MigrationJobs.EVICT_POLICY_LABEL, ""))
         .or(job::evictPolicyLabel).orElse(defaults.evictionPolicy());
+    // Koordinator's precedence: the job's own deleteOptions, else defaultDeleteOptions (a whole object, not merged).
+    Optional<DeleteOptions> options = job.deleteOptions().or(defaults::deleteOptions);
     RemovalGate.JobSendResult sent = gate.evictForJob(pod, protection(pod), d -> switch (how) {
-      case EVICTION -> remover.remove(d, false);
+      case EVICTION -> remover.remove(d, false, options);
       case DELETE -> remover.remove(new Decision(d.namespace(), d.name(), d.uid(), d.resourceVersion(), d.node(), d.strategy(),
-          d.profile(), d.rule(), Action.DELETE, d.reason(), d.dueAt(), d.owner()), false);
+          d.profile(), d.rule(), Action.DELETE, d.reason(), d.dueAt(), d.owner()), false, options);
       case SOFT_EVICTION -> api.softEvict(d);
     });
     switch (sent.outcome()) {
