@@ -98,7 +98,8 @@ final class MigrationJobController implements AutoCloseable {
     Optional<ReservationState> reservation = MigrationJobSteps.readsReservation(job, defaults.mode())
         ? Optional.of(api.reservation(job.reservation().get())) : Optional.empty();
     Instant now = clock.instant();
-    Step step = MigrationJobSteps.next(job, pod.map(p -> new PodAt(p.uid(), p.nodeName())), reservation, defaults.mode(), now);
+    Step step = MigrationJobSteps.next(job, pod.map(p -> new PodAt(p.uid(), p.nodeName())), reservation, this::readyOrGone,
+        defaults.mode(), now);
     switch (step.kind()) {
       case WAIT -> { }
       case FAIL -> fail(job, step.reason(), step.message());
@@ -134,15 +135,40 @@ final class MigrationJobController implements AutoCloseable {
           api.event(job, "Normal", "WaitForPodBindReservation", "Waiting for Pod bind Reservation");
         }
       }
+      case RESERVATION_BOUND -> {
+        if (api.update(job, new StatusChange(null, null, null, "", new Condition(MigrationJobSteps.RESERVATION_BOUND, "True", ""), null,
+            step.detail()))) {
+          api.event(job, "Normal", MigrationJobSteps.POD_BOUND_RESERVATION, "Reservation bound by pod \"" + step.detail() + "\"");
+        }
+      }
+      case WAIT_FOR_READY -> {
+        if (!job.condition(MigrationJobSteps.BOUND_POD_READY).map(Condition::reason).orElse("").equals(MigrationJobSteps.WAIT_FOR_BOUND_POD_READY)
+            && api.update(job, StatusChange.condition(new Condition(MigrationJobSteps.BOUND_POD_READY, "False",
+                MigrationJobSteps.WAIT_FOR_BOUND_POD_READY), ""))) {
+          api.event(job, "Normal", MigrationJobSteps.WAIT_FOR_BOUND_POD_READY, "Waiting for Bound Pod " + step.detail() + " Ready");
+        }
+      }
       case SUCCEED -> {
+        if (!step.detail().isEmpty() && !MigrationJobSteps.conditionTrue(job, MigrationJobSteps.BOUND_POD_READY)) {
+          if (!api.update(job, StatusChange.condition(new Condition(MigrationJobSteps.BOUND_POD_READY, "True", ""), ""))) {
+            return;
+          }
+          api.event(job, "Normal", MigrationJobSteps.BOUND_POD_READY, "Bind pod \"" + step.detail() + "\" is ready");
+        }
         StatusChange done = StatusChange.ended(MigrationJobSteps.SUCCEEDED, "Complete", "", step.message());
-        if (api.update(job, step.detail().isEmpty() ? done
-            : new StatusChange(done.phase(), done.status(), done.reason(), done.message(), null, null, step.detail()))) {
+        if (api.update(job, step.detail().isEmpty() ? done : new StatusChange(done.phase(), done.status(), done.reason(), done.message(),
+            new Condition(MigrationJobSteps.POD_BOUND_RESERVATION, "True", ""), null, step.detail()))) {
           gate.jobEnded(job.podUid());
           api.event(job, "Normal", "Complete", step.message());
         }
       }
     }
+  }
+
+  /** Whether a pod (namespace/name) is Ready, as Koordinator's IsPodReady; as there, one that is gone counts as Ready. */
+  private boolean readyOrGone(String key) {
+    return cache.pod(key).map(p -> p.conditions().stream().anyMatch(c -> "Ready".equals(c.type()) && "True".equals(c.status())))
+        .orElse(true);
   }
 
   /** Pending → Running once admitted: the evictor's protections, then the limits; held jobs stay Pending. */
