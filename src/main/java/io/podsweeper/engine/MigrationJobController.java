@@ -19,6 +19,7 @@ import io.podsweeper.strategy.Decision;
 import io.podsweeper.strategy.Evictor;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -67,6 +68,11 @@ final class MigrationJobController implements AutoCloseable {
     Optional<io.podsweeper.policy.MigrationJobs> wanted = gate.rules().policy().migrationJobs();
     return !dryRun && decision.action() == Action.EVICT && wanted.isPresent()
         ? api.create(decision, wanted.get()) : remover.remove(decision, dryRun);
+  }
+
+  /** Every PodMigrationJob the API server has (not only this service's), by phase. */
+  Map<String, Long> jobsByPhase() {
+    return MigrationJobSteps.byPhase(api.jobs());
   }
 
   /** A job changed: look at the jobs now rather than at the next tick. */

@@ -6,7 +6,10 @@ import io.podsweeper.kube.MigrationJobs.ReservationState;
 import io.podsweeper.policy.MigrationJobs.Mode;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.function.Predicate;
 
 /**
@@ -74,6 +77,19 @@ final class MigrationJobSteps {
   record PodAt(String uid, String node) {}
 
   private MigrationJobSteps() {}
+
+  /**
+   * The jobs by phase, as {@code podsweeper_migration_jobs} shows them: Koordinator's five phases always (0 if none), a
+   * job without a phase yet counted Pending as Koordinator treats it.
+   */
+  static Map<String, Long> byPhase(List<Job> jobs) {
+    Map<String, Long> counts = new TreeMap<>();
+    for (String phase : List.of(PENDING, RUNNING, SUCCEEDED, FAILED, "Aborted")) {
+      counts.put(phase, 0L);
+    }
+    jobs.forEach(j -> counts.merge(j.phase().isEmpty() ? PENDING : j.phase(), 1L, Long::sum));
+    return counts;
+  }
 
   static boolean finished(Job job) {
     return !(job.phase().isEmpty() || job.phase().equals(PENDING) || job.phase().equals(RUNNING));

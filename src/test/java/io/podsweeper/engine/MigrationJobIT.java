@@ -109,6 +109,8 @@ class MigrationJobIT {
       assertThat(service.metric("podsweeper_removals_total", "result=\"background\"", "namespace=\"" + ns + "\"")).isEqualTo(1.0);
       assertThat(service.metric("podsweeper_removals_total", "result=\"success\"", "namespace=\"" + ns + "\"", "action=\"evict\""))
           .isEqualTo(1.0);
+      await().atMost(Duration.ofSeconds(5)).until(() -> service.metric("podsweeper_migration_jobs", "phase=\"Succeeded\"") == 1.0);
+      assertThat(service.metric("podsweeper_migration_jobs", "phase=\"Aborted\"")).isZero();
     } finally {
       client.nodes().withName(node).delete();
     }

@@ -110,4 +110,12 @@ class MigrationJobStepsTest {
     assertThat(MigrationJobSteps.next(boundJob, Optional.empty(), Optional.of(bound), key -> false, Mode.RESERVATION_FIRST,
         CREATED.plus(Duration.ofMinutes(5)))).isEqualTo(Step.fail("Timeout", "Abort job caused by timeout"));
   }
+
+  @Test
+  void jobsAreCountedByPhaseWithKoordinatorsPhasesAlwaysShown() {
+    assertThat(MigrationJobSteps.byPhase(List.of(job("", Optional.empty(), Optional.empty()), job("Running", Optional.empty(),
+        Optional.empty()), job("Running", Optional.empty(), Optional.empty()))))
+        .containsExactlyEntriesOf(new java.util.TreeMap<>(java.util.Map.of("Aborted", 0L, "Failed", 0L, "Pending", 1L, "Running", 2L,
+            "Succeeded", 0L)));
+  }
 }
