@@ -11,6 +11,7 @@ import io.podsweeper.kube.MigrationJobs.ReservationState;
 import io.podsweeper.kube.MigrationJobs.StatusChange;
 import io.podsweeper.kube.PodRemover;
 import io.podsweeper.policy.EvictorArgs;
+import io.podsweeper.policy.MigrationJobs.DeleteOptions;
 import io.podsweeper.policy.MigrationJobs.EvictionPolicy;
 import io.podsweeper.policy.Policy;
 import io.podsweeper.strategy.Action;
@@ -18,6 +19,7 @@ import io.podsweeper.strategy.Decision;
 import io.podsweeper.strategy.Evictor;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -68,6 +70,11 @@ final class MigrationJobController implements AutoCloseable {
         ? api.create(decision, wanted.get()) : remover.remove(decision, dryRun);
   }
 
+  /** Every PodMigrationJob the API server has (not only this service's), by phase. */
+  Map<String, Long> jobsByPhase() {
+    return MigrationJobSteps.byPhase(api.jobs());
+  }
+
   /** A job changed: look at the jobs now rather than at the next tick. */
   void changed() {
     if (!thread.isShutdown()) {
@@ -97,7 +104,8 @@ final class MigrationJobController implements AutoCloseable {
     Optional<ReservationState> reservation = MigrationJobSteps.readsReservation(job, defaults.mode())
         ? Optional.of(api.reservation(job.reservation().get())) : Optional.empty();
     Instant now = clock.instant();
-    Step step = MigrationJobSteps.next(job, pod.map(p -> new PodAt(p.uid(), p.nodeName())), reservation, defaults.mode(), now);
+    Step step = MigrationJobSteps.next(job, pod.map(p -> new PodAt(p.uid(), p.nodeName())), reservation, this::readyOrGone,
+        defaults.mode(), now);
     switch (step.kind()) {
       case WAIT -> { }
       case FAIL -> fail(job, step.reason(), step.message());
@@ -133,15 +141,40 @@ final class MigrationJobController implements AutoCloseable {
           api.event(job, "Normal", "WaitForPodBindReservation", "Waiting for Pod bind Reservation");
         }
       }
+      case RESERVATION_BOUND -> {
+        if (api.update(job, new StatusChange(null, null, null, "", new Condition(MigrationJobSteps.RESERVATION_BOUND, "True", ""), null,
+            step.detail()))) {
+          api.event(job, "Normal", MigrationJobSteps.POD_BOUND_RESERVATION, "Reservation bound by pod \"" + step.detail() + "\"");
+        }
+      }
+      case WAIT_FOR_READY -> {
+        if (!job.condition(MigrationJobSteps.BOUND_POD_READY).map(Condition::reason).orElse("").equals(MigrationJobSteps.WAIT_FOR_BOUND_POD_READY)
+            && api.update(job, StatusChange.condition(new Condition(MigrationJobSteps.BOUND_POD_READY, "False",
+                MigrationJobSteps.WAIT_FOR_BOUND_POD_READY), ""))) {
+          api.event(job, "Normal", MigrationJobSteps.WAIT_FOR_BOUND_POD_READY, "Waiting for Bound Pod " + step.detail() + " Ready");
+        }
+      }
       case SUCCEED -> {
+        if (!step.detail().isEmpty() && !MigrationJobSteps.conditionTrue(job, MigrationJobSteps.BOUND_POD_READY)) {
+          if (!api.update(job, StatusChange.condition(new Condition(MigrationJobSteps.BOUND_POD_READY, "True", ""), ""))) {
+            return;
+          }
+          api.event(job, "Normal", MigrationJobSteps.BOUND_POD_READY, "Bind pod \"" + step.detail() + "\" is ready");
+        }
         StatusChange done = StatusChange.ended(MigrationJobSteps.SUCCEEDED, "Complete", "", step.message());
-        if (api.update(job, step.detail().isEmpty() ? done
-            : new StatusChange(done.phase(), done.status(), done.reason(), done.message(), null, null, step.detail()))) {
+        if (api.update(job, step.detail().isEmpty() ? done : new StatusChange(done.phase(), done.status(), done.reason(), done.message(),
+            new Condition(MigrationJobSteps.POD_BOUND_RESERVATION, "True", ""), null, step.detail()))) {
           gate.jobEnded(job.podUid());
           api.event(job, "Normal", "Complete", step.message());
         }
       }
     }
+  }
+
+  /** Whether a pod (namespace/name) is Ready, as Koordinator's IsPodReady; as there, one that is gone counts as Ready. */
+  private boolean readyOrGone(String key) {
+    return cache.pod(key).map(p -> p.conditions().stream().anyMatch(c -> "Ready".equals(c.type()) && "True".equals(c.status())))
+        .orElse(true);
   }
 
   /** Pending → Running once admitted: the evictor's protections, then the limits; held jobs stay Pending. */
@@ -170,10 +203,12 @@ final class MigrationJobController implements AutoCloseable {
     }
     EvictionPolicy how = EvictionPolicy.of(pod.labels().getOrDefault(MigrationJobs.EVICT_POLICY_LABEL, ""))
         .or(job::evictPolicyLabel).orElse(defaults.evictionPolicy());
+    // Koordinator's precedence: the job's own deleteOptions, else defaultDeleteOptions (a whole object, not merged).
+    Optional<DeleteOptions> options = job.deleteOptions().or(defaults::deleteOptions);
     RemovalGate.JobSendResult sent = gate.evictForJob(pod, protection(pod), d -> switch (how) {
-      case EVICTION -> remover.remove(d, false);
+      case EVICTION -> remover.remove(d, false, options);
       case DELETE -> remover.remove(new Decision(d.namespace(), d.name(), d.uid(), d.resourceVersion(), d.node(), d.strategy(),
-          d.profile(), d.rule(), Action.DELETE, d.reason(), d.dueAt(), d.owner()), false);
+          d.profile(), d.rule(), Action.DELETE, d.reason(), d.dueAt(), d.owner()), false, options);
       case SOFT_EVICTION -> api.softEvict(d);
     });
     switch (sent.outcome()) {

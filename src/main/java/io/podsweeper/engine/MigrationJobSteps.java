@@ -6,12 +6,16 @@ import io.podsweeper.kube.MigrationJobs.ReservationState;
 import io.podsweeper.policy.MigrationJobs.Mode;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
+import java.util.function.Predicate;
 
 /**
  * What a PodMigrationJob needs next, as koord-descheduler's MigrationController decides it (its phases, reasons and
  * conditions; pkg/descheduler/controllers/migration/controller.go): a pure function of the job, its pod as cached
- * (empty if gone), its Reservation and the time. The caller carries the step out; limits, kill switch and final
+ * (empty if gone), its Reservation, whether the replacement that took the Reservation is Ready, and the time. The caller carries the step out; limits, kill switch and final
  * check are the gate's.
  */
 final class MigrationJobSteps {
@@ -24,6 +28,9 @@ final class MigrationJobSteps {
   static final String RESERVATION_CREATED = "ReservationCreated";
   static final String RESERVATION_SCHEDULED = "ReservationScheduled";
   static final String POD_BOUND_RESERVATION = "PodBoundReservation";
+  static final String RESERVATION_BOUND = "ReservationBound";
+  static final String BOUND_POD_READY = "BoundPodReady";
+  static final String WAIT_FOR_BOUND_POD_READY = "WaitForBoundPodReady";
 
   static final String EVICTING = "Evicting";
   static final String EVICT_COMPLETE = "EvictComplete";
@@ -45,10 +52,17 @@ final class MigrationJobSteps {
     EVICT_COMPLETE,
     /** ReservationFirst, evicted: waiting for the replacement to take the Reservation. */
     WAIT_FOR_BIND,
+    /** The replacement took the Reservation: condition ReservationBound True, status.podRef. */
+    RESERVATION_BOUND,
+    /** The replacement took the Reservation but is not Ready yet: condition BoundPodReady False, WaitForBoundPodReady. */
+    WAIT_FOR_READY,
     SUCCEED
   }
 
-  /** @param detail the Reservation's node for RESERVATION_SCHEDULED, the new pod (namespace/name) for a ReservationFirst SUCCEED */
+  /**
+   * @param detail the Reservation's node for RESERVATION_SCHEDULED, the new pod (namespace/name) for RESERVATION_BOUND,
+   *     WAIT_FOR_READY and a ReservationFirst SUCCEED
+   */
   record Step(Kind kind, String reason, String message, String detail) {
     static Step of(Kind kind) {
       return new Step(kind, "", "", "");
@@ -64,6 +78,19 @@ final class MigrationJobSteps {
 
   private MigrationJobSteps() {}
 
+  /**
+   * The jobs by phase, as {@code podsweeper_migration_jobs} shows them: Koordinator's five phases always (0 if none), a
+   * job without a phase yet counted Pending as Koordinator treats it.
+   */
+  static Map<String, Long> byPhase(List<Job> jobs) {
+    Map<String, Long> counts = new TreeMap<>();
+    for (String phase : List.of(PENDING, RUNNING, SUCCEEDED, FAILED, "Aborted")) {
+      counts.put(phase, 0L);
+    }
+    jobs.forEach(j -> counts.merge(j.phase().isEmpty() ? PENDING : j.phase(), 1L, Long::sum));
+    return counts;
+  }
+
   static boolean finished(Job job) {
     return !(job.phase().isEmpty() || job.phase().equals(PENDING) || job.phase().equals(RUNNING));
   }
@@ -72,8 +99,13 @@ final class MigrationJobSteps {
     return job.mode().orElse(defaultMode);
   }
 
-  /** @param reservation read only for a running ReservationFirst job that has one; empty otherwise */
-  static Step next(Job job, Optional<PodAt> pod, Optional<ReservationState> reservation, Mode defaultMode, Instant now) {
+  /**
+   * @param reservation read only for a running ReservationFirst job that has one; empty otherwise
+   * @param ready whether the pod (namespace/name) that took the Reservation is Ready; as in Koordinator, a pod that is
+   *     gone counts as Ready
+   */
+  static Step next(Job job, Optional<PodAt> pod, Optional<ReservationState> reservation, Predicate<String> ready, Mode defaultMode,
+      Instant now) {
     if (job.paused() || finished(job)) {
       return Step.of(Kind.WAIT);
     }
@@ -100,9 +132,16 @@ final class MigrationJobSteps {
         return new Step(Kind.SUCCEED, "", "Pod \"" + job.podKey() + "\" has been evicted", "");
       }
       Optional<String> bound = reservation.flatMap(ReservationState::boundPod);
-      return bound.isPresent()
-          ? new Step(Kind.SUCCEED, "", "Bind Pod \"" + bound.get() + "\" in Reservation \"" + job.reservation().orElse("") + "\"", bound.get())
-          : Step.of(Kind.WAIT_FOR_BIND);
+      if (bound.isEmpty()) {
+        return Step.of(Kind.WAIT_FOR_BIND);
+      }
+      if (!conditionTrue(job, RESERVATION_BOUND)) {
+        return new Step(Kind.RESERVATION_BOUND, "", "", bound.get());
+      }
+      if (!conditionTrue(job, BOUND_POD_READY) && !ready.test(bound.get())) {
+        return new Step(Kind.WAIT_FOR_READY, "", "", bound.get());
+      }
+      return new Step(Kind.SUCCEED, "", "Bind Pod \"" + bound.get() + "\" in Reservation \"" + job.reservation().orElse("") + "\"", bound.get());
     }
     if (!sameUid) {
       return missingPod(job);
@@ -122,10 +161,13 @@ final class MigrationJobSteps {
         if (r.nodeName().equals(pod.get().node())) {
           yield Step.fail(FORBIDDEN, "Scheduler assignes the Reservation \"" + job.reservation().get() + "\" on the same node as the Pod");
         }
-        yield job.condition(RESERVATION_SCHEDULED).filter(c -> c.status().equals("True")).isPresent()
-            ? Step.of(Kind.EVICT) : new Step(Kind.RESERVATION_SCHEDULED, "", "", r.nodeName());
+        yield conditionTrue(job, RESERVATION_SCHEDULED) ? Step.of(Kind.EVICT) : new Step(Kind.RESERVATION_SCHEDULED, "", "", r.nodeName());
       }
     };
+  }
+
+  static boolean conditionTrue(Job job, String type) {
+    return job.condition(type).filter(c -> c.status().equals("True")).isPresent();
   }
 
   private static Step missingPod(Job job) {

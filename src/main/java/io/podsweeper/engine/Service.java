@@ -203,6 +203,9 @@ public final class Service implements AutoCloseable {
         "podsweeper_terminated_pods",
         "Finished (Succeeded/Failed) pods per namespace and phase: the backlog PodGC's terminated-pod-gc-threshold counts.",
         this::terminatedPodSamples);
+    metrics.registerScrapeTimeGauge("podsweeper_migration_jobs",
+        "Koordinator PodMigrationJobs on the API server by phase, while it serves them (README \"Koordinator PodMigrationJobs\").",
+        this::migrationJobSamples);
   }
 
   /**
@@ -351,6 +354,16 @@ public final class Service implements AutoCloseable {
     List<Collector.MetricFamilySamples.Sample> samples = new ArrayList<>();
     counts.forEach((key, n) -> samples.add(new Collector.MetricFamilySamples.Sample(
         "podsweeper_terminated_pods", List.of("namespace", "phase"), List.of(key.split("\n")), n)));
+    return samples;
+  }
+
+  private List<Collector.MetricFamilySamples.Sample> migrationJobSamples() {
+    MigrationJobController jobs = migrationJobs;
+    List<Collector.MetricFamilySamples.Sample> samples = new ArrayList<>();
+    if (jobs != null) {
+      jobs.jobsByPhase().forEach((phase, n) -> samples.add(new Collector.MetricFamilySamples.Sample(
+          "podsweeper_migration_jobs", List.of("phase"), List.of(phase), n)));
+    }
     return samples;
   }
 

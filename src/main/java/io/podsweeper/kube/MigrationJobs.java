@@ -18,6 +18,7 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResourceList;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.podsweeper.policy.Durations;
+import io.podsweeper.policy.MigrationJobs.DeleteOptions;
 import io.podsweeper.policy.MigrationJobs.EvictionPolicy;
 import io.podsweeper.policy.MigrationJobs.Mode;
 import io.podsweeper.strategy.Decision;
@@ -26,6 +27,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -64,10 +66,12 @@ public final class MigrationJobs implements AutoCloseable {
    * @param podUid {@code spec.podRef.uid}, empty if the creator left it out (it is filled when the job starts)
    * @param createdBy the {@code koordinator.sh/job-created-by} annotation, empty for a hand-made job
    * @param reservation {@code spec.reservationOptions.reservationRef.name}, empty until one is made or given
+   * @param deleteOptions {@code spec.deleteOptions}: its gracePeriodSeconds and propagationPolicy (never its preconditions)
    */
   public record Job(String name, String uid, Instant created, boolean paused, Optional<Duration> ttl, Optional<Mode> mode,
       String podNamespace, String podName, String podUid, String phase, List<Condition> conditions, Optional<String> reservation,
-      String createdBy, Optional<EvictionPolicy> evictPolicyLabel, String evictReason, String evictTrigger, String message) {
+      String createdBy, Optional<EvictionPolicy> evictPolicyLabel, String evictReason, String evictTrigger, String message,
+      Optional<DeleteOptions> deleteOptions) {
 
     public Optional<Condition> condition(String type) {
       return conditions.stream().filter(c -> c.type().equals(type)).findFirst();
@@ -169,12 +173,23 @@ public final class MigrationJobs implements AutoCloseable {
         meta.path("annotations").path(CREATED_BY_ANNOTATION).asText(),
         EvictionPolicy.of(meta.path("labels").path(EVICT_POLICY_LABEL).asText()),
         meta.path("annotations").path(EVICT_REASON_ANNOTATION).asText(), meta.path("annotations").path(EVICT_TRIGGER_ANNOTATION).asText(),
-        status.path("message").asText());
+        status.path("message").asText(), deleteOptions(spec.path("deleteOptions")));
+  }
+
+  /** A job's {@code spec.deleteOptions} (the CRD's schema has checked its types), empty if it has none. */
+  static Optional<DeleteOptions> deleteOptions(JsonNode o) {
+    if (!o.isObject()) {
+      return Optional.empty();
+    }
+    JsonNode grace = o.path("gracePeriodSeconds");
+    JsonNode propagation = o.path("propagationPolicy");
+    return Optional.of(new DeleteOptions(grace.canConvertToLong() && grace.isIntegralNumber() ? OptionalLong.of(grace.asLong()) : OptionalLong.empty(),
+        propagation.isTextual() ? Optional.of(propagation.asText()) : Optional.empty()));
   }
 
   /**
    * Creates the job for an admitted eviction, as koord-descheduler does: a random name, the reason and the strategy
-   * in its annotations, the pod by namespace, name and UID.
+   * in its annotations, the pod by namespace, name and UID, {@code defaultDeleteOptions} as its {@code deleteOptions}.
    */
   public PodRemover.Result create(Decision decision, io.podsweeper.policy.MigrationJobs defaults) {
     ObjectNode job = JSON.createObjectNode();
@@ -186,6 +201,9 @@ public final class MigrationJobs implements AutoCloseable {
     ObjectNode spec = job.putObject("spec");
     spec.putObject("podRef").put("namespace", decision.namespace()).put("name", decision.name()).put("uid", decision.uid());
     spec.put("mode", defaults.mode().wireName()).put("ttl", goDuration(defaults.ttl()));
+    defaults.deleteOptions().ifPresent(d -> {
+      d.write(spec.putObject("deleteOptions"));
+    });
     try {
       GenericKubernetesResource created = jobApi().resource(JSON.convertValue(job, GenericKubernetesResource.class)).create();
       return new PodRemover.Result(PodRemover.Outcome.STARTED, 201, "PodMigrationJob " + created.getMetadata().getName() + " created");

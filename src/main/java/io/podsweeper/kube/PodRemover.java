@@ -10,10 +10,12 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.HttpResponse;
+import io.podsweeper.policy.MigrationJobs.DeleteOptions;
 import io.podsweeper.strategy.Action;
 import io.podsweeper.strategy.Decision;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -89,8 +91,13 @@ public final class PodRemover implements AutoCloseable {
 
   /** @param dryRun ask the API server to judge the request without acting on it ({@code dryRun=All}) */
   public Result remove(Decision decision, boolean dryRun) {
+    return remove(decision, dryRun, Optional.empty());
+  }
+
+  /** @param jobOptions a PodMigrationJob's delete options, over the policy's {@code gracePeriodSeconds} */
+  public Result remove(Decision decision, boolean dryRun, Optional<DeleteOptions> jobOptions) {
     String podPath = "/api/v1/namespaces/" + encode(decision.namespace()) + "/pods/" + encode(decision.name());
-    ObjectNode deleteOptions = deleteOptions(decision);
+    ObjectNode deleteOptions = deleteOptions(decision, gracePeriodSeconds, jobOptions);
     String query = "";
     if (dryRun) {
       deleteOptions.putArray("dryRun").add("All");
@@ -131,12 +138,18 @@ public final class PodRemover implements AutoCloseable {
     }
   }
 
-  private ObjectNode deleteOptions(Decision decision) {
+  /**
+   * The request's DeleteOptions: the preconditions are always the decision's UID and resourceVersion (a job's own
+   * never replace them); a job's {@code gracePeriodSeconds} wins over the policy's.
+   */
+  static ObjectNode deleteOptions(Decision decision, OptionalLong policyGrace, Optional<DeleteOptions> jobOptions) {
     ObjectNode options = JSON.createObjectNode();
     options.put("apiVersion", "v1");
     options.put("kind", "DeleteOptions");
     options.putObject("preconditions").put("uid", decision.uid()).put("resourceVersion", decision.resourceVersion());
-    gracePeriodSeconds.ifPresent(g -> options.put("gracePeriodSeconds", g));
+    OptionalLong grace = jobOptions.map(DeleteOptions::gracePeriodSeconds).filter(OptionalLong::isPresent).orElse(policyGrace);
+    jobOptions.ifPresent(o -> o.write(options));
+    grace.ifPresent(g -> options.put("gracePeriodSeconds", g));
     return options;
   }
 

@@ -16,7 +16,7 @@ import java.util.Set;
  * {@code {name}}, with the MigrationController as evictor and filter. Its evictability filters become the
  * profile's evictor, its migration limits the removal limits, and {@code evictQPS} the rate. As in koord-descheduler,
  * a profile whose evict plugin is the MigrationController (the default) turns evictions into PodMigrationJobs, with
- * its {@code defaultJobMode}, {@code defaultJobTTL} and {@code evictionPolicy}. Arguments of the migration machinery
+ * its {@code defaultJobMode}, {@code defaultJobTTL}, {@code evictionPolicy} and {@code defaultDeleteOptions}. Arguments of the migration machinery
  * Podsweeper does not have (arbitration's own queue, object limiters) are accepted and listed by {@code validate};
  * see README "Migration".
  */
@@ -29,9 +29,10 @@ final class KoordinatorFormat {
   private static final Set<String> HONOURED = Set.of("apiVersion", "kind", "dryRun", "evictFailedBarePods", "evictAllBarePods",
       "evictLocalStoragePods", "evictSystemCriticalPods", "ignorePvcPods", "priorityThreshold", "labelSelector", "namespaces",
       "nodeFit", "maxMigratingGlobally", "maxMigratingPerNode", "maxMigratingPerNamespace", "evictQPS", "evictBurst",
-      "maxMigratingPerWorkload", "maxUnavailablePerWorkload", "evictionPolicy", "defaultJobMode", "defaultJobTTL");
+      "maxMigratingPerWorkload", "maxUnavailablePerWorkload", "evictionPolicy", "defaultJobMode", "defaultJobTTL",
+      "defaultDeleteOptions");
   /** MigrationController arguments of machinery Podsweeper does not have: accepted, without effect. */
-  static final Set<String> ACCEPTED_WITHOUT_EFFECT = Set.of("defaultDeleteOptions", "skipCheckExpectedReplicas", "objectLimiters", "maxConcurrentReconciles", "schedulerNames", "arbitrationArgs", "skipEvictionGates", "nodeSelector", "podSelectors");
+  static final Set<String> ACCEPTED_WITHOUT_EFFECT = Set.of("skipCheckExpectedReplicas", "objectLimiters", "maxConcurrentReconciles", "schedulerNames", "arbitrationArgs", "skipEvictionGates", "nodeSelector", "podSelectors");
 
   private KoordinatorFormat() {}
 
@@ -58,7 +59,7 @@ final class KoordinatorFormat {
       limits = tighter(limits, migration);
       List<StrategyArgs> deschedule = new ArrayList<>();
       List<StrategyArgs> balance = new ArrayList<>();
-      jobs.add(migrationEvictor(p) ? Optional.of(MigrationJobs.read(migration, "defaultJobMode", "defaultJobTTL", "evictionPolicy"))
+      jobs.add(migrationEvictor(p) ? Optional.of(MigrationJobs.read(migration, "defaultJobMode", "defaultJobTTL", "evictionPolicy", "defaultDeleteOptions"))
           : Optional.empty());
       if (!jobs.get(0).equals(jobs.get(jobs.size() - 1))) {
         throw p.child("plugins").error("every profile needs the same evict plugin and job settings (the MigrationController makes"

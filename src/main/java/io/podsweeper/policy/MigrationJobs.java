@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -14,11 +15,39 @@ import java.util.stream.Collectors;
  * {@code evictionPolicy}).
  *
  * @param ttl a job not finished this long after its creation ends Failed, reason Timeout
+ * @param deleteOptions Koordinator's {@code defaultDeleteOptions}: a job without its own {@code spec.deleteOptions} is
+ *     given these (when made) and evicts with them
  */
-public record MigrationJobs(Mode mode, Duration ttl, EvictionPolicy evictionPolicy) {
-  /** Koordinator's defaults: ReservationFirst, 5 minutes, the Eviction API. */
+public record MigrationJobs(Mode mode, Duration ttl, EvictionPolicy evictionPolicy, Optional<DeleteOptions> deleteOptions) {
+  /** Koordinator's defaults: ReservationFirst, 5 minutes, the Eviction API, no delete options. */
   public static final MigrationJobs KOORDINATOR_DEFAULTS = new MigrationJobs(Mode.RESERVATION_FIRST, Duration.ofMinutes(5),
-      EvictionPolicy.EVICTION);
+      EvictionPolicy.EVICTION, Optional.empty());
+
+  /**
+   * The parts of a {@code metav1.DeleteOptions} a job's eviction or DELETE carries. Its {@code preconditions} are never
+   * taken: the request always carries the pod's UID and resourceVersion as the decision saw them.
+   *
+   * @param propagationPolicy {@code Orphan}, {@code Background} or {@code Foreground}
+   */
+  public record DeleteOptions(OptionalLong gracePeriodSeconds, Optional<String> propagationPolicy) {
+    static final Set<String> FIELDS = Set.of("apiVersion", "kind", "gracePeriodSeconds", "propagationPolicy", "preconditions");
+    public static final Set<String> PROPAGATION_POLICIES = Set.of("Orphan", "Background", "Foreground");
+
+    static DeleteOptions read(ConfigNode node) {
+      node.requireObject(FIELDS);
+      Optional<String> propagation = node.optionalString("propagationPolicy");
+      if (propagation.isPresent() && !PROPAGATION_POLICIES.contains(propagation.get())) {
+        throw node.child("propagationPolicy").error("must be Orphan, Background or Foreground, got \"" + propagation.get() + "\"");
+      }
+      return new DeleteOptions(node.optionalLong("gracePeriodSeconds", 0, Long.MAX_VALUE), propagation);
+    }
+
+    /** Its fields, as a DeleteOptions object has them. */
+    public void write(com.fasterxml.jackson.databind.node.ObjectNode options) {
+      gracePeriodSeconds.ifPresent(g -> options.put("gracePeriodSeconds", g));
+      propagationPolicy.ifPresent(p -> options.put("propagationPolicy", p));
+    }
+  }
 
   /** {@code spec.mode}: reserve room for the replacement first (needs koord-scheduler), or evict at once. */
   public enum Mode {
@@ -71,19 +100,20 @@ public record MigrationJobs(Mode mode, Duration ttl, EvictionPolicy evictionPoli
         + Arrays.stream(values).map(MigrationJobs::wire).collect(Collectors.joining(", ")) + ", got \"" + node.string() + "\""));
   }
 
-  static final Set<String> FIELDS = Set.of("mode", "ttl", "evictionPolicy");
+  static final Set<String> FIELDS = Set.of("mode", "ttl", "evictionPolicy", "deleteOptions");
 
   /** The native policy's {@code migrationJobs} object; every field optional, Koordinator's defaults otherwise. */
   static MigrationJobs read(ConfigNode node) {
     node.requireObject(FIELDS);
-    return read(node, "mode", "ttl", "evictionPolicy");
+    return read(node, "mode", "ttl", "evictionPolicy", "deleteOptions");
   }
 
-  /** Reads the three settings from {@code node}'s fields of the given names, each defaulting as Koordinator does. */
-  static MigrationJobs read(ConfigNode node, String modeField, String ttlField, String policyField) {
+  /** Reads the four settings from {@code node}'s fields of the given names, each defaulting as Koordinator does. */
+  static MigrationJobs read(ConfigNode node, String modeField, String ttlField, String policyField, String deleteOptionsField) {
     return new MigrationJobs(
         node.has(modeField) ? Mode.parse(node.child(modeField)) : KOORDINATOR_DEFAULTS.mode(),
         node.has(ttlField) ? node.optionalDuration(ttlField).orElseThrow() : KOORDINATOR_DEFAULTS.ttl(),
-        node.has(policyField) ? EvictionPolicy.parse(node.child(policyField)) : KOORDINATOR_DEFAULTS.evictionPolicy());
+        node.has(policyField) ? EvictionPolicy.parse(node.child(policyField)) : KOORDINATOR_DEFAULTS.evictionPolicy(),
+        node.has(deleteOptionsField) ? Optional.of(DeleteOptions.read(node.child(deleteOptionsField))) : Optional.empty());
   }
 }

@@ -47,8 +47,13 @@ public final class NativePolicyWriter {
     if (policy.evictionRequests() != EvictionRequestMode.OptIn) {
       root.put("evictionRequests", policy.evictionRequests().name());
     }
-    policy.migrationJobs().ifPresent(m -> root.putObject("migrationJobs").put("mode", m.mode().wireName())
-        .put("ttl", exact(m.ttl())).put("evictionPolicy", m.evictionPolicy().wireName()));
+    policy.migrationJobs().ifPresent(m -> {
+      ObjectNode jobs = root.putObject("migrationJobs").put("mode", m.mode().wireName()).put("ttl", exact(m.ttl()))
+          .put("evictionPolicy", m.evictionPolicy().wireName());
+      m.deleteOptions().ifPresent(d -> {
+        d.write(jobs.putObject("deleteOptions"));
+      });
+    });
     Guard guard = policy.guard();
     ObjectNode g = root.putObject("guard");
     g.put("maxNamespaceShare", guard.maxNamespaceShare());

@@ -109,6 +109,8 @@ class MigrationJobIT {
       assertThat(service.metric("podsweeper_removals_total", "result=\"background\"", "namespace=\"" + ns + "\"")).isEqualTo(1.0);
       assertThat(service.metric("podsweeper_removals_total", "result=\"success\"", "namespace=\"" + ns + "\"", "action=\"evict\""))
           .isEqualTo(1.0);
+      await().atMost(Duration.ofSeconds(5)).until(() -> service.metric("podsweeper_migration_jobs", "phase=\"Succeeded\"") == 1.0);
+      assertThat(service.metric("podsweeper_migration_jobs", "phase=\"Aborted\"")).isZero();
     } finally {
       client.nodes().withName(node).delete();
     }
@@ -163,7 +165,7 @@ class MigrationJobIT {
 
   @Test
   @Order(4)
-  void reservationFirstEvictsOnlyOnceKoordSchedulerHasScheduledTheReservation(TestApiServer server) throws Exception {
+  void reservationFirstEvictsOnlyOnceKoordSchedulerHasScheduledTheReservationAndSucceedsOnceTheReplacementIsReady(TestApiServer server) throws Exception {
     KubernetesClient client = server.client();
     install(client, "/crds/reservations.scheduling.koordinator.sh.yaml", "reservations");
     String ns = server.newNamespace("pmj-res");
@@ -181,12 +183,30 @@ class MigrationJobIT {
       schedule(client, reservation, "node-b");
 
       await().atMost(Duration.ofSeconds(10)).until(() -> server.removalRequests(ns).size() == 1);
+      // Plays the kubelet too: the replacement takes the Reservation but is not Ready yet; the job waits for it.
+      TestPods.create(client, ns, "web-new", "node-b", Map.of());
       bind(client, reservation, ns, "web-new");
+      JsonNode waiting = await().atMost(Duration.ofSeconds(10)).until(() -> job(client, name),
+          j -> condition(j, "BoundPodReady").equals("False/WaitForBoundPodReady"));
+      assertThat(phase(waiting)).isEqualTo("Running");
+      assertThat(condition(waiting, "ReservationBound")).startsWith("True");
+      assertThat(waiting.path("status").path("podRef").path("name").asText()).isEqualTo("web-new");
+      Thread.sleep(1500);
+      assertThat(phase(job(client, name))).isEqualTo("Running");
+
+      io.fabric8.kubernetes.api.model.Pod replacement = client.pods().inNamespace(ns).withName("web-new").get();
+      replacement.getStatus().setPhase("Running");
+      replacement.getStatus().setConditions(List.of(new io.fabric8.kubernetes.api.model.PodConditionBuilder().withType("Ready")
+          .withStatus("True").build()));
+      client.pods().inNamespace(ns).resource(replacement).updateStatus();
       JsonNode done = await().atMost(Duration.ofSeconds(10)).until(() -> job(client, name), j -> phase(j).equals("Succeeded"));
       assertThat(done.path("status").path("nodeName").asText()).isEqualTo("node-b");
       assertThat(done.path("status").path("podRef").path("name").asText()).isEqualTo("web-new");
       assertThat(condition(done, "ReservationScheduled")).startsWith("True");
-      assertThat(eventReasons(client, done)).contains("ReservationCreated", "ReservationScheduled", "Evicting", "EvictComplete");
+      assertThat(condition(done, "BoundPodReady")).startsWith("True");
+      assertThat(condition(done, "PodBoundReservation")).startsWith("True");
+      assertThat(eventReasons(client, done)).contains("ReservationCreated", "ReservationScheduled", "Evicting", "EvictComplete",
+          "PodBoundReservation", "WaitForBoundPodReady", "BoundPodReady", "Complete");
     }
   }
 

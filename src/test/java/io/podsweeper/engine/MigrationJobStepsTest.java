@@ -24,11 +24,11 @@ class MigrationJobStepsTest {
 
   private static Job job(String phase, Optional<Mode> mode, Optional<String> reservation, Condition... conditions) {
     return new Job("job", "job-uid", CREATED, false, Optional.of(Duration.ofMinutes(5)), mode, "ns", "web", "uid-1", phase,
-        List.of(conditions), reservation, "", Optional.empty(), "", "", "");
+        List.of(conditions), reservation, "", Optional.empty(), "", "", "", Optional.empty());
   }
 
   private static Step next(Job job, Optional<PodAt> pod, ReservationState reservation) {
-    return MigrationJobSteps.next(job, pod, Optional.ofNullable(reservation), Mode.RESERVATION_FIRST, NOW);
+    return MigrationJobSteps.next(job, pod, Optional.ofNullable(reservation), key -> false, Mode.RESERVATION_FIRST, NOW);
   }
 
   private static ReservationState reservation(ReservationPhase phase, String node) {
@@ -48,14 +48,14 @@ class MigrationJobStepsTest {
   @Test
   void aJobPastItsTtlFailsWithTimeoutWhateverItWaitsFor() {
     Job job = job("Running", Optional.empty(), Optional.of("r"));
-    assertThat(MigrationJobSteps.next(job, POD, Optional.of(reservation(ReservationPhase.PENDING, "")), Mode.RESERVATION_FIRST,
+    assertThat(MigrationJobSteps.next(job, POD, Optional.of(reservation(ReservationPhase.PENDING, "")), key -> false, Mode.RESERVATION_FIRST,
         CREATED.plus(Duration.ofMinutes(5)))).isEqualTo(Step.fail("Timeout", "Abort job caused by timeout"));
   }
 
   @Test
   void pausedAndFinishedJobsAreLeftAlone() {
     Job paused = new Job("job", "job-uid", CREATED, true, Optional.empty(), Optional.empty(), "ns", "web", "", "", List.of(),
-        Optional.empty(), "", Optional.empty(), "", "", "");
+        Optional.empty(), "", Optional.empty(), "", "", "", Optional.empty());
     assertThat(next(paused, POD, null).kind()).isEqualTo(Kind.WAIT);
     for (String phase : List.of("Succeeded", "Failed", "Aborted")) {
       assertThat(next(job(phase, Optional.empty(), Optional.empty()), POD, null).kind()).isEqualTo(Kind.WAIT);
@@ -89,12 +89,33 @@ class MigrationJobStepsTest {
         .isEqualTo(Step.fail("MissingReservation", "Abort job caused by missing Reservation \"r\""));
   }
 
+  /** As Koordinator: bound (ReservationBound, status.podRef), then BoundPodReady once the replacement is Ready, then done. */
   @Test
-  void reservationFirstSucceedsWhenTheReplacementHasTakenTheReservation() {
-    Job evicted = job("Running", Optional.empty(), Optional.of("r"), new Condition("Eviction", "True", "EvictComplete"));
+  void reservationFirstSucceedsOnlyOnceTheReplacementThatTookTheReservationIsReady() {
+    Condition evictComplete = new Condition("Eviction", "True", "EvictComplete");
+    Job evicted = job("Running", Optional.empty(), Optional.of("r"), evictComplete);
     assertThat(next(evicted, Optional.empty(), reservation(ReservationPhase.SCHEDULED, "node-b")).kind()).isEqualTo(Kind.WAIT_FOR_BIND);
     ReservationState bound = new ReservationState(ReservationPhase.SCHEDULED, "node-b", "", Optional.of("ns/web-2"));
-    assertThat(next(evicted, Optional.empty(), bound))
-        .isEqualTo(new Step(Kind.SUCCEED, "", "Bind Pod \"ns/web-2\" in Reservation \"r\"", "ns/web-2"));
+    assertThat(next(evicted, Optional.empty(), bound)).isEqualTo(new Step(Kind.RESERVATION_BOUND, "", "", "ns/web-2"));
+    Job boundJob = job("Running", Optional.empty(), Optional.of("r"), evictComplete, new Condition("ReservationBound", "True", ""));
+    assertThat(next(boundJob, Optional.empty(), bound)).isEqualTo(new Step(Kind.WAIT_FOR_READY, "", "", "ns/web-2"));
+    Step done = new Step(Kind.SUCCEED, "", "Bind Pod \"ns/web-2\" in Reservation \"r\"", "ns/web-2");
+    assertThat(MigrationJobSteps.next(boundJob, Optional.empty(), Optional.of(bound), "ns/web-2"::equals, Mode.RESERVATION_FIRST, NOW))
+        .isEqualTo(done);
+    // Once BoundPodReady is True it is not asked again.
+    Job ready = job("Running", Optional.empty(), Optional.of("r"), evictComplete, new Condition("ReservationBound", "True", ""),
+        new Condition("BoundPodReady", "True", ""));
+    assertThat(next(ready, Optional.empty(), bound)).isEqualTo(done);
+    // A replacement never Ready: the TTL ends the job.
+    assertThat(MigrationJobSteps.next(boundJob, Optional.empty(), Optional.of(bound), key -> false, Mode.RESERVATION_FIRST,
+        CREATED.plus(Duration.ofMinutes(5)))).isEqualTo(Step.fail("Timeout", "Abort job caused by timeout"));
+  }
+
+  @Test
+  void jobsAreCountedByPhaseWithKoordinatorsPhasesAlwaysShown() {
+    assertThat(MigrationJobSteps.byPhase(List.of(job("", Optional.empty(), Optional.empty()), job("Running", Optional.empty(),
+        Optional.empty()), job("Running", Optional.empty(), Optional.empty()))))
+        .containsExactlyEntriesOf(new java.util.TreeMap<>(java.util.Map.of("Aborted", 0L, "Failed", 0L, "Pending", 1L, "Running", 2L,
+            "Succeeded", 0L)));
   }
 }

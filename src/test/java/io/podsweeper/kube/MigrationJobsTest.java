@@ -4,10 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.podsweeper.kube.MigrationJobs.ReservationPhase;
+import com.fasterxml.jackson.databind.JsonNode;
+import io.podsweeper.policy.MigrationJobs.DeleteOptions;
 import io.podsweeper.policy.MigrationJobs.EvictionPolicy;
 import io.podsweeper.policy.MigrationJobs.Mode;
 import java.time.Duration;
+import io.podsweeper.strategy.Action;
+import io.podsweeper.strategy.Decision;
+import java.time.Instant;
 import java.util.Optional;
+import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
 
 /** Koordinator's objects as read and written: a job's fields, a Reservation's verdict, Go durations. */
@@ -21,7 +27,8 @@ class MigrationJobsTest {
                       "labels": {"koordinator.sh/evict-policy": "Delete"},
                       "annotations": {"koordinator.sh/evict-reason": "hot node", "koordinator.sh/evict-trigger": "LowNodeLoad"}},
          "spec": {"ttl": "5m0s", "mode": "EvictDirectly", "podRef": {"namespace": "ns", "name": "web"},
-                  "reservationOptions": {"reservationRef": {"name": "r"}}},
+                  "reservationOptions": {"reservationRef": {"name": "r"}},
+                  "deleteOptions": {"gracePeriodSeconds": 0, "preconditions": {"uid": "other"}}},
          "status": {"phase": "Running", "conditions": [{"type": "Eviction", "status": "False", "reason": "Evicting"}]}}
         """));
     assertThat(job.ttl()).hasValue(Duration.ofMinutes(5));
@@ -33,6 +40,23 @@ class MigrationJobsTest {
     assertThat(job.evictTrigger()).isEqualTo("LowNodeLoad");
     assertThat(job.condition("Eviction")).hasValue(new MigrationJobs.Condition("Eviction", "False", "Evicting"));
     assertThat(job.createdBy()).isEmpty();
+    assertThat(job.deleteOptions()).hasValue(new DeleteOptions(OptionalLong.of(0), Optional.empty()));
+  }
+
+  /** A job's delete options go with its request: its grace period over the policy's, never its own preconditions. */
+  @Test
+  void aJobsDeleteOptionsGoWithTheRequestButThePreconditionsAreAlwaysTheDecisions() {
+    Decision d = new Decision("ns", "web", "uid-1", "42", "node-a", "PodLifeTime", "p", "r", Action.EVICT, "old", Instant.EPOCH,
+        "");
+    JsonNode plain = PodRemover.deleteOptions(d, OptionalLong.of(30), Optional.empty());
+    assertThat(plain.path("gracePeriodSeconds").asLong()).isEqualTo(30);
+    JsonNode job = PodRemover.deleteOptions(d, OptionalLong.of(30), Optional.of(new DeleteOptions(OptionalLong.of(0), Optional.of("Orphan"))));
+    assertThat(job.path("gracePeriodSeconds").asLong()).isZero();
+    assertThat(job.path("propagationPolicy").asText()).isEqualTo("Orphan");
+    assertThat(job.path("preconditions").toString()).isEqualTo("{\"uid\":\"uid-1\",\"resourceVersion\":\"42\"}");
+    // Options without a grace period leave the policy's.
+    assertThat(PodRemover.deleteOptions(d, OptionalLong.of(30), Optional.of(new DeleteOptions(OptionalLong.empty(), Optional.empty())))
+        .path("gracePeriodSeconds").asLong()).isEqualTo(30);
   }
 
   /** Scheduled as koord-descheduler judges it: a node and condition Scheduled True (reason Scheduled); pending without a phase. */

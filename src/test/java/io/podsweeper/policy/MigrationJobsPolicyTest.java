@@ -7,6 +7,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.podsweeper.policy.MigrationJobs.EvictionPolicy;
 import io.podsweeper.policy.MigrationJobs.Mode;
 import java.time.Duration;
+import java.util.Optional;
+import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
 
 /** When a policy asks for PodMigrationJobs: as koord-descheduler decides it, or the native migrationJobs setting. */
@@ -32,10 +34,10 @@ class MigrationJobsPolicyTest {
   void koordinatorsDefaultEvictPluginMakesJobsWithItsDefaults() {
     assertThat(parse(koordinator("", "{}")).migrationJobs()).hasValue(MigrationJobs.KOORDINATOR_DEFAULTS);
     assertThat(MigrationJobs.KOORDINATOR_DEFAULTS)
-        .isEqualTo(new MigrationJobs(Mode.RESERVATION_FIRST, Duration.ofMinutes(5), EvictionPolicy.EVICTION));
+        .isEqualTo(new MigrationJobs(Mode.RESERVATION_FIRST, Duration.ofMinutes(5), EvictionPolicy.EVICTION, Optional.empty()));
     assertThat(parse(koordinator("evict: {enabled: [{name: MigrationController}]}",
         "{defaultJobMode: EvictDirectly, defaultJobTTL: 2m, evictionPolicy: SoftEviction}")).migrationJobs())
-        .hasValue(new MigrationJobs(Mode.EVICT_DIRECTLY, Duration.ofMinutes(2), EvictionPolicy.SOFT_EVICTION));
+        .hasValue(new MigrationJobs(Mode.EVICT_DIRECTLY, Duration.ofMinutes(2), EvictionPolicy.SOFT_EVICTION, Optional.empty()));
   }
 
   @Test
@@ -54,17 +56,33 @@ class MigrationJobsPolicyTest {
         .isEqualTo("profiles[0].pluginConfig[1].args.evictionPolicy: must be Eviction, Delete, SoftEviction, got \"Kill\"");
   }
 
+  /** Koordinator's defaultDeleteOptions become the jobs' delete options; preconditions are accepted (Podsweeper's win). */
+  @Test
+  void defaultDeleteOptionsAreHonouredAndCheckedNamingThePlace() {
+    assertThat(parse(koordinator("", "{defaultDeleteOptions: {gracePeriodSeconds: 7, propagationPolicy: Foreground,"
+        + " preconditions: {uid: x}}}")).migrationJobs().orElseThrow().deleteOptions())
+        .hasValue(new MigrationJobs.DeleteOptions(OptionalLong.of(7), Optional.of("Foreground")));
+    assertThat(error(koordinator("", "{defaultDeleteOptions: {gracePeriodSeconds: -1}}")))
+        .isEqualTo("profiles[0].pluginConfig[1].args.defaultDeleteOptions.gracePeriodSeconds: must be between 0 and "
+            + Long.MAX_VALUE + ", got -1");
+    assertThat(error(koordinator("", "{defaultDeleteOptions: {propagationPolicy: Later}}")))
+        .isEqualTo("profiles[0].pluginConfig[1].args.defaultDeleteOptions.propagationPolicy: must be Orphan, Background or"
+            + " Foreground, got \"Later\"");
+    assertThat(error(koordinator("", "{defaultDeleteOptions: {dryRun: [All]}}"))).startsWith("profiles[0].pluginConfig[1].args.defaultDeleteOptions");
+  }
+
   @Test
   void theNativeSettingIsReadAndWrittenBack() {
     Policy policy = parse("""
         apiVersion: podsweeper.io/v1alpha1
         kind: PodSweeperPolicy
-        migrationJobs: {mode: EvictDirectly, evictionPolicy: Delete}
+        migrationJobs: {mode: EvictDirectly, evictionPolicy: Delete, deleteOptions: {gracePeriodSeconds: 3}}
         rules:
           - name: failed
             states: [Failed]
         """);
-    assertThat(policy.migrationJobs()).hasValue(new MigrationJobs(Mode.EVICT_DIRECTLY, Duration.ofMinutes(5), EvictionPolicy.DELETE));
+    assertThat(policy.migrationJobs()).hasValue(new MigrationJobs(Mode.EVICT_DIRECTLY, Duration.ofMinutes(5), EvictionPolicy.DELETE,
+        Optional.of(new MigrationJobs.DeleteOptions(OptionalLong.of(3), Optional.empty()))));
     String written = NativePolicyWriter.write(policy);
     assertThat(written).contains("migrationJobs:", "mode: EvictDirectly", "evictionPolicy: Delete");
     assertThat(parse(written).migrationJobs()).isEqualTo(policy.migrationJobs());
