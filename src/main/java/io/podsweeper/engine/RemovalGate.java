@@ -882,7 +882,7 @@ final class RemovalGate implements AutoCloseable {
    * wait, or empty once admitted. Refused by the same hold-backs and limits as any removal, reported the same way.
    */
   Optional<String> admitJob(PodRecord pod, Decision decision) {
-    if (jobs.contains(pod.uid())) {
+    if (createdHere(pod)) {
       return Optional.empty();
     }
     Candidate candidate = new Candidate(decision, true, rules.get().generation(), false, null);
@@ -978,6 +978,22 @@ final class RemovalGate implements AutoCloseable {
     }
     boolean due = now.evaluator().evaluate(pod, cache).filter(v -> v.isDue(clock.instant())).isPresent();
     return due ? Optional.empty() : Optional.of("no rule wants the pod now");
+  }
+
+  /**
+   * Whether {@code pod} has a job this gate admitted. If its job is being created right now, waits for the create's
+   * answer first: the job's watch event can arrive before it, and admitting that job anew would count the pod twice.
+   */
+  private boolean createdHere(PodRecord pod) {
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(PodRemover.REQUEST_TIMEOUT_SECONDS + 5);
+    try {
+      while (sending.containsKey(pod.key()) && System.nanoTime() < until) {
+        Thread.sleep(10);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    return jobs.contains(pod.uid());
   }
 
   /** A job ended: it no longer counts as in progress; its place goes back if it never sent its eviction. */

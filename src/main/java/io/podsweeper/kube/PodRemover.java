@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
 public final class PodRemover implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(PodRemover.class);
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final long REQUEST_TIMEOUT_SECONDS = 30;
+  public static final long REQUEST_TIMEOUT_SECONDS = 30;
 
   public enum Outcome {
     /** The pod was deleted, or its eviction accepted. */
