@@ -66,7 +66,16 @@ public final class LoadTest {
           podSelector: {matchExpressions: [{key: podsweeper.io/keep, operator: DoesNotExist}]}
           states: [CrashLoopBackOff, ImagePullBackOff]
           maxAge: 2h
-      """.formatted(PER_SECOND, AFTER_FINISH.toSeconds());
+      """;
+  /** Added to the policy by the rate phase, once its pods exist, with the rate raised. */
+  private static final String EXPIRED_RULE = """
+        - name: expired
+          namespaces: {include: [rate-big]}
+          ttlFrom: [podsweeper.io]
+      """;
+  /** Running pods evicted by the rate phase: under the guard's default share of the cluster (a tenth) at 20k pods. */
+  private static final int RATE_DUE = 1500;
+  private static final double RATE_PER_SECOND = 100;
 
   private final KubernetesClient client;
   private final Properties env;
@@ -148,6 +157,10 @@ public final class LoadTest {
     heapAfterGc(service, "with " + pods + " pods synced");
     reaction();
     throughput();
+    int ratePods = Integer.parseInt(System.getenv().getOrDefault("RATE_PODS", "0"));
+    if (ratePods > 0) {
+      rate(ratePods);
+    }
     heapAfterGc(service, "at the end");
     report("kube-apiserver resident memory", "%d MiB", rssMiB(env.getProperty("APISERVER_PID")));
     service.destroy();
@@ -182,6 +195,38 @@ public final class LoadTest {
     awaitSuccesses(2 * TIMED_PODS, Instant.now().plusSeconds(300));
     report("1,000 due pods removed at perSecond " + PER_SECOND, "%.1f s from the first becoming due (creating them took %.1f s)",
         seconds(started), createSeconds);
+  }
+
+  /**
+   * RATE_PODS running pods in one namespace, {@value #RATE_DUE} of them expired (podsweeper.io/expires in the past),
+   * evicted at perSecond {@value #RATE_PER_SECOND} (the policy reloaded with that rate and a rule for them): the rate reached, from the
+   * service's own success counter between the 100th and the last eviction, whatever the namespace's size.
+   */
+  private void rate(int pods) throws Exception {
+    namespace("rate-big");
+    Instant now = Instant.now();
+    double before = metric("podsweeper_removals_total{result=\"success\"");
+    create(client, pool, pods, i -> {
+      Pod pod = pod("rate-big", "big-" + i, i, 100);
+      if (i % (pods / RATE_DUE) == 0 && i / (pods / RATE_DUE) < RATE_DUE) {
+        Map<String, String> annotations = new java.util.HashMap<>(pod.getMetadata().getAnnotations());
+        annotations.put("podsweeper.io/expires", "2026-01-01T00:00:00Z");
+        pod.getMetadata().setAnnotations(annotations);
+      }
+      return pod;
+    }, i -> running(now));
+    report("rate pods created", "%d running in namespace rate-big, %d of them expired", pods, RATE_DUE);
+    // A hot reload: from here on the expired pods are due, all at once.
+    Files.writeString(runDir.resolve("load-policy.yaml"), POLICY.formatted(RATE_PER_SECOND, AFTER_FINISH.toSeconds()) + EXPIRED_RULE);
+    while (metric("podsweeper_removals_total{result=\"success\"") < before + 100) {
+      Thread.sleep(50);
+    }
+    long started = System.nanoTime();
+    double first = metric("podsweeper_removals_total{result=\"success\"");
+    awaitSuccesses((int) before + RATE_DUE, Instant.now().plusSeconds(300));
+    double seconds = seconds(started);
+    report("evictions in a namespace of " + pods + " running pods at perSecond " + RATE_PER_SECOND, "%.0f in %.1f s: %.1f per second",
+        before + RATE_DUE - first, seconds, (before + RATE_DUE - first) / seconds);
   }
 
   private static String quantile(List<double[]> buckets, double q) {
@@ -229,7 +274,7 @@ public final class LoadTest {
       httpPort = s.getLocalPort();
     }
     Path policy = runDir.resolve("load-policy.yaml");
-    Files.writeString(policy, POLICY);
+    Files.writeString(policy, POLICY.formatted(PER_SECOND, AFTER_FINISH.toSeconds()));
     List<String> command = new ArrayList<>(List.of("java"));
     String javaOpts = System.getenv().getOrDefault("SERVICE_JAVA_OPTS", "");
     if (!javaOpts.isBlank()) {
