@@ -252,6 +252,10 @@ class MigrationJobIT {
         client.load(in).items().forEach(o -> client.resource(o).fieldManager("podsweeper-pmj-it").forceConflicts().serverSideApply());
       }
     }
+    List<HasMetadata> optIn;
+    try (InputStream in = Files.newInputStream(Manifests.BASE.resolve("koordinator/migration-jobs-rbac.yaml"))) {
+      optIn = client.load(in).items();
+    }
     String ns = server.newNamespace("pmj-sa");
     String node = readyNode(client);
     TestPods.setStatus(client, TestPods.create(client, ns, "old", node, Map.of()), "Running", null, List.of());
@@ -281,6 +285,8 @@ class MigrationJobIT {
               && JSON.valueToTree(j).path("spec").path("podRef").path("namespace").asText().equals(ns))).hasSize(1);
     } finally {
       client.nodes().withName(node).delete();
+      // The opt-in grants get and patch on pods: ManifestsIT, on the same server, proves the base RBAC denies them.
+      optIn.forEach(o -> client.resource(o).delete());
     }
   }
 
