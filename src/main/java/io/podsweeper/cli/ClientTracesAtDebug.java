@@ -4,17 +4,16 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.turbo.TurboFilter;
 import ch.qos.logback.core.spi.FilterReply;
-import io.fabric8.kubernetes.client.KubernetesClientException;
-import java.net.HttpURLConnection;
 import java.util.Arrays;
 import org.slf4j.Marker;
 
 /**
  * The Kubernetes client logs a failed list or watch with its whole stack trace (40 frames and a Status dump); here it
  * becomes one line naming the root cause, and the trace is kept for a logger set to DEBUG. An informer whose first list
- * is refused (401, 403) is not logged at all: that ends the start, and the command says it once, naming the verb,
- * the resource and what to apply ({@link CommandFailure}), where the client would add a line per informer. Installed
- * by logback.xml.
+ * fails is not logged by the client at all: every caller of an informer's start waits for it and says once what failed
+ * and what happens now (the command names the verb, the resource and what to apply, {@link CommandFailure}; optional
+ * APIs say what applies until they can be listed), where the client would add a line per informer. Installed by
+ * logback.xml.
  */
 public final class ClientTracesAtDebug extends TurboFilter {
   private static final String CLIENT = "io.fabric8.kubernetes.client";
@@ -35,8 +34,7 @@ public final class ClientTracesAtDebug extends TurboFilter {
     while (root.getCause() != null) {
       root = root.getCause();
     }
-    if (format.equals(START_FAILED) && root instanceof KubernetesClientException refused
-        && (refused.getCode() == HttpURLConnection.HTTP_UNAUTHORIZED || refused.getCode() == HttpURLConnection.HTTP_FORBIDDEN)) {
+    if (format.equals(START_FAILED)) {
       return FilterReply.DENY;
     }
     String cause = root.toString();

@@ -96,7 +96,6 @@ public final class NamespacedPolicies implements AutoCloseable {
     AtomicReference<ScheduledFuture<?>> looking = new AtomicReference<>();
     looking.set(executor.scheduleWithFixedDelay(() -> {
       if (startInformers(syncTimeoutSeconds, false)) {
-        LOG.info("{} PodCleanupPolicy/ClusterPodCleanupPolicy are served now: namespaced policies apply", GROUP_VERSION);
         looking.get().cancel(false);
       }
     }, lookAgain.toMillis(), lookAgain.toMillis(), TimeUnit.MILLISECONDS));
@@ -144,7 +143,7 @@ public final class NamespacedPolicies implements AutoCloseable {
       // e.g. RBAC without the CRD rules: the file policy keeps running.
       if (tellWhyNot) {
         LOG.error("cannot list {} PodCleanupPolicy/ClusterPodCleanupPolicy; only the file policy applies until it can: {}", GROUP_VERSION,
-            e.getCause() != null ? e.getCause().getMessage() : e.getMessage());
+            answer(e.getCause() != null ? e.getCause() : e));
       }
       namespacedInformer.stop();
       clusterInformer.stop();
@@ -152,9 +151,19 @@ public final class NamespacedPolicies implements AutoCloseable {
     }
     cluster = clusterInformer;
     namespaced = namespacedInformer;
+    LOG.info("namespaced policies apply: {} PodCleanupPolicy and {} ClusterPodCleanupPolicy object(s) listed",
+        namespacedInformer.getStore().list().size(), clusterInformer.getStore().list().size());
     schedule();
     executor.scheduleWithFixedDelay(this::writeRemovals, REMOVALS_EVERY_SECONDS, REMOVALS_EVERY_SECONDS, TimeUnit.SECONDS);
     return true;
+  }
+
+  /** The API server's answer in a few words (its code and message), not the client's dump of the whole Status. */
+  private static String answer(Throwable failure) {
+    if (failure instanceof KubernetesClientException k && k.getStatus() != null && k.getStatus().getMessage() != null) {
+      return k.getCode() + " " + k.getStatus().getMessage();
+    }
+    return failure.toString();
   }
 
   /** How often removal counts are written to the policies' status (one patch per policy that removed anything). */

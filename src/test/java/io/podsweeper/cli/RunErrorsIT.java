@@ -63,7 +63,8 @@ class RunErrorsIT {
     Process run = PodsweeperProcess.start(log, "run", "--policy", policy(dir).toString(), "--kubeconfig", server.kubeconfig().toString(),
         "--dry-run", "--control-configmap", "", "--http-port", "0", "--http-host", "127.0.0.1");
     try {
-      await().atMost(Duration.ofSeconds(60)).until(() -> Files.readString(log).contains("informers synced"));
+      // Started: the namespaced policies listed, or said why not (the outage here is of a running service).
+      await().atMost(Duration.ofSeconds(60)).until(() -> Files.readString(log).contains("NamespacedPolicies"));
       server.down();
       try {
         await().atMost(Duration.ofSeconds(30)).until(() -> Files.readString(log).contains("holding removals"));
