@@ -76,6 +76,7 @@ public final class LoadTest {
   /** Running pods evicted by the rate phase: under the guard's default share of the cluster (a tenth) at 20k pods. */
   private static final int RATE_DUE = 1500;
   private static final double RATE_PER_SECOND = 100;
+  private static final String REQUEST_SECONDS = "podsweeper_removal_request_duration_seconds";
 
   private final KubernetesClient client;
   private final Properties env;
@@ -223,10 +224,14 @@ public final class LoadTest {
     }
     long started = System.nanoTime();
     double first = metric("podsweeper_removals_total{result=\"success\"");
+    double[] requestsBefore = {metric(REQUEST_SECONDS + "_sum"), metric(REQUEST_SECONDS + "_count")};
     awaitSuccesses((int) before + RATE_DUE, Instant.now().plusSeconds(300));
     double seconds = seconds(started);
     report("evictions in a namespace of " + pods + " running pods at perSecond " + RATE_PER_SECOND, "%.0f in %.1f s: %.1f per second",
         before + RATE_DUE - first, seconds, (before + RATE_DUE - first) / seconds);
+    // What bounds the rate when it is missed: requests in flight (RemovalGate) over the time each one takes.
+    report("  their requests' mean duration", "%.0f ms", 1000 * (metric(REQUEST_SECONDS + "_sum") - requestsBefore[0])
+        / (metric(REQUEST_SECONDS + "_count") - requestsBefore[1]));
   }
 
   private static String quantile(List<double[]> buckets, double q) {

@@ -59,7 +59,11 @@ final class RemovalGate implements AutoCloseable {
   static final Duration STALE_CACHE_RETRY = Duration.ofSeconds(1);
   static final Duration BACKGROUND_TIMEOUT = Duration.ofMinutes(10);
   static final String EVACUATION_MESSAGE = "Eviction triggered evacuation";
-  static final int MAX_IN_FLIGHT = 4;
+  /**
+   * Requests in flight at once, each still paced by the token bucket and checked just before it is sent: enough to
+   * reach 100 removals a second against an API server taking 100 ms to answer (docs/benchmarks.md, removal rate).
+   */
+  static final int MAX_IN_FLIGHT = 16;
   /**
    * When an EvictionRequest taken over was counted by the guard, as far as this process knows: never (the guard
    * counted it when it was made, at an instant this one does not know), so that its withdrawal uncounts nothing.

@@ -137,9 +137,24 @@ public final class BlastRadiusGuard {
         byNamespace.put(ns, recent);
       }
     });
-    List<Instant> deletes = new ArrayList<>(removals.stream().filter(t -> !t.isBefore(since)).toList());
-    // Evictions are removals too: what is left are the DELETEs of finished pods.
-    byNamespace.values().forEach(times -> times.forEach(deletes::remove));
+    // Evictions are removals too: what is left are the DELETEs of finished pods. Counted, not searched: written
+    // before every removal, so thousands of evictions in a window must not cost a scan each.
+    Map<Instant, Integer> evictedAt = new HashMap<>();
+    byNamespace.values().forEach(times -> times.forEach(t -> evictedAt.merge(t, 1, Integer::sum)));
+    List<Instant> deletes = new ArrayList<>();
+    for (Instant t : removals) {
+      if (t.isBefore(since)) {
+        continue;
+      }
+      Integer evicted = evictedAt.get(t);
+      if (evicted == null) {
+        deletes.add(t);
+      } else if (evicted == 1) {
+        evictedAt.remove(t);
+      } else {
+        evictedAt.put(t, evicted - 1);
+      }
+    }
     return new GuardWindow(byNamespace, deletes);
   }
 
