@@ -591,8 +591,9 @@ final class RemovalGate implements AutoCloseable {
     if (observed.evicted().isPresent()) {
       end(inFlight, Result.SUCCESS, "Evicted: " + observed.evicted().get());
     } else if (observed.canceled().isPresent() || !observed.requesters().contains(EvictionRequester.REQUESTER)) {
-      inBackground.invalidate(observed.uid());
-      didNotHappen(inFlight, Result.CANCELED, "canceled by others: " + observed.canceled().orElse("this service was taken out of spec.requesters"));
+      if (settles(inFlight)) {
+        didNotHappen(inFlight, Result.CANCELED, "canceled by others: " + observed.canceled().orElse("this service was taken out of spec.requesters"));
+      }
     } else if (!observed.progress().isEmpty() && !observed.progress().equals(progress.put(observed.uid(), observed.progress()))) {
       LOG.info("{} for {}: {}", inFlight.what(), inFlight.decision().podKey(), observed.progress());
     }
@@ -604,11 +605,21 @@ final class RemovalGate implements AutoCloseable {
    */
   private void end(InFlight inFlight, Result result, String how) {
     String uid = inFlight.decision().uid();
-    inBackground.invalidate(uid);
+    if (!settles(inFlight)) {
+      return;
+    }
     uncarry(inFlight);
     String last = progress.remove(uid);
     outcomes.record(inFlight.decision(), result, inFlight.what() + " ended: " + how + (last == null ? "" : " (last progress: " + last + ")"), false);
     freed(inFlight);
+  }
+
+  /**
+   * Takes {@code inFlight} out of the evictions in background; false if another thread did first. Its end is seen on
+   * several threads (the pod's informer, a job's controller, an EvictionRequest's watch): only one may record it.
+   */
+  private boolean settles(InFlight inFlight) {
+    return inBackground.asMap().remove(inFlight.decision().uid(), inFlight);
   }
 
   /** An EvictionRequest, no longer in progress, that will not evict the pod: its reservation is given back. */
@@ -650,7 +661,7 @@ final class RemovalGate implements AutoCloseable {
   private void reconsider(InFlight inFlight, PodRecord pod) {
     Optional<String> why = killSwitch.holds(Action.EVICT) ? Optional.of("removals are paused: " + killSwitch.reason())
         : unwanted(pod, inFlight.decision(), inFlight.balance(), rules.get());
-    if (why.isPresent() && inBackground.asMap().remove(inFlight.decision().uid(), inFlight)) {
+    if (why.isPresent() && settles(inFlight)) {
       withdraw(inFlight, Result.CANCELED, why.get());
     }
   }
@@ -950,11 +961,13 @@ final class RemovalGate implements AutoCloseable {
     PodRemover.Result result = send.apply(now);
     switch (result.outcome()) {
       case REMOVED -> {
-        // It happened: counted in the window it was admitted in, no longer in progress.
-        inBackground.invalidate(pod.uid());
-        uncarry(entry);
-        outcomes.record(now, Result.SUCCESS, result.message(), false);
-        freed(entry);
+        // It happened: counted in the window it was admitted in, no longer in progress (unless the pod's deletion,
+        // seen meanwhile, ended it already).
+        if (settles(entry)) {
+          uncarry(entry);
+          outcomes.record(now, Result.SUCCESS, result.message(), false);
+          freed(entry);
+        }
         return new JobSendResult(JobSend.SENT, result.message());
       }
       case GONE -> {
@@ -1004,8 +1017,7 @@ final class RemovalGate implements AutoCloseable {
   void jobEnded(String podUid) {
     jobs.remove(podUid);
     InFlight inFlight = inBackground.getIfPresent(podUid);
-    if (inFlight != null) {
-      inBackground.invalidate(podUid);
+    if (inFlight != null && settles(inFlight)) {
       release(inFlight);
       freed(inFlight);
     }

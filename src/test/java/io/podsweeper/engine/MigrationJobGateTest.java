@@ -103,6 +103,31 @@ class MigrationJobGateTest {
   }
 
   @Test
+  void aJobsEvictionEndsOnceWhenThePodsDeletionIsSeenBeforeTheAnswer() {
+    try (Sweeper s = sweeper()) {
+      RemovalGate gate = s.gate();
+      PodRecord p = running("web");
+      assertThat(gate.admitJob(p, decision(p))).isEmpty();
+
+      // The informer's delete event can come in before the eviction's answer: both end the same removal.
+      assertThat(gate.evictForJob(p, Optional.empty(), d -> {
+        gate.podDeleted(p);
+        return new PodRemover.Result(PodRemover.Outcome.REMOVED, 201, "evicted");
+      }).outcome()).isEqualTo(RemovalGate.JobSend.SENT);
+      gate.jobEnded(p.uid());
+
+      assertThat(removals("success")).isEqualTo(1.0);
+    }
+  }
+
+  private double removals(String result) {
+    return java.util.Collections.list(metrics.registry().metricFamilySamples()).stream()
+        .filter(f -> f.name.equals("podsweeper_removals")).flatMap(f -> f.samples.stream())
+        .filter(x -> x.name.equals("podsweeper_removals_total") && x.labelValues.get(x.labelNames.indexOf("result")).equals(result))
+        .mapToDouble(x -> x.value).sum();
+  }
+
+  @Test
   void aHandMadeJobOfAProtectedPodIsRefused() {
     try (Sweeper s = sweeper()) {
       PodRecord p = running("web");
