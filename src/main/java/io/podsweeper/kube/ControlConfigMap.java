@@ -64,17 +64,12 @@ public final class ControlConfigMap implements AutoCloseable {
     try {
       ConfigMapKeys.write(client, namespace, name, Map.of(PAUSED, paused, REASON, reason), Map.of());
     } catch (KubernetesClientException e) {
-      throw new IllegalStateException("cannot write configmap " + namespace + "/" + name + ": " + oneLine(e), e);
+      throw new IllegalStateException("cannot write configmap " + namespace + "/" + name + ": " + ApiAnswers.oneLine(e), e);
     }
   }
 
   private Resource<ConfigMap> resource() {
     return client.configMaps().inNamespace(namespace).withName(name);
-  }
-
-  private static String oneLine(KubernetesClientException e) {
-    String message = e.getStatus() != null && e.getStatus().getMessage() != null ? e.getStatus().getMessage() : e.getMessage();
-    return (e.getCode() > 0 ? e.getCode() + " " : "") + String.valueOf(message).replaceAll("\\s+", " ").trim();
   }
 
   @Override

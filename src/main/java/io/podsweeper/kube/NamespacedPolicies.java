@@ -142,8 +142,9 @@ public final class NamespacedPolicies implements AutoCloseable {
     } catch (ExecutionException | TimeoutException e) {
       // e.g. RBAC without the CRD rules: the file policy keeps running.
       if (tellWhyNot) {
+        Throwable why = e.getCause() != null ? e.getCause() : e;
         LOG.error("cannot list {} PodCleanupPolicy/ClusterPodCleanupPolicy; only the file policy applies until it can: {}", GROUP_VERSION,
-            answer(e.getCause() != null ? e.getCause() : e));
+            why instanceof KubernetesClientException answer ? ApiAnswers.oneLine(answer) : why.toString());
       }
       namespacedInformer.stop();
       clusterInformer.stop();
@@ -156,14 +157,6 @@ public final class NamespacedPolicies implements AutoCloseable {
     schedule();
     executor.scheduleWithFixedDelay(this::writeRemovals, REMOVALS_EVERY_SECONDS, REMOVALS_EVERY_SECONDS, TimeUnit.SECONDS);
     return true;
-  }
-
-  /** The API server's answer in a few words (its code and message), not the client's dump of the whole Status. */
-  private static String answer(Throwable failure) {
-    if (failure instanceof KubernetesClientException k && k.getStatus() != null && k.getStatus().getMessage() != null) {
-      return k.getCode() + " " + k.getStatus().getMessage();
-    }
-    return failure.toString();
   }
 
   /** How often removal counts are written to the policies' status (one patch per policy that removed anything). */
