@@ -76,6 +76,7 @@ public final class LoadTest {
   /** Running pods evicted by the rate phase: under the guard's default share of the cluster (a tenth) at 20k pods. */
   private static final int RATE_DUE = 1500;
   private static final double RATE_PER_SECOND = 100;
+  private static final String SUCCESSES = "podsweeper_removals_total{result=\"success\"";
   private static final String REQUEST_SECONDS = "podsweeper_removal_request_duration_seconds";
 
   private final KubernetesClient client;
@@ -206,7 +207,7 @@ public final class LoadTest {
   private void rate(int pods) throws Exception {
     namespace("rate-big");
     Instant now = Instant.now();
-    double before = metric("podsweeper_removals_total{result=\"success\"");
+    double before = metric(SUCCESSES);
     create(client, pool, pods, i -> {
       Pod pod = pod("rate-big", "big-" + i, i, 100);
       if (i % (pods / RATE_DUE) == 0 && i / (pods / RATE_DUE) < RATE_DUE) {
@@ -219,11 +220,9 @@ public final class LoadTest {
     report("rate pods created", "%d running in namespace rate-big, %d of them expired", pods, RATE_DUE);
     // A hot reload: from here on the expired pods are due, all at once.
     Files.writeString(runDir.resolve("load-policy.yaml"), POLICY.formatted(RATE_PER_SECOND, AFTER_FINISH.toSeconds()) + EXPIRED_RULE);
-    while (metric("podsweeper_removals_total{result=\"success\"") < before + 100) {
-      Thread.sleep(50);
-    }
+    awaitSuccesses((int) before + 100, Instant.now().plusSeconds(300));
     long started = System.nanoTime();
-    double first = metric("podsweeper_removals_total{result=\"success\"");
+    double first = metric(SUCCESSES);
     double[] requestsBefore = {metric(REQUEST_SECONDS + "_sum"), metric(REQUEST_SECONDS + "_count")};
     awaitSuccesses((int) before + RATE_DUE, Instant.now().plusSeconds(300));
     double seconds = seconds(started);
@@ -245,9 +244,9 @@ public final class LoadTest {
   }
 
   private void awaitSuccesses(int expected, Instant deadline) throws Exception {
-    while (metric("podsweeper_removals_total{result=\"success\"") < expected) {
+    while (metric(SUCCESSES) < expected) {
       if (Instant.now().isAfter(deadline)) {
-        throw new IllegalStateException("only " + metric("podsweeper_removals_total{result=\"success\"") + " of " + expected + " removed");
+        throw new IllegalStateException("only " + metric(SUCCESSES) + " of " + expected + " removed");
       }
       Thread.sleep(100);
     }
