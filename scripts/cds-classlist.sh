@@ -21,11 +21,14 @@ trap 'bash scripts/test-apiserver.sh stop "$RUN"' EXIT
 bash scripts/test-apiserver.sh start "$RUN" >/dev/null
 # shellcheck disable=SC1091
 source "$RUN/env"
-api() { # METHOD PATH [JSON] [CONTENT_TYPE]
-  curl -sSf --cacert "$KUBE_CA_FILE" -H "Authorization: Bearer $KUBE_TOKEN" -X "$1" "$KUBE_SERVER$2" \
-    -H "Content-Type: ${4:-application/json}" ${3:+-d "$3"} -o /dev/null
+kube() { # PATH [CURL ARGS...]: a request to the test API server as its admin
+  local path=$1; shift
+  curl -sf --cacert "$KUBE_CA_FILE" -H "Authorization: Bearer $KUBE_TOKEN" -o /dev/null "$@" "$KUBE_SERVER$path"
 }
-gone() { ! curl -sf --cacert "$KUBE_CA_FILE" -H "Authorization: Bearer $KUBE_TOKEN" "$KUBE_SERVER/api/v1/namespaces/$1/pods/$2" -o /dev/null; }
+api() { # METHOD PATH [JSON] [CONTENT_TYPE]
+  kube "$2" -S -X "$1" -H "Content-Type: ${4:-application/json}" ${3:+-d "$3"}
+}
+gone() { ! kube "/api/v1/namespaces/$1/pods/$2"; }
 
 now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 hours_ago=$(date -u -d '-2 hours' +%Y-%m-%dT%H:%M:%SZ)
