@@ -1,12 +1,18 @@
 package io.podsweeper.kube;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.KubernetesResourceList;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.NamespaceList;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeList;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaimList;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodList;
 import io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClass;
+import io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClassList;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.Informable;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
@@ -79,15 +85,15 @@ public final class ClusterCache implements PodSource, AutoCloseable {
   /** Starts the informers; the future completes when all have listed once and are watching. */
   public CompletableFuture<Void> start(PodListener podListener) {
     this.listener = podListener;
-    informers.put("namespaces", relisting.informer(Namespace.class, c -> c.namespaces(), namespaces)
+    informers.put("namespaces", relisting.informer(Namespace.class, NamespaceList.class, c -> c.namespaces(), namespaces)
         .addEventHandler(new NamespaceHandler()));
-    informers.put("nodes", relisting.informer(Node.class, c -> c.nodes(), nodes));
+    informers.put("nodes", relisting.informer(Node.class, NodeList.class, c -> c.nodes(), nodes));
     informers.put("poddisruptionbudgets", pdbInformer());
     informers.put("persistentvolumeclaims",
-        relisting.informer(PersistentVolumeClaim.class, c -> c.persistentVolumeClaims().inAnyNamespace(), pvcs));
+        relisting.informer(PersistentVolumeClaim.class, PersistentVolumeClaimList.class, c -> c.persistentVolumeClaims().inAnyNamespace(), pvcs));
     informers.put("priorityclasses",
-        relisting.informer(PriorityClass.class, c -> c.scheduling().v1().priorityClasses(), priorityClasses));
-    SharedIndexInformer<Pod> podInformer = relisting.informer(Pod.class, c -> c.pods().inAnyNamespace(), pods)
+        relisting.informer(PriorityClass.class, PriorityClassList.class, c -> c.scheduling().v1().priorityClasses(), priorityClasses));
+    SharedIndexInformer<Pod> podInformer = relisting.informer(Pod.class, PodList.class, c -> c.pods().inAnyNamespace(), pods)
         .addEventHandler(new PodHandler());
     // Everything a pod's evaluation reads is cached before the first pod arrives.
     List<SharedIndexInformer<?>> first = List.copyOf(informers.values());
@@ -100,20 +106,22 @@ public final class ClusterCache implements PodSource, AutoCloseable {
   private SharedIndexInformer<?> pdbInformer() {
     if (client.supports(io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget.class)) {
       return pdbInformer(io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget.class,
+          io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetList.class,
           io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget::new, c -> c.policy().v1().podDisruptionBudget().inAnyNamespace(),
           p -> p.getSpec() != null ? p.getSpec().getSelector() : null);
     }
     return pdbInformer(io.fabric8.kubernetes.api.model.policy.v1beta1.PodDisruptionBudget.class,
+        io.fabric8.kubernetes.api.model.policy.v1beta1.PodDisruptionBudgetList.class,
         io.fabric8.kubernetes.api.model.policy.v1beta1.PodDisruptionBudget::new, c -> c.policy().v1beta1().podDisruptionBudget().inAnyNamespace(),
         p -> p.getSpec() != null ? p.getSpec().getSelector() : null);
   }
 
-  private <T extends HasMetadata> SharedIndexInformer<T> pdbInformer(
-      Class<T> type, Supplier<T> blank, Function<KubernetesClient, Informable<T>> operation, Function<T, LabelSelector> selector) {
+  private <T extends HasMetadata, L extends KubernetesResourceList<T>> SharedIndexInformer<T> pdbInformer(
+      Class<T> type, Class<L> listType, Supplier<T> blank, Function<KubernetesClient, Informable<T>> operation, Function<T, LabelSelector> selector) {
     RecordStore<T, PdbRecord> store =
         new RecordStore<>(blank, p -> PodRecords.pdb(p.getMetadata().getNamespace(), p.getMetadata().getName(), selector.apply(p)));
     pdbs = store;
-    return relisting.informer(type, operation, store);
+    return relisting.informer(type, listType, operation, store);
   }
 
   /**

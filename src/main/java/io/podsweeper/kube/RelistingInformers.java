@@ -6,19 +6,27 @@ import io.fabric8.kubernetes.api.model.ListOptions;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.WatcherException;
 import io.fabric8.kubernetes.client.dsl.Informable;
 import io.fabric8.kubernetes.client.dsl.internal.AbstractWatchManager;
+import io.fabric8.kubernetes.client.dsl.internal.OperationSupport;
+import io.fabric8.kubernetes.client.http.HttpClient;
+import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
 import io.fabric8.kubernetes.client.informers.cache.ItemStore;
 import io.fabric8.kubernetes.client.informers.impl.DefaultSharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.impl.ListerWatcher;
+import io.fabric8.kubernetes.client.utils.URLUtils;
+import java.io.ByteArrayInputStream;
 import java.net.HttpURLConnection;
+import java.net.MalformedURLException;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.Function;
@@ -59,6 +67,7 @@ final class RelistingInformers implements AutoCloseable {
    */
   static final long PAGE = 500;
   private final KubernetesClient client;
+  private final List<PagedLists<?>> lists = new CopyOnWriteArrayList<>();
   /** Runs the informers' handlers and their relists, as the client's executor does for fabric8's own informers. */
   private final ExecutorService executor = Executors.newCachedThreadPool(r -> {
     Thread t = new Thread(r, "informer");
@@ -75,28 +84,65 @@ final class RelistingInformers implements AutoCloseable {
   }
 
   /**
-   * @param operation what to list and watch, from the client it is given (e.g. {@code c -> c.nodes()})
+   * @param listType what a list of {@code type} decodes to (e.g. {@code PodList.class})
+   * @param operation what to list and watch, from the client it is given (e.g. {@code c -> c.nodes()}): the whole
+   *     collection, with no selector (the pages are asked for here, from its URL)
    * @param store where the informer keeps what it has listed and watched
    */
   <T extends HasMetadata, L extends KubernetesResourceList<T>> SharedIndexInformer<T> informer(
-      Class<T> type, Function<KubernetesClient, Informable<T>> operation, ItemStore<T> store) {
+      Class<T> type, Class<L> listType, Function<KubernetesClient, Informable<T>> operation, ItemStore<T> store) {
     @SuppressWarnings("unchecked") // every operation of the client is a BaseOperation, which is fabric8's ListerWatcher
     ListerWatcher<T, L> source = (ListerWatcher<T, L>) operation.apply(client);
-    DefaultSharedIndexInformer<T, L> informer = new DefaultSharedIndexInformer<>(type, new ListsAgain<>(source), 0, executor);
+    PagedLists<L> pages = new PagedLists<>(options -> page((OperationSupport) source, options), body -> decode(body, listType));
+    lists.add(pages);
+    DefaultSharedIndexInformer<T, L> informer = new DefaultSharedIndexInformer<>(type, new ListsAgain<>(source, pages), 0, executor);
     // Nothing looks objects up by namespace through fabric8; its index would only cost memory per object.
     informer.removeIndexer(Cache.NAMESPACE_INDEX);
     informer.itemStore(store);
     return informer;
   }
 
+  /**
+   * One page of the whole collection {@code source} lists (no selector: every informer here caches all of its kind),
+   * as fabric8's own list asks for it: same client, so the same retries, compression and authentication.
+   */
+  private CompletableFuture<byte[]> page(OperationSupport source, ListOptions options) {
+    HttpClient http = client.getHttpClient();
+    HttpRequest request;
+    try {
+      URLUtils.URLBuilder url = new URLUtils.URLBuilder(source.getNamespacedUrl()).addQueryParameter("limit", String.valueOf(options.getLimit()));
+      if (options.getContinue() != null) {
+        url.addQueryParameter("continue", options.getContinue());
+      }
+      if (options.getResourceVersion() != null) {
+        url.addQueryParameter("resourceVersion", options.getResourceVersion());
+      }
+      request = http.newHttpRequestBuilder().url(url.build()).build();
+    } catch (MalformedURLException e) {
+      return CompletableFuture.failedFuture(KubernetesClientException.launderThrowable(e));
+    }
+    return http.sendAsync(request, byte[].class).thenApply(response -> {
+      if (!response.isSuccessful()) {
+        throw OperationSupport.requestFailure(request, OperationSupport.createStatus(response, client.getKubernetesSerialization()));
+      }
+      return response.body();
+    });
+  }
+
+  /** A list as fabric8 decodes it, with the informers' slim serialization. */
+  private <L> L decode(byte[] body, Class<L> listType) {
+    return client.getKubernetesSerialization().unmarshal(new ByteArrayInputStream(body), listType);
+  }
+
   @Override
   public void close() {
+    lists.forEach(PagedLists::close);
     executor.shutdownNow();
     client.close();
   }
 
-  /** Lists and watches as {@code source} does, except that its lists are paged and its watches not resumed. */
-  record ListsAgain<T extends HasMetadata, L>(ListerWatcher<T, L> source) implements ListerWatcher<T, L> {
+  /** Watches as {@code source} does, except that its watches are not resumed; lists in {@code pages}. */
+  record ListsAgain<T extends HasMetadata, L>(ListerWatcher<T, L> source, PagedLists<L> pages) implements ListerWatcher<T, L> {
     @Override
     public CompletableFuture<AbstractWatchManager<T>> submitWatch(ListOptions options, Watcher<T> informer) {
       return source.submitWatch(options, new Watcher<>() {
@@ -127,7 +173,7 @@ final class RelistingInformers implements AutoCloseable {
 
     @Override
     public CompletableFuture<L> submitList(ListOptions options) {
-      return source.submitList(options);
+      return pages.page(options);
     }
 
     @Override

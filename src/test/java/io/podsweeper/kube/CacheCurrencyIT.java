@@ -58,7 +58,8 @@ class CacheCurrencyIT {
   void whenTheServiceIsSyncedItHasEveryPod(TestApiServer server) throws Exception {
     KubernetesClient client = server.client();
     String ns = server.newNamespace("startup");
-    int inCluster = createPods(client, ns, 480);
+    // More than two pages: the informer's pages after the first are the ones asked for ahead (PagedLists).
+    int inCluster = createPods(client, ns, (int) (2 * RelistingInformers.PAGE + 200));
     Logger serviceLog = (Logger) LoggerFactory.getLogger(Service.class);
     ListAppender<ILoggingEvent> logged = new ListAppender<>();
     logged.start();
