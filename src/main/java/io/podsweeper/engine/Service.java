@@ -5,7 +5,6 @@ import io.fabric8.kubernetes.api.model.coordination.v1.LeaseSpec;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.podsweeper.cluster.PodRecord;
 import io.podsweeper.http.ConnectionGuard;
@@ -15,6 +14,7 @@ import io.podsweeper.kube.ControlConfigMap;
 import io.podsweeper.kube.EventRecorder;
 import io.podsweeper.kube.EvictionRequests;
 import io.podsweeper.kube.GuardWindowConfigMap;
+import io.podsweeper.kube.KubeClients;
 import io.podsweeper.kube.Leadership;
 import io.podsweeper.kube.NamespacedPolicies;
 import io.podsweeper.kube.PodRemover;
@@ -129,6 +129,8 @@ public final class Service implements AutoCloseable {
     t.setDaemon(true);
     return t;
   });
+  /** Every client of the API server; the main one below for what has no settings of its own. */
+  private final KubeClients clients;
   private final KubernetesClient client;
   private final ClusterCache cache;
   private final PodRemover remover;
@@ -160,9 +162,10 @@ public final class Service implements AutoCloseable {
     this.options = options;
     this.clock = clock;
     this.clientConfig = new ConfigBuilder(config).withUserAgent(userAgent(options.leaderElection())).build();
-    this.client = new KubernetesClientBuilder().withConfig(clientConfig).build();
-    this.cache = new ClusterCache(client, metrics);
-    this.remover = PodRemover.create(clientConfig, policy.gracePeriodSeconds());
+    this.clients = KubeClients.of(clientConfig);
+    this.client = clients.main();
+    this.cache = new ClusterCache(clients, metrics);
+    this.remover = PodRemover.create(clients.unretried(Optional.empty()), policy.gracePeriodSeconds());
     this.events = new EventRecorder(client);
     this.controlMap = options.control().map(c -> new ControlConfigMap(client, c.namespace(), c.name()));
     this.killSwitch = new KillSwitch(metrics, controlMap.<KillSwitch.Store>map(m -> m::write).orElse((paused, reason) -> {}));
@@ -236,7 +239,7 @@ public final class Service implements AutoCloseable {
     if (options.leaderElection().isPresent()) {
       Options.LeaderElection le = options.leaderElection().get();
       sweeper.setLeading(false);
-      leadership = new Leadership(clientConfig, le.namespace(), le.lease(), le.identity(), le.timing());
+      leadership = new Leadership(clients, le.namespace(), le.lease(), le.identity(), le.timing());
       sweeper.fenceWith(leadership::holdsValidLease);
       leadership.start(sweeper::setLeading);
     } else {
@@ -385,8 +388,7 @@ public final class Service implements AutoCloseable {
     namespacedPolicies.close();
     evictionRequests.ifPresent(EvictionRequests::close);
     cache.close();
-    remover.close();
-    client.close();
+    clients.close();
     http.close();
   }
 }

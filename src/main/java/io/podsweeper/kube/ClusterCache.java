@@ -74,9 +74,9 @@ public final class ClusterCache implements PodSource, AutoCloseable {
   private final PrometheusUsage prometheus;
   private volatile PodListener listener;
 
-  public ClusterCache(KubernetesClient client, Metrics metrics) {
-    this.client = client;
-    this.relisting = new RelistingInformers(client.getConfiguration());
+  public ClusterCache(KubeClients clients, Metrics metrics) {
+    this.client = clients.main();
+    this.relisting = new RelistingInformers(clients.informers());
     this.metrics = metrics;
     this.usage = new NodeUsageSource(client, key -> Optional.ofNullable(pods.record(key)).map(PodRecord::nodeName));
     this.prometheus = new PrometheusUsage(client);

@@ -1,9 +1,6 @@
 package io.podsweeper.kube;
 
-import io.fabric8.kubernetes.client.Config;
-import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfig;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
@@ -68,14 +65,11 @@ public final class Leadership implements AutoCloseable {
   private boolean closed;
 
   /**
-   * @param base the service's client configuration; leader election gets a client of its own from it, as
-   *     kube-controller-manager does: each request bounded by the renew deadline and no retries in the HTTP layer
-   *     (fabric8 retries a refused connection for ~19 s by default, far past any renew deadline)
+   * @param clients where leader election gets a client of its own, as kube-controller-manager does: each request
+   *     bounded by the renew deadline and not retried by the HTTP layer
    */
-  public Leadership(Config base, String namespace, String lease, String identity, Timing timing) {
-    int deadline = (int) timing.renewDeadline().toMillis();
-    this.client = new KubernetesClientBuilder().withConfig(new ConfigBuilder(base)
-        .withRequestRetryBackoffLimit(0).withRequestTimeout(deadline).withConnectionTimeout(deadline).build()).build();
+  public Leadership(KubeClients clients, String namespace, String lease, String identity, Timing timing) {
+    this.client = clients.unretried(Optional.of(timing.renewDeadline()));
     this.namespace = namespace;
     this.lease = lease;
     this.identity = identity;
@@ -179,6 +173,5 @@ public final class Leadership implements AutoCloseable {
       campaign.cancel(true);
     }
     scheduler.shutdownNow();
-    client.close();
   }
 }

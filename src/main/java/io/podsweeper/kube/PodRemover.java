@@ -5,9 +5,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.APIResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.fabric8.kubernetes.client.Config;
-import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.HttpResponse;
 import io.podsweeper.policy.MigrationJobs.DeleteOptions;
@@ -28,10 +25,10 @@ import org.slf4j.LoggerFactory;
  * carry the decision's UID and resourceVersion as preconditions, so a pod that changed, or was recreated under the
  * same name, after the decision is never removed.
  *
- * <p>It uses a client of its own with the HTTP layer's retries off: fabric8 retries 429s for ~19 s by default,
- * which would hide a PDB refusal behind a stalled worker. Backoff is ours, per pod.
+ * <p>Its client has the HTTP layer's retries off ({@link KubeClients#unretried}): fabric8 retries 429s for ~19 s by
+ * default, which would hide a PDB refusal behind a stalled worker. Backoff is ours, per pod.
  */
-public final class PodRemover implements AutoCloseable {
+public final class PodRemover {
   private static final Logger LOG = LoggerFactory.getLogger(PodRemover.class);
   private static final ObjectMapper JSON = new ObjectMapper();
   public static final long REQUEST_TIMEOUT_SECONDS = 30;
@@ -63,10 +60,12 @@ public final class PodRemover implements AutoCloseable {
     this.gracePeriodSeconds = gracePeriodSeconds;
   }
 
-  /** A remover on its own client derived from {@code base}, with the Eviction version the server serves. */
-  public static PodRemover create(Config base, OptionalLong gracePeriodSeconds) {
-    Config config = new ConfigBuilder(base).withRequestRetryBackoffLimit(0).build();
-    KubernetesClient client = new KubernetesClientBuilder().withConfig(config).build();
+  /**
+   * A remover with the Eviction version the server serves.
+   *
+   * @param client one whose requests the HTTP layer does not retry ({@link KubeClients#unretried}): a removal is sent once
+   */
+  public static PodRemover create(KubernetesClient client, OptionalLong gracePeriodSeconds) {
     String version = discoverEvictionVersion(client);
     LOG.info("evictions use {}", version);
     return new PodRemover(client, version, gracePeriodSeconds);
@@ -181,10 +180,5 @@ public final class PodRemover implements AutoCloseable {
 
   static String encode(String s) {
     return URLEncoder.encode(s, StandardCharsets.UTF_8);
-  }
-
-  @Override
-  public void close() {
-    client.close();
   }
 }

@@ -4,9 +4,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.KubernetesResourceList;
 import io.fabric8.kubernetes.api.model.ListOptions;
 import io.fabric8.kubernetes.client.Config;
-import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.WatcherException;
@@ -75,12 +73,9 @@ final class RelistingInformers implements AutoCloseable {
     return t;
   });
 
-  /** @param config the cluster to list and watch; the informers have their own client, which {@link #close} closes */
-  RelistingInformers(Config config) {
-    this.client = new KubernetesClientBuilder().withConfig(new ConfigBuilder(config).withWatchReconnectLimit(0).build())
-        .withKubernetesSerialization(PodRecords.serialization())
-        .withHttpClientBuilderConsumer(http -> http.addOrReplaceInterceptor(CompressedResponses.NAME, new CompressedResponses()))
-        .build();
+  /** @param client the informers' client ({@link KubeClients#informers}), which its owner closes */
+  RelistingInformers(KubernetesClient client) {
+    this.client = client;
   }
 
   /**
@@ -138,7 +133,6 @@ final class RelistingInformers implements AutoCloseable {
   public void close() {
     lists.forEach(PagedLists::close);
     executor.shutdownNow();
-    client.close();
   }
 
   /** Watches as {@code source} does, except that its watches are not resumed; lists in {@code pages}. */

@@ -88,7 +88,7 @@ class CacheCurrencyIT {
     KubernetesClient admin = server.client();
     String ns = server.newNamespace("slow");
     int inCluster = createPods(admin, ns, 200);
-    try (KubernetesClient client = server.newClient(); ClusterCache cache = new ClusterCache(client, new Metrics())) {
+    try (KubeClients clients = new KubeClients(server.newClient()); ClusterCache cache = new ClusterCache(clients, new Metrics())) {
       cache.start(evaluating(Duration.ofMillis(2))).get(60, TimeUnit.SECONDS);
       assertThat(cache.pods()).hasSize(inCluster);
       assertThat(cache.podsInNamespace(ns)).hasSize(200);
@@ -110,9 +110,9 @@ class CacheCurrencyIT {
     createPods(admin, ns, 20);
     HeldPodWatches held = new HeldPodWatches();
     Metrics metrics = new Metrics();
-    try (KubernetesClient client = new KubernetesClientBuilder().withConfig(server.config())
-            .withHttpClientBuilderConsumer(http -> http.addOrReplaceInterceptor("held-pod-watches", held)).build();
-        ClusterCache cache = new ClusterCache(client, metrics)) {
+    try (KubeClients clients = new KubeClients(new KubernetesClientBuilder().withConfig(server.config())
+            .withHttpClientBuilderConsumer(http -> http.addOrReplaceInterceptor("held-pod-watches", held)).build());
+        ClusterCache cache = new ClusterCache(clients, metrics)) {
       cache.start(evaluating(Duration.ZERO)).get(60, TimeUnit.SECONDS);
       await().atMost(Duration.ofSeconds(10)).until(() -> cache.isCurrent() && cache.podsInNamespace(ns).size() == 20);
       // Past the first 2 s of the watch, which fabric8 treats differently (an early end counts as 410 Gone).

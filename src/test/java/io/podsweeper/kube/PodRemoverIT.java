@@ -12,6 +12,7 @@ import io.podsweeper.testing.TestPods;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -22,7 +23,8 @@ class PodRemoverIT {
 
   @Test
   void discoversTheEvictionVersionTheServerServes(TestApiServer server) {
-    try (PodRemover remover = PodRemover.create(server.config(), OptionalLong.empty())) {
+    try (KubeClients clients = KubeClients.of(server.config())) {
+      PodRemover remover = remover(clients);
       // Kubernetes 1.20 serves pods/eviction only as policy/v1beta1; a policy/v1 body would get a 400.
       assertThat(remover.evictionApiVersion()).isEqualTo("policy/v1beta1");
     }
@@ -37,7 +39,8 @@ class PodRemoverIT {
     client.pods().inNamespace(ns).withName("job").withGracePeriod(0).delete();
     Pod recreated = failed(client, ns, "job");
 
-    try (PodRemover remover = PodRemover.create(server.config(), OptionalLong.empty())) {
+    try (KubeClients clients = KubeClients.of(server.config())) {
+      PodRemover remover = remover(clients);
       PodRemover.Result result = remover.remove(stale, false);
       assertThat(result.outcome()).isEqualTo(PodRemover.Outcome.CONFLICT);
       assertThat(client.pods().inNamespace(ns).withName("job").get().getMetadata().getUid())
@@ -65,7 +68,8 @@ class PodRemoverIT {
     Pod pod = TestPods.create(client, ns, "web", "node-a", Map.of("app", "web"));
     Pod running = TestPods.setStatus(client, pod, "Running", null, List.of(TestPods.waiting("CrashLoopBackOff", 2)));
     Decision stale = decision(pod, Action.EVICT);
-    try (PodRemover remover = PodRemover.create(server.config(), OptionalLong.empty())) {
+    try (KubeClients clients = KubeClients.of(server.config())) {
+      PodRemover remover = remover(clients);
       assertThat(remover.remove(stale, false).outcome()).isEqualTo(PodRemover.Outcome.CONFLICT);
       assertThat(client.pods().inNamespace(ns).withName("web").get().getMetadata().getDeletionTimestamp()).isNull();
       assertThat(remover.remove(decision(running, Action.EVICT), false).outcome()).isEqualTo(PodRemover.Outcome.REMOVED);
@@ -82,13 +86,19 @@ class PodRemoverIT {
     Pod free = TestPods.setStatus(client, TestPods.create(client, ns, "free", "node-a", Map.of("app", "free")), "Running", null,
         List.of(TestPods.waiting("CrashLoopBackOff", 2)));
     Pod job = failed(client, ns, "job");
-    try (PodRemover remover = PodRemover.create(server.config(), OptionalLong.empty())) {
+    try (KubeClients clients = KubeClients.of(server.config())) {
+      PodRemover remover = remover(clients);
       assertThat(remover.remove(decision(guarded, Action.EVICT), true).outcome()).isEqualTo(PodRemover.Outcome.REFUSED);
       assertThat(remover.remove(decision(free, Action.EVICT), true).outcome()).isEqualTo(PodRemover.Outcome.REMOVED);
       assertThat(remover.remove(decision(job, Action.DELETE), true).outcome()).isEqualTo(PodRemover.Outcome.REMOVED);
     }
     assertThat(client.pods().inNamespace(ns).list().getItems()).hasSize(3)
         .allSatisfy(p -> assertThat(p.getMetadata().getDeletionTimestamp()).isNull());
+  }
+
+  /** A remover as the service makes it: on a client whose requests the HTTP layer does not retry. */
+  private static PodRemover remover(KubeClients clients) {
+    return PodRemover.create(clients.unretried(Optional.empty()), OptionalLong.empty());
   }
 
   private static Pod failed(KubernetesClient client, String ns, String name) {

@@ -1,0 +1,81 @@
+package io.podsweeper.kube;
+
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.RequestConfigBuilder;
+import io.fabric8.kubernetes.client.http.HttpClient;
+import io.fabric8.kubernetes.client.impl.KubernetesClientImpl;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * The service's clients of the API server, all on one HTTP client: one TLS context and one pool of connections.
+ *
+ * <p>Why: a client per purpose (informers, removals, leader election, the rest) built a TLS context each (with a
+ * client certificate, a key store whose key fabric8 encrypts with 10,000 rounds of PBKDF2) and opened connections of
+ * its own; that was a tenth of the CPU of a start (docs/benchmarks.md, fourth pass). Each purpose keeps its own
+ * request settings: fabric8 reads the HTTP layer's retries from the HTTP client (so each purpose gets a derived one,
+ * sharing the connections), and timeouts and watch reconnects from the Kubernetes client's configuration.
+ *
+ * <p>Closing this closes them all; nothing else may close them, as closing one HTTP client closes those derived from it.
+ */
+public final class KubeClients implements AutoCloseable {
+  private final KubernetesClient main;
+  private final List<KubernetesClient> derived = new CopyOnWriteArrayList<>();
+
+  /** @param main the client the others are derived from, with its HTTP client's interceptors; closed by {@link #close} */
+  public KubeClients(KubernetesClient main) {
+    this.main = main;
+  }
+
+  public static KubeClients of(Config config) {
+    return new KubeClients(new KubernetesClientBuilder().withConfig(config).build());
+  }
+
+  /** For everything without settings of its own: Events, ConfigMaps, policies, discovery. */
+  public KubernetesClient main() {
+    return main;
+  }
+
+  /**
+   * For the informers (RelistingInformers): watches that end instead of resuming, lists decoded slim
+   * ({@link PodRecords#serialization}) and asked for compressed ({@link CompressedResponses}).
+   */
+  KubernetesClient informers() {
+    Config config = new ConfigBuilder(main.getConfiguration()).withWatchReconnectLimit(0).build();
+    return derive(config, main.getHttpClient().newBuilder().addOrReplaceInterceptor(CompressedResponses.NAME, new CompressedResponses()),
+        PodRecords.serialization());
+  }
+
+  /**
+   * For requests that must not be repeated behind the caller's back (removals, the lease): the HTTP layer does not
+   * retry them; fabric8 retries a refused connection for ~19 s by default, far past a renew deadline.
+   *
+   * @param timeout how long one request may take, if not the configured request timeout
+   */
+  public KubernetesClient unretried(Optional<Duration> timeout) {
+    ConfigBuilder config = new ConfigBuilder(main.getConfiguration()).withRequestRetryBackoffLimit(0);
+    timeout.ifPresent(t -> config.withRequestTimeout((int) t.toMillis()));
+    Config settings = config.build();
+    HttpClient.DerivedClientBuilder http = main.getHttpClient().newBuilder().tag(new RequestConfigBuilder(settings.getRequestConfig()).build());
+    return derive(settings, http, main.getKubernetesSerialization());
+  }
+
+  private KubernetesClient derive(Config config, HttpClient.DerivedClientBuilder http, KubernetesSerialization serialization) {
+    // As KubernetesClientBuilder builds a client, with an HTTP client derived here instead of built from the config.
+    KubernetesClient client = new KubernetesClientImpl(http.build(), config, null, serialization);
+    derived.add(client);
+    return client;
+  }
+
+  @Override
+  public void close() {
+    derived.forEach(KubernetesClient::close);
+    main.close();
+  }
+}
