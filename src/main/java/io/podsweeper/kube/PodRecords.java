@@ -1,6 +1,7 @@
 package io.podsweeper.kube;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonIncludeProperties;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerState;
@@ -11,6 +12,7 @@ import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeCondition;
+import io.fabric8.kubernetes.api.model.NodeStatus;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodStatus;
@@ -63,15 +65,40 @@ public final class PodRecords {
    * maps of maps; a container's environment, probes and mounts are most of the rest (docs/benchmarks.md, start-up).
    * A field read in this class must not be listed here: PodRecordsTest compares records from both decodings.
    */
-  static KubernetesSerialization serialization() {
+  public static KubernetesSerialization serialization() {
     ObjectMapper mapper = new ObjectMapper();
     mapper.addMixIn(ObjectMeta.class, NotRead.Metadata.class);
+    mapper.addMixIn(PodSpec.class, Read.PodSpecFields.class);
+    mapper.addMixIn(Volume.class, Read.VolumeFields.class);
     mapper.addMixIn(Container.class, NotRead.ContainerSpec.class);
+    mapper.addMixIn(PodStatus.class, Read.PodStatusFields.class);
     mapper.addMixIn(io.fabric8.kubernetes.api.model.ContainerStatus.class, NotRead.ContainerStatusIds.class);
+    mapper.addMixIn(NodeStatus.class, Read.NodeStatusFields.class);
     return new KubernetesSerialization(mapper, true);
   }
 
-  /** The fields {@link #serialization} skips, as Jackson mix-ins. */
+  /**
+   * The only fields {@link #serialization} reads of the objects with many that no record needs, as Jackson mix-ins:
+   * the rest is skipped unread, and Jackson never builds decoders for their types (a Volume has some thirty kinds of
+   * source, each a type of its own; a node's status lists every image it holds).
+   */
+  private interface Read {
+    @JsonIncludeProperties({"affinity", "containers", "initContainers", "nodeName", "nodeSelector", "priority", "priorityClassName",
+        "resourceClaims", "tolerations", "topologySpreadConstraints", "volumes"})
+    interface PodSpecFields {}
+
+    @JsonIncludeProperties({"name", "emptyDir", "hostPath", "persistentVolumeClaim"})
+    interface VolumeFields {}
+
+    @JsonIncludeProperties({"conditions", "containerStatuses", "ephemeralContainerStatuses", "initContainerStatuses", "phase", "qosClass",
+        "reason", "startTime"})
+    interface PodStatusFields {}
+
+    @JsonIncludeProperties({"allocatable", "conditions"})
+    interface NodeStatusFields {}
+  }
+
+  /** The fields {@link #serialization} skips of the objects with few, as Jackson mix-ins. */
   private interface NotRead {
     @JsonIgnoreProperties({"managedFields"})
     interface Metadata {}

@@ -4,9 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.ManagedFieldsEntryBuilder;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.podsweeper.cluster.PodRecord;
 import java.time.Instant;
@@ -42,6 +45,9 @@ class PodRecordsTest {
         .addNewInitContainer().withName("init").withImage("busybox").withCommand("true").endInitContainer()
         .addNewVolume().withName("tmp").withNewEmptyDir().endEmptyDir().endVolume()
         .addNewVolume().withName("data").withNewPersistentVolumeClaim().withClaimName("data").endPersistentVolumeClaim().endVolume()
+        .addNewVolume().withName("token").withNewProjected().addNewSource().withNewServiceAccountToken().withPath("token").endServiceAccountToken()
+        .endSource().endProjected().endVolume()
+        .withNewSecurityContext().withRunAsUser(1000L).endSecurityContext().withRestartPolicy("Never").withServiceAccountName("web")
         .addNewToleration().withKey("k").withOperator("Exists").withEffect("NoSchedule").endToleration()
         .withNewAffinity().withNewPodAntiAffinity().addNewRequiredDuringSchedulingIgnoredDuringExecution().withTopologyKey("kubernetes.io/hostname")
         .withNewLabelSelector().addToMatchLabels("app", "web").endLabelSelector().endRequiredDuringSchedulingIgnoredDuringExecution()
@@ -49,7 +55,7 @@ class PodRecordsTest {
         .addNewTopologySpreadConstraint().withMaxSkew(1).withTopologyKey("zone").withWhenUnsatisfiable("DoNotSchedule")
         .withNewLabelSelector().addToMatchLabels("app", "web").endLabelSelector().endTopologySpreadConstraint()
         .endSpec()
-        .withNewStatus().withPhase("Running").withStartTime("2026-01-01T00:00:05Z").withQosClass("Burstable")
+        .withNewStatus().withPhase("Running").withStartTime("2026-01-01T00:00:05Z").withQosClass("Burstable").withPodIP("10.0.0.7")
         .addNewCondition().withType("Ready").withStatus("True").withLastTransitionTime("2026-01-01T00:00:06Z").endCondition()
         .addNewContainerStatus().withName("main").withImageID("sha").withContainerID("c").withRestartCount(3)
         .withNewLastState().withNewTerminated().withExitCode(1).withReason("Error").endTerminated().endLastState()
@@ -61,7 +67,32 @@ class PodRecordsTest {
     assertThat(slim.getMetadata().getManagedFields()).isEmpty();
     assertThat(slim.getSpec().getContainers().get(0).getEnv()).isEmpty();
     assertThat(slim.getSpec().getContainers().get(0).getReadinessProbe()).isNull();
+    assertThat(slim.getSpec().getSecurityContext()).isNull();
+    assertThat(slim.getSpec().getVolumes()).extracting(Volume::getProjected).containsOnlyNulls();
+    assertThat(slim.getStatus().getPodIP()).isNull();
+    // Skipped, not kept aside as fabric8's additional properties.
+    assertThat(slim.getSpec().getAdditionalProperties()).isEmpty();
+    assertThat(slim.getSpec().getVolumes()).allSatisfy(v -> assertThat(v.getAdditionalProperties()).isEmpty());
+    assertThat(slim.getStatus().getAdditionalProperties()).isEmpty();
     assertThat(PodRecords.pod(slim)).isEqualTo(PodRecords.pod(fabric8.unmarshal(fabric8.asJson(full), Pod.class)));
+  }
+
+  /** The same for nodes: a node's status lists every image it holds, and none of it is read. */
+  @Test
+  void nodeDecodingSkipsOnlyWhatNoRecordReads() {
+    Node full = new NodeBuilder().withNewMetadata().withName("n1").withLabels(Map.of("zone", "a")).endMetadata()
+        .withNewSpec().withUnschedulable(true).addNewTaint().withKey("k").withValue("v").withEffect("NoSchedule").endTaint().endSpec()
+        .withNewStatus().addToAllocatable("cpu", new Quantity("4")).addToAllocatable("memory", new Quantity("8Gi"))
+        .addNewCondition().withType("Ready").withStatus("True").endCondition()
+        .addNewImage().withNames("registry/app:1").withSizeBytes(1000L).endImage()
+        .withNewNodeInfo().withKubeletVersion("v1.20.2").endNodeInfo().endStatus().build();
+    KubernetesSerialization fabric8 = new KubernetesSerialization();
+    Node slim = PodRecords.serialization().unmarshal(fabric8.asJson(full), Node.class);
+
+    assertThat(slim.getStatus().getImages()).isEmpty();
+    assertThat(slim.getStatus().getNodeInfo()).isNull();
+    assertThat(slim.getStatus().getAdditionalProperties()).isEmpty();
+    assertThat(PodRecords.node(slim)).isEqualTo(PodRecords.node(fabric8.unmarshal(fabric8.asJson(full), Node.class)));
   }
 
   /** DefaultEvictor's PodsWithResourceClaims protection reads this. */
