@@ -18,9 +18,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
  *
  * <p>Why: a client per purpose (informers, removals, leader election, the rest) built a TLS context each (with a
  * client certificate, a key store whose key fabric8 encrypts with 10,000 rounds of PBKDF2) and opened connections of
- * its own; that was a tenth of the CPU of a start (docs/benchmarks.md, fourth pass). Each purpose keeps its own
- * request settings: fabric8 reads the HTTP layer's retries from the HTTP client (so each purpose gets a derived one,
- * sharing the connections), and timeouts and watch reconnects from the Kubernetes client's configuration.
+ * its own: about 0.35 CPU-seconds of a start more than one client costs (docs/benchmarks.md, fourth pass). Each
+ * purpose keeps its own request settings: fabric8 reads the HTTP layer's retries from the HTTP client (so each purpose
+ * gets a derived one, sharing the connections), and timeouts and watch reconnects from the Kubernetes client's
+ * configuration.
  *
  * <p>Closing this closes them all; nothing else may close them, as closing one HTTP client closes those derived from it.
  */
