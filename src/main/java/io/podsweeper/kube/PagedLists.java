@@ -51,9 +51,7 @@ final class PagedLists<L> implements AutoCloseable {
     if (asked != null && asked.continueToken().equals(options.getContinue())) {
       body = asked.body();
     } else {
-      if (asked != null) {
-        asked.body().cancel(false); // a list that started over, or an informer that went on without it
-      }
+      drop(asked); // a list that started over, or an informer that went on without it
       body = fetch.page(options);
     }
     return body.thenApply(bytes -> {
@@ -64,9 +62,13 @@ final class PagedLists<L> implements AutoCloseable {
 
   private void askAhead(ListOptions options, String token) {
     ListOptions next = new ListOptionsBuilder().withLimit(options.getLimit()).withContinue(token).build();
-    Ahead previous = ahead.getAndSet(new Ahead(token, fetch.page(next)));
-    if (previous != null) {
-      previous.body().cancel(false);
+    drop(ahead.getAndSet(new Ahead(token, fetch.page(next))));
+  }
+
+  /** Gives up a page asked for ahead, if there is one: nothing waits for it any more. */
+  private static void drop(Ahead asked) {
+    if (asked != null) {
+      asked.body().cancel(false);
     }
   }
 
@@ -107,9 +109,6 @@ final class PagedLists<L> implements AutoCloseable {
 
   @Override
   public void close() {
-    Ahead asked = ahead.getAndSet(null);
-    if (asked != null) {
-      asked.body().cancel(false);
-    }
+    drop(ahead.getAndSet(null));
   }
 }
