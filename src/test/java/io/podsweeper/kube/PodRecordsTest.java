@@ -13,8 +13,11 @@ import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.podsweeper.cluster.PodRecord;
 import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /** The API object becomes the slim record the decision core reads. */
@@ -151,5 +154,30 @@ class PodRecordsTest {
         .endStatus().build();
     assertThat(PodRecords.pod(evicted).finish())
         .isEqualTo(new PodRecord.Finish(Instant.parse("2026-01-08T11:50:02Z"), Optional.of("Ready=False condition")));
+  }
+
+  /** Timestamps in the API server's shape are read without Instant.parse, to the same instant; anything else as Instant.parse reads it. */
+  @Test
+  void timestampsAreReadAsInstantParseReadsThem() {
+    Random random = new Random(16);
+    for (int i = 0; i < 10_000; i++) {
+      String text = Instant.ofEpochSecond(random.nextLong(0, 4_102_444_800L)).toString(); // 1970 to 2100, to the second
+      assertThat(PodRecords.time(text)).as(text).contains(Instant.parse(text));
+    }
+    for (String text : List.of("2024-02-29T23:59:59Z", "2026-11-25T10:00:00.123456Z", "2026-11-25T10:00:00+01:00", "2026-12-31T23:59:60Z",
+        "2026-11-25T24:00:00Z", "2026-02-29T00:00:00Z", "2026-13-01T00:00:00Z", "2026-11-25T10:60:00Z", "2026-11-25 10:00:00Z",
+        "2026-1a-25T10:00:00Z", "-026-11-25T10:00:00Z", "yesterday", "")) {
+      assertThat(PodRecords.time(text)).as(text).isEqualTo(instantParse(text));
+    }
+    assertThat(PodRecords.time("2026-02-29T00:00:00Z")).isEmpty();
+    assertThat(PodRecords.time(null)).isEmpty();
+  }
+
+  private static Optional<Instant> instantParse(String text) {
+    try {
+      return Optional.of(Instant.parse(text));
+    } catch (DateTimeParseException e) {
+      return Optional.empty();
+    }
   }
 }
