@@ -43,14 +43,10 @@ public final class KubeClients implements AutoCloseable {
     return main;
   }
 
-  /**
-   * For the informers (RelistingInformers): watches that end instead of resuming, lists decoded slim
-   * ({@link PodRecords#serialization}) and asked for compressed ({@link CompressedResponses}).
-   */
+  /** For the informers (RelistingInformers): watches that end instead of resuming, lists decoded slim ({@link PodRecords#serialization}). */
   KubernetesClient informers() {
     Config config = new ConfigBuilder(main.getConfiguration()).withWatchReconnectLimit(0).build();
-    return derive(config, main.getHttpClient().newBuilder().addOrReplaceInterceptor(CompressedResponses.NAME, new CompressedResponses()),
-        PodRecords.serialization());
+    return derive(config, main.getHttpClient().newBuilder(), PodRecords.serialization());
   }
 
   /**

@@ -19,7 +19,7 @@ import io.fabric8.kubernetes.client.informers.cache.ItemStore;
 import io.fabric8.kubernetes.client.informers.impl.DefaultSharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.impl.ListerWatcher;
 import io.fabric8.kubernetes.client.utils.URLUtils;
-import java.io.ByteArrayInputStream;
+import java.io.InputStream;
 import java.net.HttpURLConnection;
 import java.net.MalformedURLException;
 import java.util.List;
@@ -99,7 +99,13 @@ final class RelistingInformers implements AutoCloseable {
 
   /**
    * One page of the whole collection {@code source} lists (no selector: every informer here caches all of its kind),
-   * as fabric8's own list asks for it: same client, so the same retries, compression and authentication.
+   * as fabric8's own list asks for it (same client, so the same retries and authentication), but compressed, as
+   * client-go asks for it.
+   *
+   * <p>Why compressed: a list of 10,000 pods is 77 MiB of JSON, about a tenth of that compressed. With the JIT limited
+   * to C1 (docs/benchmarks.md), AES-GCM runs without its intrinsics, and decrypting the uncompressed bytes was ~40 % of
+   * the decoding threads' CPU at start; inflating is native zlib. The server compresses only lists above 128 KiB, and
+   * fabric8 neither asks for compression nor inflates: {@link PagedLists#json} does.
    */
   private CompletableFuture<byte[]> page(OperationSupport source, ListOptions options) {
     HttpClient http = client.getHttpClient();
@@ -112,7 +118,7 @@ final class RelistingInformers implements AutoCloseable {
       if (options.getResourceVersion() != null) {
         url.addQueryParameter("resourceVersion", options.getResourceVersion());
       }
-      request = http.newHttpRequestBuilder().url(url.build()).build();
+      request = http.newHttpRequestBuilder().url(url.build()).header("Accept-Encoding", "gzip").build();
     } catch (MalformedURLException e) {
       return CompletableFuture.failedFuture(KubernetesClientException.launderThrowable(e));
     }
@@ -125,8 +131,8 @@ final class RelistingInformers implements AutoCloseable {
   }
 
   /** A list as fabric8 decodes it, with the informers' slim serialization. */
-  private <L> L decode(byte[] body, Class<L> listType) {
-    return client.getKubernetesSerialization().unmarshal(new ByteArrayInputStream(body), listType);
+  private <L> L decode(InputStream json, Class<L> listType) {
+    return client.getKubernetesSerialization().unmarshal(json, listType);
   }
 
   @Override

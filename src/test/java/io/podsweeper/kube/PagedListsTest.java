@@ -6,6 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.fabric8.kubernetes.api.model.ListOptions;
 import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -13,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.Test;
 
 /** The next page is asked for before the one before is decoded, and a page is never one the informer did not ask for. */
@@ -25,8 +30,8 @@ class PagedListsTest {
     CompletableFuture<byte[]> body = new CompletableFuture<>();
     asked.put(options.getContinue() == null ? "" : options.getContinue(), body);
     return body;
-  }, body -> {
-    String page = new String(body, StandardCharsets.UTF_8);
+  }, json -> {
+    String page = read(json);
     decoded.add(page.substring(page.indexOf("items")) + " while asked " + asked.keySet());
     return page;
   });
@@ -92,5 +97,39 @@ class PagedListsTest {
     // Items before the metadata: no token rather than a read of the whole list (the page is still decoded).
     assertThat(PagedLists.continueToken("{\"items\":[],\"metadata\":{\"continue\":\"late\"}}".getBytes(StandardCharsets.UTF_8))).isEmpty();
     assertThat(PagedLists.continueToken("not json".getBytes(StandardCharsets.UTF_8))).isEmpty();
+  }
+
+  /** A compressed page (as the server sends a list above 128 KiB) is inflated for its token and for its decoding. */
+  @Test
+  void aCompressedPageIsReadAsItsJson() throws IOException {
+    CompletableFuture<String> first = pages.page(page(null));
+    asked.get("").complete(gzip(list("c1", "\"p1\"")));
+    assertThat(first.join()).isEqualTo(new String(list("c1", "\"p1\""), StandardCharsets.UTF_8));
+    assertThat(asked).containsKey("c1");
+  }
+
+  @Test
+  void aCorruptCompressedPageFailsTheList() throws IOException {
+    byte[] corrupt = gzip(list(null, "\"p1\", \"p2\", \"p3\""));
+    corrupt[corrupt.length / 2] ^= 0x55;
+    CompletableFuture<String> first = pages.page(page(null));
+    asked.get("").complete(corrupt);
+    assertThatThrownBy(first::join).isInstanceOf(CompletionException.class);
+  }
+
+  private static byte[] gzip(byte[] json) throws IOException {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    try (GZIPOutputStream gzip = new GZIPOutputStream(bytes)) {
+      gzip.write(json);
+    }
+    return bytes.toByteArray();
+  }
+
+  private static String read(InputStream json) {
+    try (json) {
+      return new String(json.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 }
