@@ -66,12 +66,13 @@ final class RelistingInformers implements AutoCloseable {
   static final long PAGE = 500;
   private final KubernetesClient client;
   private final List<PagedLists<?>> lists = new CopyOnWriteArrayList<>();
-  /** Runs the informers' handlers and their relists, as the client's executor does for fabric8's own informers. */
-  private final ExecutorService executor = Executors.newCachedThreadPool(r -> {
-    Thread t = new Thread(r, "informer");
-    t.setDaemon(true);
-    return t;
-  });
+  /**
+   * Each informer's thread, which runs its handlers and its relists in order (the informer hands them on one at a
+   * time). Why a thread each, not one pool for all: the informer hands each notification on as a task of its own, and
+   * a pool's idle threads took turns at them, waking one another for each of the 10,000 pods of a first list: about
+   * 0.3 CPU-seconds of a 10k start in futex calls (docs/benchmarks.md, fifth pass).
+   */
+  private final List<ExecutorService> threads = new CopyOnWriteArrayList<>();
 
   /** @param client the informers' client ({@link KubeClients#informers}), which its owner closes */
   RelistingInformers(KubernetesClient client) {
@@ -90,7 +91,13 @@ final class RelistingInformers implements AutoCloseable {
     ListerWatcher<T, L> source = (ListerWatcher<T, L>) operation.apply(client);
     PagedLists<L> pages = new PagedLists<>(options -> page((OperationSupport) source, options), body -> decode(body, listType));
     lists.add(pages);
-    DefaultSharedIndexInformer<T, L> informer = new DefaultSharedIndexInformer<>(type, new ListsAgain<>(source, pages), 0, executor);
+    ExecutorService thread = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "informer-" + type.getSimpleName());
+      t.setDaemon(true);
+      return t;
+    });
+    threads.add(thread);
+    DefaultSharedIndexInformer<T, L> informer = new DefaultSharedIndexInformer<>(type, new ListsAgain<>(source, pages), 0, thread);
     // Nothing looks objects up by namespace through fabric8; its index would only cost memory per object.
     informer.removeIndexer(Cache.NAMESPACE_INDEX);
     informer.itemStore(store);
@@ -138,7 +145,7 @@ final class RelistingInformers implements AutoCloseable {
   @Override
   public void close() {
     lists.forEach(PagedLists::close);
-    executor.shutdownNow();
+    threads.forEach(ExecutorService::shutdownNow);
   }
 
   /** Watches as {@code source} does, except that its watches are not resumed; lists in {@code pages}. */
