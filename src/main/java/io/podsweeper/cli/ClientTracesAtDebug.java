@@ -13,7 +13,7 @@ import org.slf4j.Marker;
  * fails is not logged by the client at all: every caller of an informer's start waits for it and says once what failed
  * and what happens now (the command names the verb, the resource and what to apply, {@link CommandFailure}; optional
  * APIs say what applies until they can be listed), where the client would add a line per informer. Installed by
- * logback.xml.
+ * {@link Logging}.
  */
 public final class ClientTracesAtDebug extends TurboFilter {
   private static final String CLIENT = "io.fabric8.kubernetes.client";

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** The Kubernetes client's failures as logback.xml lets them through: one line each, or none where we say it ourselves. */
+/** The Kubernetes client's failures as logging lets them through: one line each, or none where we say it ourselves. */
 class ClientTracesAtDebugTest {
   private static final String REFLECTOR = "io.fabric8.kubernetes.client.informers.impl.cache.Reflector";
   private final PrintStream stderr = System.err;

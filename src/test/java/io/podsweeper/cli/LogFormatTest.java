@@ -3,6 +3,7 @@ package io.podsweeper.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.LoggerContext;
+import ch.qos.logback.classic.spi.Configurator;
 import ch.qos.logback.classic.util.ContextInitializer;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -11,12 +12,16 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeFormatter;
+import java.util.ServiceLoader;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** {@code --log-format json} as log stores read it: one object per line, key-value pairs as top-level keys. */
+/**
+ * The service's logging ({@link Logging}, which logback finds itself) and {@code --log-format json} as log stores read it:
+ * one object per line, key-value pairs as top-level keys.
+ */
 class LogFormatTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private final PrintStream stderr = System.err;
@@ -51,5 +56,26 @@ class LogFormatTest {
     assertThat(OffsetDateTime.parse(time, DateTimeFormatter.ISO_OFFSET_DATE_TIME).getOffset().getTotalSeconds()).isZero();
     assertThat(time).matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z");
     assertThat(lines[0]).as("slashes unescaped").contains("web/canary-0");
+  }
+
+  @Test
+  void textIsALinePerEventWithItsTimeInUtc() {
+    ByteArrayOutputStream captured = new ByteArrayOutputStream();
+    System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+    LoggerContext context = (LoggerContext) LoggerFactory.getILoggerFactory();
+    context.reset();
+    Logging.configure(context, LogFormat.text);
+
+    LoggerFactory.getLogger("io.podsweeper.engine.Sweeper").info("evict PodLifeTime pod web/canary-0");
+    LoggerFactory.getLogger("io.fabric8.kubernetes.client.informers.impl.cache.Reflector").warn("watch closed");
+    LoggerFactory.getLogger("io.vertx.core.Vertx").info("starting");
+
+    assertThat(captured.toString(StandardCharsets.UTF_8))
+        .matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z INFO  \\[main\\] i\\.p\\.engine\\.Sweeper - evict PodLifeTime pod web/canary-0\n");
+  }
+
+  @Test
+  void logbackFindsTheServicesLogging() {
+    assertThat(ServiceLoader.load(Configurator.class)).anyMatch(Logging.class::isInstance);
   }
 }
