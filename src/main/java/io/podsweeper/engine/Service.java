@@ -29,7 +29,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -224,15 +223,11 @@ public final class Service implements AutoCloseable {
   }
 
   public void start() throws Exception {
-    // The cache takes longest (at 10k pods, seconds of paged lists): it starts first, and the HTTP server and the kill
-    // switch's ConfigMap start while it lists. Nothing is removed before the switch is read: that read returns once its
-    // ConfigMap is cached, and removals start only once the cache is too (docs/benchmarks.md, fifth pass).
-    CompletableFuture<Void> cached = cache.start(sweeper);
     httpPort = http.start(options.httpHost(), options.httpPort());
     LOG.info("HTTP on {}:{} (/metrics, /healthz, /readyz, /api/v1/decisions, /api/v1/forecast)", options.httpHost(), httpPort);
     controlMap.ifPresent(m -> m.start(killSwitch::observed, killSwitch::storeDeleted));
     try {
-      cached.get(options.syncTimeoutSeconds(), TimeUnit.SECONDS);
+      cache.start(sweeper).get(options.syncTimeoutSeconds(), TimeUnit.SECONDS);
     } catch (TimeoutException e) {
       throw new IllegalStateException("informers did not sync within " + options.syncTimeoutSeconds() + "s", e);
     }
