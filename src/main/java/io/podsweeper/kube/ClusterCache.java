@@ -34,6 +34,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -93,13 +95,14 @@ public final class ClusterCache implements PodSource, AutoCloseable {
         relisting.informer(PersistentVolumeClaim.class, PersistentVolumeClaimList.class, c -> c.persistentVolumeClaims().inAnyNamespace(), pvcs));
     informers.put("priorityclasses",
         relisting.informer(PriorityClass.class, PriorityClassList.class, c -> c.scheduling().v1().priorityClasses(), priorityClasses));
+    // Everything a pod's evaluation reads is cached before the first pod is evaluated: the pods are listed meanwhile
+    // (the longest list by far), and their notifications wait on the pods informer's own thread.
+    CompletableFuture<Void> othersWatching = CompletableFuture.allOf(
+        informers.values().stream().map(i -> i.start().toCompletableFuture()).toArray(CompletableFuture[]::new));
     SharedIndexInformer<Pod> podInformer = relisting.informer(Pod.class, PodList.class, c -> c.pods().inAnyNamespace(), pods)
-        .addEventHandler(new PodHandler());
-    // Everything a pod's evaluation reads is cached before the first pod arrives.
-    List<SharedIndexInformer<?>> first = List.copyOf(informers.values());
+        .addEventHandler(new PodHandler(othersWatching));
     informers.put("pods", podInformer);
-    return CompletableFuture.allOf(first.stream().map(i -> i.start().toCompletableFuture()).toArray(CompletableFuture[]::new))
-        .thenCompose(v -> podInformer.start());
+    return CompletableFuture.allOf(othersWatching, podInformer.start().toCompletableFuture());
   }
 
   /** PDBs as the server serves them: policy/v1 since Kubernetes 1.21, policy/v1beta1 before. */
@@ -230,6 +233,13 @@ public final class ClusterCache implements PodSource, AutoCloseable {
 
   /** The cache already has the change when this runs: it only starts the evaluation. */
   private final class PodHandler implements ResourceEventHandler<Pod> {
+    /** The other informers have listed and are watching: until then, notifications wait. */
+    private final CompletableFuture<Void> othersWatching;
+
+    PodHandler(CompletableFuture<Void> othersWatching) {
+      this.othersWatching = othersWatching;
+    }
+
     @Override
     public void onAdd(Pod pod) {
       changed(pod);
@@ -243,14 +253,26 @@ public final class ClusterCache implements PodSource, AutoCloseable {
     /** With the pod's last state, or (found gone by a relist) with who it was. */
     @Override
     public void onDelete(Pod pod, boolean finalStateUnknown) {
-      listener.podDeleted(PodRecords.pod(pod));
+      if (othersCached()) {
+        listener.podDeleted(PodRecords.pod(pod));
+      }
     }
 
     /** The pod as cached now, which may be newer than the notification; a pod since deleted is left to its deletion. */
     private void changed(Pod pod) {
-      PodRecord cached = pods.record(Cache.metaNamespaceKeyFunc(pod));
+      PodRecord cached = othersCached() ? pods.record(Cache.metaNamespaceKeyFunc(pod)) : null;
       if (cached != null) {
         listener.podChanged(cached);
+      }
+    }
+
+    /** Waits, on the pods informer's own thread, for the others; false if one of them failed, and so the start. */
+    private boolean othersCached() {
+      try {
+        othersWatching.join();
+        return true;
+      } catch (CompletionException | CancellationException e) {
+        return false;
       }
     }
   }

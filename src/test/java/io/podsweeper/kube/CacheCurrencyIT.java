@@ -31,6 +31,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -98,6 +101,44 @@ class CacheCurrencyIT {
   }
 
   /**
+   * The pods are listed while the other informers start, as the longest list; but no pod is evaluated before what its
+   * evaluation reads is cached: the pods' notifications wait until the others have listed and are watching. Here the
+   * namespaces' watch is held back until the pods are all cached.
+   */
+  @Test
+  void podsAreListedMeanwhileButEvaluatedOnlyOnceTheOtherInformersWatch(TestApiServer server) throws Exception {
+    KubernetesClient admin = server.client();
+    String ns = server.newNamespace("order");
+    createPods(admin, ns, 20);
+    HeldWatches held = new HeldWatches("/api/v1/namespaces");
+    held.hold();
+    Set<String> evaluated = ConcurrentHashMap.newKeySet();
+    try (KubeClients clients = held.clients(server);
+        ClusterCache cache = new ClusterCache(clients, new Metrics())) {
+      CompletableFuture<Void> started = cache.start(new ClusterCache.PodListener() {
+        @Override
+        public void podChanged(PodRecord pod) {
+          evaluated.add(pod.key());
+        }
+
+        @Override
+        public void podDeleted(PodRecord pod) {}
+
+        @Override
+        public void namespaceChanged(String namespace) {}
+      });
+      await().atMost(Duration.ofSeconds(30)).until(() -> cache.podsInNamespace(ns).size() == 20);
+      assertThat(evaluated).as("evaluated while the namespaces were not watched").isEmpty();
+      held.release();
+      started.get(30, TimeUnit.SECONDS);
+      await().atMost(Duration.ofSeconds(30)).until(() -> evaluated.containsAll(cache.podsInNamespace(ns).stream().map(PodRecord::key).toList()));
+    } finally {
+      held.release();
+      admin.pods().inNamespace(ns).delete();
+    }
+  }
+
+  /**
    * An API server restart, at the cache: the server goes away, the pods are deleted behind its back and etcd is
    * compacted, so every watch must end in 410 Gone. The pods' informer is held back until the others are current
    * again, and from then on the cache is watched as closely as a loop can: it never says current while it still
@@ -108,10 +149,9 @@ class CacheCurrencyIT {
     KubernetesClient admin = server.client();
     String ns = server.newNamespace("outage");
     createPods(admin, ns, 20);
-    HeldPodWatches held = new HeldPodWatches();
+    HeldWatches held = new HeldWatches("/api/v1/pods");
     Metrics metrics = new Metrics();
-    try (KubeClients clients = new KubeClients(new KubernetesClientBuilder().withConfig(server.config())
-            .withHttpClientBuilderConsumer(http -> http.addOrReplaceInterceptor("held-pod-watches", held)).build());
+    try (KubeClients clients = held.clients(server);
         ClusterCache cache = new ClusterCache(clients, metrics)) {
       cache.start(evaluating(Duration.ZERO)).get(60, TimeUnit.SECONDS);
       await().atMost(Duration.ofSeconds(10)).until(() -> cache.isCurrent() && cache.podsInNamespace(ns).size() == 20);
@@ -247,9 +287,20 @@ class CacheCurrencyIT {
     }
   }
 
-  /** Holds back requests to watch pods, from {@link #hold} until {@link #release}. */
-  private static final class HeldPodWatches implements Interceptor {
+  /** Holds back requests to watch one collection ({@code path}), from {@link #hold} until {@link #release}. */
+  private static final class HeldWatches implements Interceptor {
+    private final String path;
     private volatile CountDownLatch gate = new CountDownLatch(0);
+
+    HeldWatches(String path) {
+      this.path = path;
+    }
+
+    /** The service's clients of {@code server}, with these watches held back. */
+    KubeClients clients(TestApiServer server) {
+      return new KubeClients(new KubernetesClientBuilder().withConfig(server.config())
+          .withHttpClientBuilderConsumer(http -> http.addOrReplaceInterceptor("held-watches", this)).build());
+    }
 
     void hold() {
       gate = new CountDownLatch(1);
@@ -262,7 +313,7 @@ class CacheCurrencyIT {
     @Override
     public void before(BasicBuilder builder, HttpRequest request, RequestTags tags) {
       String query = request.uri().getQuery();
-      if ("/api/v1/pods".equals(request.uri().getPath()) && query != null && query.contains("watch=true")) {
+      if (path.equals(request.uri().getPath()) && query != null && query.contains("watch=true")) {
         try {
           gate.await();
         } catch (InterruptedException e) {
