@@ -120,9 +120,10 @@ final class PagedLists<L> implements AutoCloseable {
   /**
    * A list's JSON, inflated as it is read if the server compressed it (gzip's first byte, 0x1f, never begins JSON).
    *
-   * <p>Why inflated here, as it is decoded, and not as it arrives: a page of 500 pods is about 4 MB of JSON and a
-   * tenth of that compressed. Inflated first, it was copied three times on its way to the decoder, and these copies
-   * were a quarter of the bytes allocated while 10,000 pods were listed (docs/benchmarks.md, fifth pass).
+   * <p>Why inflated here, as it is decoded, and not as it arrives: a page of 500 pods is about 4 MB of JSON, and
+   * 2.5 % (the load test's pods) to 10 % (realistic ones) of that compressed. Inflated first, it was copied three
+   * times on its way to the decoder, and these copies were a quarter of the bytes allocated while 10,000 pods were
+   * listed (docs/benchmarks.md, fifth pass).
    */
   static InputStream json(byte[] body) {
     InputStream bytes = new ByteArrayInputStream(body);
