@@ -21,7 +21,9 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -30,6 +32,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -415,6 +418,27 @@ public final class LoadTest {
     String stat = Files.readString(Path.of("/proc", pid, "stat"));
     String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
     return Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+  }
+
+  /**
+   * CPU nanoseconds of each thread group of a process (thread names from {@code comm}, digits folded, so the four
+   * {@code vert.x-eventloop-thread-N} are one group), from {@code /proc/PID/task/TID/schedstat}: where a process's CPU
+   * goes. schedstat counts every nanosecond on a CPU, where the ticks of {@code stat} charge a whole 10 ms to whichever
+   * thread a tick finds running, too coarse for threads that wake briefly.
+   */
+  static Map<String, Long> cpuByThreadGroup(String pid) throws IOException {
+    Map<String, Long> nanos = new TreeMap<>();
+    try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc", pid, "task"))) {
+      for (Path task : tasks) {
+        try {
+          String group = Files.readString(task.resolve("comm")).strip().replaceAll("[0-9]+", "#");
+          nanos.merge(group, Long.parseLong(Files.readString(task.resolve("schedstat")).split(" ")[0]), Long::sum);
+        } catch (NoSuchFileException e) {
+          // the thread ended between the listing and the read
+        }
+      }
+    }
+    return nanos;
   }
 
   static long rssMiB(String pid) throws IOException {

@@ -164,6 +164,8 @@ public final class SideBySide {
       Removal first = Collections.min(removals, (a, b) -> a.at().compareTo(b.at()));
       double firstAction = LoadTest.seconds(start) - Duration.between(first.at(), Instant.now()).toNanos() / 1e9;
       double cpuFirst = sampler.cpuAt(firstAction);
+      LoadTest.report(name, "CPU to first action by thread group, s: %s",
+          byThreadGroup(Map.of(), LoadTest.cpuByThreadGroup(String.valueOf(process.pid())), 1, 0.05));
       while (removals.stream().filter(r -> r.namespace().equals("sbs-due")).count() < DUE) {
         alive(process, name);
         removals.addAll(readAudit());
@@ -197,9 +199,12 @@ public final class SideBySide {
       Collections.sort(reactions);
 
       double steadyFrom = LoadTest.seconds(start);
+      Map<String, Long> threadsBefore = LoadTest.cpuByThreadGroup(String.valueOf(process.pid()));
       Thread.sleep(steadySeconds * 1000L);
       double steadyTo = LoadTest.seconds(start);
       double steadyCpu = (sampler.cpuAt(steadyTo) - sampler.cpuAt(steadyFrom)) / (steadyTo - steadyFrom) * 60;
+      LoadTest.report(name, "steady CPU by thread group, s/min: %s",
+          byThreadGroup(threadsBefore, LoadTest.cpuByThreadGroup(String.valueOf(process.pid())), 60 / (steadyTo - steadyFrom), 0));
       long rss = LoadTest.rssMiB(String.valueOf(process.pid()));
       return String.format(Locale.ROOT, "| %s | %.1f | %.1f | %.1f | %s | %d | %d | %s / %s / %s (%d of %d) |", name, firstAction, cpuFirst, allDue,
           steadySeconds > 0 ? String.format(Locale.ROOT, "%.2f", steadyCpu) : "-", rss, sampler.peakRssMiB,
@@ -215,6 +220,20 @@ public final class SideBySide {
         Thread.sleep(500);
       }
     }
+  }
+
+  /**
+   * The thread groups that used CPU between two readings, most first, in CPU-seconds times {@code scale} (60 / the
+   * seconds between them for a rate a minute), those under {@code least} left out.
+   */
+  private static String byThreadGroup(Map<String, Long> before, Map<String, Long> after, double scale, double least) {
+    List<String> groups = new ArrayList<>();
+    after.entrySet().stream()
+        .map(e -> Map.entry(e.getKey(), (e.getValue() - before.getOrDefault(e.getKey(), 0L)) / 1e9 * scale))
+        .filter(e -> e.getValue() > least)
+        .sorted(Map.Entry.<String, Double>comparingByValue().reversed())
+        .forEach(e -> groups.add(String.format(Locale.ROOT, "%s %.3f", e.getKey(), e.getValue())));
+    return groups.isEmpty() ? "none" : String.join(", ", groups);
   }
 
   private static String quantile(List<Double> sorted, double q) {
