@@ -234,7 +234,7 @@ public final class Service implements AutoCloseable {
     synced = true;
     evictionRequests.ifPresent(r -> r.watch(client, sweeper::evictionRequestObserved, sweeper::adoptEvictionRequests));
     LOG.info("informers synced: {} pods cached", cache.pods().size());
-    background.scheduleWithFixedDelay(this::reportCurrency, 1, 1, TimeUnit.SECONDS);
+    background.scheduleWithFixedDelay(this::reportCurrency, CURRENCY_CHECK.toMillis(), CURRENCY_CHECK.toMillis(), TimeUnit.MILLISECONDS);
     startMigrationJobs(sweeper.gate().rules().policy());
     if (options.leaderElection().isPresent()) {
       Options.LeaderElection le = options.leaderElection().get();
@@ -325,6 +325,13 @@ public final class Service implements AutoCloseable {
       return Optional.empty();
     }
   }
+
+  /**
+   * How often {@link #reportCurrency} looks. Removals do not wait for it (the gate asks the cache itself before every
+   * request); only the log line and the informer gauges do, so every 5 s rather than every second: an idle service's
+   * CPU is mostly such wake-ups (docs/benchmarks.md, sixth pass).
+   */
+  static final Duration CURRENCY_CHECK = Duration.ofSeconds(5);
 
   /** One line when an outage starts holding removals, one when it ends: fabric8's reconnect attempts are not logged. */
   private void reportCurrency() {

@@ -9,6 +9,7 @@ import io.podsweeper.policy.PolicyException;
 import io.podsweeper.strategy.Forecast;
 import io.prometheus.client.exporter.common.TextFormat;
 import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
 import io.vertx.core.http.HttpServer;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
@@ -35,7 +36,14 @@ import java.util.function.Supplier;
 public final class HttpApi implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  private final Vertx vertx = Vertx.vertx();
+  /**
+   * Vert.x's check for a blocked event loop every 10 s instead of every second: it still reports a loop held longer
+   * than its 2-s limit, at most 10 s late, and an idle service wakes 50 times a minute less for it (docs/benchmarks.md,
+   * sixth pass: the idle service's CPU is mostly such wake-ups).
+   */
+  static final VertxOptions VERTX_OPTIONS = new VertxOptions().setBlockedThreadCheckInterval(10_000);
+
+  private final Vertx vertx = Vertx.vertx(VERTX_OPTIONS);
   private final Metrics metrics;
   private final BooleanSupplier ready;
   private final Supplier<Optional<String>> unhealthy;

@@ -27,6 +27,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -155,12 +156,15 @@ public final class NamespacedPolicies implements AutoCloseable {
     LOG.info("namespaced policies apply: {} PodCleanupPolicy and {} ClusterPodCleanupPolicy object(s) listed",
         namespacedInformer.getStore().list().size(), clusterInformer.getStore().list().size());
     schedule();
-    executor.scheduleWithFixedDelay(this::writeRemovals, REMOVALS_EVERY_SECONDS, REMOVALS_EVERY_SECONDS, TimeUnit.SECONDS);
     return true;
   }
 
-  /** How often removal counts are written to the policies' status (one patch per policy that removed anything). */
-  static final long REMOVALS_EVERY_SECONDS = 2;
+  /**
+   * How long removal counts gather before they are written to the policies' status (one patch per policy that removed
+   * anything). A write is scheduled by the first removal after the last write, not looked for every 2 s: an idle
+   * service wakes for nothing (docs/benchmarks.md, sixth pass).
+   */
+  static final long REMOVALS_WRITTEN_AFTER_SECONDS = 2;
 
   /**
    * The PodCleanupPolicies as they are now, judged as the service judges them, read once and written nowhere (what
@@ -296,6 +300,8 @@ public final class NamespacedPolicies implements AutoCloseable {
   private record Removals(long count, Instant last) {}
 
   private final java.util.Map<String, Removals> unwritten = new java.util.concurrent.ConcurrentHashMap<>();
+  /** True from the removal that scheduled a write until that write starts: removals after that schedule the next one. */
+  private final AtomicBoolean writeScheduled = new AtomicBoolean();
 
   /** The accepted policies, by the name of the profile each runs as: whose status counts a removal. */
   private volatile java.util.Map<String, String> policyByProfile = java.util.Map.of();
@@ -311,9 +317,18 @@ public final class NamespacedPolicies implements AutoCloseable {
     }
     unwritten.merge(policy, new Removals(1, at),
         (a, b) -> new Removals(a.count() + b.count(), a.last().isAfter(b.last()) ? a.last() : b.last()));
+    if (writeScheduled.compareAndSet(false, true)) {
+      try {
+        executor.schedule(this::writeRemovals, REMOVALS_WRITTEN_AFTER_SECONDS, TimeUnit.SECONDS);
+      } catch (RejectedExecutionException e) {
+        LOG.debug("closed: removal counts not written to PodCleanupPolicy {}", policy);
+      }
+    }
   }
 
   private void writeRemovals() {
+    // Cleared before reading: a removal merged after this schedules the next write (if this one misses it).
+    writeScheduled.set(false);
     for (String key : List.copyOf(unwritten.keySet())) {
       Removals delta = unwritten.remove(key);
       GenericKubernetesResource object = namespaced.getStore().getByKey(key);

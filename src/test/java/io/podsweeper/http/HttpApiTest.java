@@ -18,6 +18,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -30,6 +31,15 @@ class HttpApiTest {
   private static final HttpClient HTTP = HttpClient.newHttpClient();
 
   private final Metrics metrics = new Metrics();
+
+  @Test
+  void aBlockedEventLoopIsLookedForEveryTenSecondsAndStillReportedPastTwo() {
+    // Vert.x's default looks every second: 60 wake-ups a minute of an otherwise idle service.
+    assertThat(TimeUnit.MILLISECONDS.convert(HttpApi.VERTX_OPTIONS.getBlockedThreadCheckInterval(),
+        HttpApi.VERTX_OPTIONS.getBlockedThreadCheckIntervalUnit())).isEqualTo(10_000);
+    assertThat(TimeUnit.MILLISECONDS.convert(HttpApi.VERTX_OPTIONS.getMaxEventLoopExecuteTime(),
+        HttpApi.VERTX_OPTIONS.getMaxEventLoopExecuteTimeUnit())).isEqualTo(2_000);
+  }
 
   @Test
   void connectionsPastTheCapAreRefusedAndIdleOnesClosedSoTheProbesGetThrough() throws Exception {
