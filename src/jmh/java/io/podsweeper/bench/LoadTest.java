@@ -420,25 +420,27 @@ public final class LoadTest {
     return Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
   }
 
+  /** One thread's CPU so far: its group (its name with digits folded, so the {@code vert.x-eventloop-thread-N} are one). */
+  record ThreadCpu(String group, long nanos) {}
+
   /**
-   * CPU nanoseconds of each thread group of a process (thread names from {@code comm}, digits folded, so the four
-   * {@code vert.x-eventloop-thread-N} are one group), from {@code /proc/PID/task/TID/schedstat}: where a process's CPU
-   * goes. schedstat counts every nanosecond on a CPU, where the ticks of {@code stat} charge a whole 10 ms to whichever
-   * thread a tick finds running, too coarse for threads that wake briefly.
+   * CPU nanoseconds of each live thread of a process, by thread id, from {@code /proc/PID/task/TID/schedstat}: where a
+   * process's CPU goes. schedstat counts every nanosecond on a CPU, where the ticks of {@code stat} charge a whole
+   * 10 ms to whichever thread a tick finds running, too coarse for threads that wake briefly.
    */
-  static Map<String, Long> cpuByThreadGroup(String pid) throws IOException {
-    Map<String, Long> nanos = new TreeMap<>();
+  static Map<String, ThreadCpu> cpuByThread(String pid) throws IOException {
+    Map<String, ThreadCpu> threads = new TreeMap<>();
     try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc", pid, "task"))) {
       for (Path task : tasks) {
         try {
           String group = Files.readString(task.resolve("comm")).strip().replaceAll("[0-9]+", "#");
-          nanos.merge(group, Long.parseLong(Files.readString(task.resolve("schedstat")).split(" ")[0]), Long::sum);
+          threads.put(task.getFileName().toString(), new ThreadCpu(group, Long.parseLong(Files.readString(task.resolve("schedstat")).split(" ")[0])));
         } catch (NoSuchFileException e) {
           // the thread ended between the listing and the read
         }
       }
     }
-    return nanos;
+    return threads;
   }
 
   static long rssMiB(String pid) throws IOException {

@@ -165,7 +165,7 @@ public final class SideBySide {
       double firstAction = LoadTest.seconds(start) - Duration.between(first.at(), Instant.now()).toNanos() / 1e9;
       double cpuFirst = sampler.cpuAt(firstAction);
       LoadTest.report(name, "CPU to first action by thread group, s: %s",
-          byThreadGroup(Map.of(), LoadTest.cpuByThreadGroup(String.valueOf(process.pid())), 1, 0.05));
+          byThreadGroup(Map.of(), LoadTest.cpuByThread(String.valueOf(process.pid())), 1, 0.05));
       while (removals.stream().filter(r -> r.namespace().equals("sbs-due")).count() < DUE) {
         alive(process, name);
         removals.addAll(readAudit());
@@ -199,12 +199,12 @@ public final class SideBySide {
       Collections.sort(reactions);
 
       double steadyFrom = LoadTest.seconds(start);
-      Map<String, Long> threadsBefore = LoadTest.cpuByThreadGroup(String.valueOf(process.pid()));
+      Map<String, LoadTest.ThreadCpu> threadsBefore = LoadTest.cpuByThread(String.valueOf(process.pid()));
       Thread.sleep(steadySeconds * 1000L);
       double steadyTo = LoadTest.seconds(start);
       double steadyCpu = (sampler.cpuAt(steadyTo) - sampler.cpuAt(steadyFrom)) / (steadyTo - steadyFrom) * 60;
       LoadTest.report(name, "steady CPU by thread group, s/min: %s",
-          byThreadGroup(threadsBefore, LoadTest.cpuByThreadGroup(String.valueOf(process.pid())), 60 / (steadyTo - steadyFrom), 0));
+          byThreadGroup(threadsBefore, LoadTest.cpuByThread(String.valueOf(process.pid())), 60 / (steadyTo - steadyFrom), 0));
       long rss = LoadTest.rssMiB(String.valueOf(process.pid()));
       return String.format(Locale.ROOT, "| %s | %.1f | %.1f | %.1f | %s | %d | %d | %s / %s / %s (%d of %d) |", name, firstAction, cpuFirst, allDue,
           steadySeconds > 0 ? String.format(Locale.ROOT, "%.2f", steadyCpu) : "-", rss, sampler.peakRssMiB,
@@ -224,12 +224,18 @@ public final class SideBySide {
 
   /**
    * The thread groups that used CPU between two readings, most first, in CPU-seconds times {@code scale} (60 / the
-   * seconds between them for a rate a minute), those under {@code least} left out.
+   * seconds between them for a rate a minute), those under {@code least} left out. Counted per thread, so a thread
+   * that ended in between takes only its own CPU out, not its group's.
    */
-  private static String byThreadGroup(Map<String, Long> before, Map<String, Long> after, double scale, double least) {
+  private static String byThreadGroup(Map<String, LoadTest.ThreadCpu> before, Map<String, LoadTest.ThreadCpu> after, double scale, double least) {
+    Map<String, Long> nanos = new HashMap<>();
+    after.forEach((tid, now) -> {
+      LoadTest.ThreadCpu then = before.get(tid);
+      nanos.merge(now.group(), now.nanos() - (then != null && then.group().equals(now.group()) ? then.nanos() : 0), Long::sum);
+    });
     List<String> groups = new ArrayList<>();
-    after.entrySet().stream()
-        .map(e -> Map.entry(e.getKey(), (e.getValue() - before.getOrDefault(e.getKey(), 0L)) / 1e9 * scale))
+    nanos.entrySet().stream()
+        .map(e -> Map.entry(e.getKey(), e.getValue() / 1e9 * scale))
         .filter(e -> e.getValue() > least)
         .sorted(Map.Entry.<String, Double>comparingByValue().reversed())
         .forEach(e -> groups.add(String.format(Locale.ROOT, "%s %.3f", e.getKey(), e.getValue())));
