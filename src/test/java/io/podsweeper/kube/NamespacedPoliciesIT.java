@@ -72,6 +72,10 @@ class NamespacedPoliciesIT {
       // The policy's status counts what it removed.
       await().atMost(SECONDS).untilAsserted(() -> assertThat(status(policy(a, "cleanup"))).containsEntry("removals", 1)
           .containsKey("lastRemoval"));
+      // A removal after that count was written is written too (a write is scheduled by the first removal after the last).
+      finished(a, "done-later");
+      await().atMost(SECONDS).until(() -> !exists(a, "done-later"));
+      await().atMost(SECONDS).untilAsserted(() -> assertThat(status(policy(a, "cleanup"))).containsEntry("removals", 2));
     }
   }
 
