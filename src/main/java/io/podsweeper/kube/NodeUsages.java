@@ -1,7 +1,6 @@
 package io.podsweeper.kube;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.fabric8.kubernetes.api.model.Quantity;
 import io.podsweeper.cluster.NodeUsage;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -84,7 +83,7 @@ final class NodeUsages {
   /** A resource list ({@code cpu: 250m, memory: 1Gi}): millicores for cpu, bytes for memory. */
   private static Map<String, Long> resources(JsonNode list) {
     Map<String, Long> out = new HashMap<>();
-    list.fields().forEachRemaining(e -> out.put(e.getKey(), PodRecords.amount(e.getKey(), new Quantity(e.getValue().asText()))));
+    list.fields().forEachRemaining(e -> out.put(e.getKey(), PodRecords.amount(e.getKey(), e.getValue().asText())));
     return out;
   }
 }

@@ -1,6 +1,7 @@
 package io.podsweeper.kube;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.ManagedFieldsEntryBuilder;
@@ -9,15 +10,27 @@ import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.PodList;
+import io.fabric8.kubernetes.api.model.WatchEvent;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.podsweeper.cluster.ContainerStatus;
+import io.podsweeper.cluster.NodeSelectorTerm;
+import io.podsweeper.cluster.OwnerRef;
+import io.podsweeper.cluster.PodCondition;
 import io.podsweeper.cluster.PodRecord;
+import io.podsweeper.cluster.Scheduling;
+import io.podsweeper.cluster.Toleration;
+import io.podsweeper.cluster.Volumes;
+import io.podsweeper.policy.LabelSelector;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Random;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** The API object becomes the slim record the decision core reads. */
@@ -29,12 +42,14 @@ class PodRecordsTest {
   }
 
   /**
-   * The informers' decoding skips what no record is made from (managedFields, a container's env, probes, mounts...),
-   * and the record is the same as from the whole object: a field read by PodRecords must not be skipped.
+   * The informers read a pod's JSON straight into its record (PodJson): every field a record is made of, from a pod
+   * with most of what a real one carries (managedFields, env, probes, mounts, projected volumes) around them. The
+   * same record comes of a fabric8 Pod (snapshots, the CLI), of a list's items and of a watch event's object.
    */
   @Test
-  void decodingSkipsOnlyWhatNoRecordReads() {
+  void aPodsJsonBecomesItsRecord() {
     Pod full = pod().editMetadata().withLabels(Map.of("app", "web")).withAnnotations(Map.of(PodRecord.EVICT_ANNOTATION, "true", "x", "y"))
+        .withDeletionTimestamp("2026-01-02T00:00:00Z")
         .addNewOwnerReference().withKind("ReplicaSet").withName("web-1").withUid("rs").withController(true).endOwnerReference()
         .withManagedFields(new ManagedFieldsEntryBuilder().withManager("kubelet").withOperation("Update")
             .withNewFieldsV1().addToAdditionalProperties("f:status", Map.of("f:phase", Map.of())).endFieldsV1().build())
@@ -45,39 +60,92 @@ class PodRecordsTest {
         .withNewReadinessProbe().withNewHttpGet().withPath("/").withPort(new IntOrString(80)).endHttpGet().endReadinessProbe()
         .withNewResources().addToRequests("cpu", new Quantity("100m")).addToLimits("memory", new Quantity("1Gi")).endResources()
         .endContainer()
+        .addNewContainer().withName("sidecar").withImage("envoy").withNewResources().addToRequests("cpu", new Quantity("0.2"))
+        .addToRequests("memory", new Quantity("64Mi")).endResources().endContainer()
         .addNewInitContainer().withName("init").withImage("busybox").withCommand("true").endInitContainer()
         .addNewVolume().withName("tmp").withNewEmptyDir().endEmptyDir().endVolume()
         .addNewVolume().withName("data").withNewPersistentVolumeClaim().withClaimName("data").endPersistentVolumeClaim().endVolume()
         .addNewVolume().withName("token").withNewProjected().addNewSource().withNewServiceAccountToken().withPath("token").endServiceAccountToken()
         .endSource().endProjected().endVolume()
         .withNewSecurityContext().withRunAsUser(1000L).endSecurityContext().withRestartPolicy("Never").withServiceAccountName("web")
-        .addNewToleration().withKey("k").withOperator("Exists").withEffect("NoSchedule").endToleration()
+        .addNewToleration().withKey("k").withOperator("Exists").withEffect("NoSchedule").withTolerationSeconds(30L).endToleration()
         .withNewAffinity().withNewPodAntiAffinity().addNewRequiredDuringSchedulingIgnoredDuringExecution().withTopologyKey("kubernetes.io/hostname")
-        .withNewLabelSelector().addToMatchLabels("app", "web").endLabelSelector().endRequiredDuringSchedulingIgnoredDuringExecution()
-        .endPodAntiAffinity().endAffinity()
-        .addNewTopologySpreadConstraint().withMaxSkew(1).withTopologyKey("zone").withWhenUnsatisfiable("DoNotSchedule")
-        .withNewLabelSelector().addToMatchLabels("app", "web").endLabelSelector().endTopologySpreadConstraint()
+        .withNewLabelSelector().addToMatchLabels("app", "web").addNewMatchExpression().withKey("tier").withOperator("In").withValues("a", "b")
+        .endMatchExpression().endLabelSelector().withNamespaces("shop").withNewNamespaceSelector().endNamespaceSelector()
+        .endRequiredDuringSchedulingIgnoredDuringExecution().endPodAntiAffinity()
+        .withNewNodeAffinity().withNewRequiredDuringSchedulingIgnoredDuringExecution().addNewNodeSelectorTerm().addNewMatchExpression().withKey("disk")
+        .withOperator("In").withValues("ssd").endMatchExpression().endNodeSelectorTerm().endRequiredDuringSchedulingIgnoredDuringExecution()
+        .addNewPreferredDuringSchedulingIgnoredDuringExecution().withWeight(7).withNewPreference().addNewMatchExpression().withKey("zone")
+        .withOperator("Exists").endMatchExpression().endPreference().endPreferredDuringSchedulingIgnoredDuringExecution().endNodeAffinity()
+        .endAffinity()
+        .addNewTopologySpreadConstraint().withMaxSkew(2).withTopologyKey("zone").withWhenUnsatisfiable("DoNotSchedule")
+        .withNewLabelSelector().addToMatchLabels("app", "web").endLabelSelector().withMatchLabelKeys("pod-template-hash")
+        .withNodeTaintsPolicy("Honor").endTopologySpreadConstraint()
         .endSpec()
-        .withNewStatus().withPhase("Running").withStartTime("2026-01-01T00:00:05Z").withQosClass("Burstable").withPodIP("10.0.0.7")
-        .addNewCondition().withType("Ready").withStatus("True").withLastTransitionTime("2026-01-01T00:00:06Z").endCondition()
+        .withNewStatus().withPhase("Running").withReason("Testing").withStartTime("2026-01-01T00:00:05Z").withPodIP("10.0.0.7")
+        .addNewCondition().withType("Ready").withStatus("True").withReason("Fine").withLastTransitionTime("2026-01-01T00:00:06Z").endCondition()
+        .addNewInitContainerStatus().withName("init").withNewState().withNewTerminated().withReason("Completed").withExitCode(0)
+        .withFinishedAt("2026-01-01T00:00:04Z").endTerminated().endState().endInitContainerStatus()
         .addNewContainerStatus().withName("main").withImageID("sha").withContainerID("c").withRestartCount(3)
         .withNewLastState().withNewTerminated().withExitCode(1).withReason("Error").endTerminated().endLastState()
         .withNewState().withNewWaiting().withReason("CrashLoopBackOff").endWaiting().endState().endContainerStatus()
         .endStatus().build();
+    LabelSelector web = new LabelSelector(Map.of("app", "web"), List.of());
+    PodRecord expected = new PodRecord("ns", "p", "u", "1", Instant.parse("2026-01-01T00:00:00Z"), Optional.of(Instant.parse("2026-01-02T00:00:00Z")),
+        "n1", "Running", Optional.of("Testing"), Map.of("app", "web"), Map.of(PodRecord.EVICT_ANNOTATION, "true"),
+        List.of(new OwnerRef("ReplicaSet", "web-1", "rs", true)),
+        List.of(new ContainerStatus("main", ContainerStatus.Kind.MAIN, Optional.of("CrashLoopBackOff"), Optional.empty(), OptionalInt.empty(),
+                Optional.empty(), 3, Optional.of("Error"), OptionalInt.of(1)),
+            new ContainerStatus("init", ContainerStatus.Kind.INIT, Optional.empty(), Optional.of("Completed"), OptionalInt.of(0),
+                Optional.of(Instant.parse("2026-01-01T00:00:04Z")), 0)),
+        OptionalInt.of(100), "high", Optional.of(Instant.parse("2026-01-01T00:00:05Z")),
+        List.of(new PodCondition("Ready", "True", Optional.of("Fine"), Optional.of(Instant.parse("2026-01-01T00:00:06Z")))),
+        new Volumes(true, List.of("data"), false),
+        new Scheduling(Map.of("zone", "a"),
+            List.of(new NodeSelectorTerm(List.of(new NodeSelectorTerm.Requirement("disk", "In", List.of("ssd"))))),
+            List.of(new Scheduling.PreferredTerm(7, new NodeSelectorTerm(List.of(new NodeSelectorTerm.Requirement("zone", "Exists", List.of()))))),
+            List.of(new Toleration("k", "Exists", "", "NoSchedule")),
+            List.of(new Scheduling.PodAffinityTerm(new LabelSelector(Map.of("app", "web"),
+                List.of(new LabelSelector.Requirement("tier", LabelSelector.Operator.In, Set.of("a", "b")))), Set.of("shop"),
+                Optional.of(LabelSelector.EVERYTHING), "kubernetes.io/hostname")),
+            Map.of("cpu", 300L, "memory", 64L * 1024 * 1024), "Burstable",
+            List.of(new Scheduling.SpreadConstraint(2, "zone", "DoNotSchedule", web, List.of("pod-template-hash"), true, true))),
+        List.of("busybox", "envoy"));
     KubernetesSerialization fabric8 = new KubernetesSerialization();
-    Pod slim = PodRecords.serialization().unmarshal(fabric8.asJson(full), Pod.class);
+    String json = fabric8.asJson(full);
 
-    assertThat(slim.getMetadata().getManagedFields()).isEmpty();
-    assertThat(slim.getSpec().getContainers().get(0).getEnv()).isEmpty();
-    assertThat(slim.getSpec().getContainers().get(0).getReadinessProbe()).isNull();
-    assertThat(slim.getSpec().getSecurityContext()).isNull();
-    assertThat(slim.getSpec().getVolumes()).extracting(Volume::getProjected).containsOnlyNulls();
-    assertThat(slim.getStatus().getPodIP()).isNull();
-    // Skipped, not kept aside as fabric8's additional properties.
-    assertThat(slim.getSpec().getAdditionalProperties()).isEmpty();
-    assertThat(slim.getSpec().getVolumes()).allSatisfy(v -> assertThat(v.getAdditionalProperties()).isEmpty());
-    assertThat(slim.getStatus().getAdditionalProperties()).isEmpty();
-    assertThat(PodRecords.pod(slim)).isEqualTo(PodRecords.pod(fabric8.unmarshal(fabric8.asJson(full), Pod.class)));
+    assertThat(PodRecords.pod(PodRecords.serialization().unmarshal(json, Pod.class))).isEqualTo(expected);
+    assertThat(PodRecords.pod(full)).isEqualTo(expected);
+    PodList list = PodRecords.serialization().unmarshal("{\"kind\":\"PodList\",\"apiVersion\":\"v1\",\"items\":[" + json + "]}", PodList.class);
+    assertThat(list.getItems()).singleElement().satisfies(p -> assertThat(PodRecords.pod(p)).isEqualTo(expected));
+    WatchEvent event = PodRecords.serialization().unmarshal("{\"type\":\"MODIFIED\",\"object\":" + json + "}", WatchEvent.class);
+    assertThat(PodRecords.pod((Pod) event.getObject())).isEqualTo(expected);
+    // The QoS class the API server would give, when the status has none; the whole pod becomes one identity for fabric8.
+    Pod noQos = new PodBuilder(full).editStatus().withQosClass(null).endStatus().build();
+    assertThat(PodRecords.pod(noQos).scheduling().qosClass()).isEqualTo("Burstable");
+    assertThat(PodRecords.serialization().unmarshal(json, Pod.class).getMetadata())
+        .isEqualTo(new ObjectMetaBuilder().withNamespace("ns").withName("p").withUid("u").withResourceVersion("1").build());
+  }
+
+  /** One pod the record cannot be made of does not fail the list it came in: the others are read, and it is reported. */
+  @Test
+  void anUnreadablePodFailsAloneNotItsList() {
+    KubernetesSerialization fabric8 = new KubernetesSerialization();
+    Pod odd = pod().editMetadata().withName("odd").endMetadata().editSpec().withNewAffinity().withNewPodAntiAffinity()
+        .addNewRequiredDuringSchedulingIgnoredDuringExecution().withTopologyKey("zone").withNewLabelSelector().addNewMatchExpression()
+        .withKey("app").withOperator("Near").endMatchExpression().endLabelSelector().endRequiredDuringSchedulingIgnoredDuringExecution()
+        .endPodAntiAffinity().endAffinity().endSpec().build();
+    String items = fabric8.asJson(pod().editMetadata().withName("a").endMetadata().build()) + "," + fabric8.asJson(odd) + ","
+        + fabric8.asJson(pod().editMetadata().withName("b").endMetadata().build());
+
+    PodList list = PodRecords.serialization().unmarshal("{\"kind\":\"PodList\",\"apiVersion\":\"v1\",\"items\":[" + items + "]}", PodList.class);
+
+    assertThat(list.getItems()).extracting(p -> p.getMetadata().getName()).containsExactly("a", "odd", "b");
+    assertThat(PodRecords.pod(list.getItems().get(2)).name()).isEqualTo("b");
+    assertThatThrownBy(() -> PodRecords.pod(list.getItems().get(1))).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Near");
+    WatchEvent event = PodRecords.serialization().unmarshal("{\"type\":\"ADDED\",\"object\":" + fabric8.asJson(odd) + "}", WatchEvent.class);
+    assertThat(((Pod) event.getObject()).getMetadata().getName()).isEqualTo("odd");
+    assertThatThrownBy(() -> PodRecords.pod((Pod) event.getObject())).isInstanceOf(IllegalArgumentException.class);
   }
 
   /** The same for nodes: a node's status lists every image it holds, and none of it is read. */

@@ -1,0 +1,675 @@
+package io.podsweeper.kube;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonStreamContext;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.DeserializationContext;
+import com.fasterxml.jackson.databind.deser.std.StdDeserializer;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.podsweeper.cluster.ContainerStatus;
+import io.podsweeper.cluster.NodeSelectorTerm;
+import io.podsweeper.cluster.OwnerRef;
+import io.podsweeper.cluster.PodCondition;
+import io.podsweeper.cluster.PodRecord;
+import io.podsweeper.cluster.Scheduling;
+import io.podsweeper.cluster.Toleration;
+import io.podsweeper.cluster.Volumes;
+import io.podsweeper.policy.LabelSelector;
+import java.io.IOException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Set;
+
+/**
+ * A pod's JSON, as the API server serves it, read straight into its record in one pass: the fields a record is made
+ * of are read, everything else is skipped unread.
+ *
+ * <p>Why not fabric8's Pod: decoding 10,000 pods into fabric8 objects (Jackson's data binding, a bean per nested
+ * type) and then copying the few fields the records need took three times the CPU of reading the same bytes once,
+ * and at start-up, before the JIT has compiled it, it was the largest part of the start (docs/benchmarks.md, seventh
+ * pass). The informers get a {@link Decoded} pod: fabric8 needs an object with the pod's identity to key its store, and
+ * the record rides along in it.
+ */
+final class PodJson {
+  private PodJson() {}
+
+  /** What fabric8's informers get for a pod: its identity, and its record (or why there is none). */
+  static final class Decoded extends Pod {
+    private final transient PodRecord record;
+    private final transient RuntimeException unreadable;
+
+    private Decoded(String namespace, String name, String uid, String resourceVersion, PodRecord record, RuntimeException unreadable) {
+      setMetadata(new ObjectMetaBuilder().withNamespace(namespace).withName(name).withUid(uid).withResourceVersion(resourceVersion).build());
+      this.record = record;
+      this.unreadable = unreadable;
+    }
+
+    /** The pod's record; an IllegalArgumentException if the pod could not be read into one. */
+    PodRecord record() {
+      if (unreadable != null) {
+        throw new IllegalArgumentException("a pod that cannot be read: " + unreadable.getMessage(), unreadable);
+      }
+      return record;
+    }
+  }
+
+  /** How the informers' serialization reads a Pod, wherever one appears: a list's items, a watch event's object. */
+  static final class Deserializer extends StdDeserializer<Pod> {
+    Deserializer() {
+      super(Pod.class);
+    }
+
+    @Override
+    public Pod deserialize(JsonParser parser, DeserializationContext context) throws IOException {
+      return decoded(parser);
+    }
+  }
+
+  /**
+   * The pod at the parser (on its START_OBJECT, or on its first field name), read to its END_OBJECT. A pod the record
+   * cannot be made of (say a selector with an operator no Kubernetes has) is still read to its end, so that one odd pod
+   * does not fail the list it came in; its Decoded says why.
+   */
+  static Decoded decoded(JsonParser parser) throws IOException {
+    JsonStreamContext pod = parser.getParsingContext();
+    Reading reading = new Reading();
+    try {
+      fields(parser, reading::top);
+      return new Decoded(reading.namespace, reading.name, reading.uid, reading.resourceVersion, reading.record(), null);
+    } catch (RuntimeException e) {
+      skipToEnd(parser, pod);
+      return new Decoded(reading.namespace, reading.name, reading.uid, reading.resourceVersion, null, e);
+    }
+  }
+
+  /** The pod's record; an IllegalArgumentException if it cannot be made of the JSON. */
+  static PodRecord read(JsonParser parser) throws IOException {
+    return decoded(parser).record();
+  }
+
+  private static void skipToEnd(JsonParser parser, JsonStreamContext pod) throws IOException {
+    JsonStreamContext enclosing = pod.getParent(); // where the parser is once it has read the pod's END_OBJECT
+    while (!(parser.currentToken() == JsonToken.END_OBJECT && parser.getParsingContext() == enclosing)) {
+      if (parser.nextToken() == null) {
+        return;
+      }
+    }
+  }
+
+  /** Everything read of one pod so far; the record is made when the whole pod has been read. */
+  private static final class Reading {
+    String namespace;
+    String name;
+    String uid;
+    String resourceVersion;
+    String created;
+    String deleted;
+    Map<String, String> labels = Map.of();
+    final Map<String, String> annotations = new HashMap<>();
+    final List<OwnerRef> owners = new ArrayList<>();
+
+    boolean hasSpec;
+    String nodeName;
+    OptionalInt priority = OptionalInt.empty();
+    String priorityClassName;
+    final List<String> images = new ArrayList<>();
+    final Map<String, Long> requests = new HashMap<>();
+    /** Each main and init container's requests and limits, for the QoS class when the status has none. */
+    final List<Resources> resources = new ArrayList<>();
+    Map<String, String> nodeSelector = Map.of();
+    final List<NodeSelectorTerm> requiredNodeAffinity = new ArrayList<>();
+    final List<Scheduling.PreferredTerm> preferredNodeAffinity = new ArrayList<>();
+    final List<Scheduling.PodAffinityTerm> antiAffinity = new ArrayList<>();
+    final List<Toleration> tolerations = new ArrayList<>();
+    final List<Scheduling.SpreadConstraint> spreadConstraints = new ArrayList<>();
+    boolean localStorage;
+    final List<String> claims = new ArrayList<>();
+    boolean resourceClaims;
+
+    String phase;
+    String reason;
+    String startTime;
+    String qosClass;
+    final List<PodCondition> conditions = new ArrayList<>();
+    final List<ContainerStatus> mainStatuses = new ArrayList<>();
+    final List<ContainerStatus> initStatuses = new ArrayList<>();
+    final List<ContainerStatus> ephemeralStatuses = new ArrayList<>();
+
+    void top(String field, JsonParser p) throws IOException {
+      switch (field) {
+        case "metadata" -> fields(p, this::metadata);
+        case "spec" -> {
+          hasSpec = p.currentToken() == JsonToken.START_OBJECT;
+          fields(p, this::spec);
+        }
+        case "status" -> fields(p, this::status);
+        default -> p.skipChildren();
+      }
+    }
+
+    void metadata(String field, JsonParser p) throws IOException {
+      switch (field) {
+        case "namespace" -> namespace = text(p);
+        case "name" -> name = text(p);
+        case "uid" -> uid = text(p);
+        case "resourceVersion" -> resourceVersion = text(p);
+        case "creationTimestamp" -> created = text(p);
+        case "deletionTimestamp" -> deleted = text(p);
+        case "labels" -> labels = sharedMap(p);
+        case "annotations" -> fields(p, (key, q) -> {
+          String value = text(q);
+          if (PodRecords.KEPT_ANNOTATIONS.contains(key) && value != null) {
+            annotations.put(PodRecords.shared(key), PodRecords.shared(value));
+          }
+        });
+        case "ownerReferences" -> elements(p, q -> {
+          Owner owner = new Owner();
+          fields(q, owner::field);
+          owners.add(new OwnerRef(PodRecords.shared(owner.kind), PodRecords.shared(owner.name), PodRecords.shared(owner.uid), owner.controller));
+        });
+        default -> p.skipChildren();
+      }
+    }
+
+    void spec(String field, JsonParser p) throws IOException {
+      switch (field) {
+        case "nodeName" -> nodeName = PodRecords.shared(text(p));
+        case "priority" -> {
+          Integer value = integer(p);
+          priority = value != null ? OptionalInt.of(value) : OptionalInt.empty();
+        }
+        case "priorityClassName" -> priorityClassName = PodRecords.shared(text(p));
+        case "containers" -> elements(p, q -> {
+          Container container = new Container();
+          fields(q, container::field);
+          images.add(PodRecords.shared(nullToEmpty(container.image)));
+          container.resources.requests.forEach((resource, quantity) ->
+              requests.merge(PodRecords.shared(resource), PodRecords.amount(resource, quantity), Long::sum));
+          resources.add(container.resources);
+        });
+        case "initContainers" -> elements(p, q -> {
+          Container container = new Container();
+          fields(q, container::field);
+          resources.add(container.resources);
+        });
+        case "nodeSelector" -> nodeSelector = stringMap(p);
+        case "affinity" -> fields(p, this::affinity);
+        case "tolerations" -> elements(p, q -> {
+          Map<String, String> t = stringMap(q);
+          tolerations.add(new Toleration(shared(t, "key", ""), shared(t, "operator", "Equal"), shared(t, "value", ""), shared(t, "effect", "")));
+        });
+        case "topologySpreadConstraints" -> elements(p, q -> {
+          Spread spread = new Spread();
+          fields(q, spread::field);
+          spreadConstraints.add(spread.constraint());
+        });
+        case "volumes" -> elements(p, q -> fields(q, (kind, r) -> {
+          switch (kind) {
+            case "emptyDir", "hostPath" -> {
+              localStorage |= r.currentToken() != JsonToken.VALUE_NULL;
+              r.skipChildren();
+            }
+            case "persistentVolumeClaim" -> fields(r, (claimField, s) -> {
+              String claim = claimField.equals("claimName") ? text(s) : skip(s);
+              if (claim != null) {
+                claims.add(claim);
+              }
+            });
+            default -> r.skipChildren();
+          }
+        }));
+        case "resourceClaims" -> elements(p, q -> {
+          resourceClaims = true;
+          q.skipChildren();
+        });
+        default -> p.skipChildren();
+      }
+    }
+
+    void affinity(String field, JsonParser p) throws IOException {
+      switch (field) {
+        case "nodeAffinity" -> fields(p, (kind, q) -> {
+          switch (kind) {
+            case "requiredDuringSchedulingIgnoredDuringExecution" -> fields(q, (termsField, r) -> {
+              if (termsField.equals("nodeSelectorTerms")) {
+                elements(r, s -> requiredNodeAffinity.add(nodeSelectorTerm(s)));
+              } else {
+                r.skipChildren();
+              }
+            });
+            case "preferredDuringSchedulingIgnoredDuringExecution" -> elements(q, r -> {
+              Preferred preferred = new Preferred();
+              fields(r, preferred::field);
+              preferredNodeAffinity.add(new Scheduling.PreferredTerm(preferred.weight, preferred.term));
+            });
+            default -> q.skipChildren();
+          }
+        });
+        case "podAntiAffinity" -> fields(p, (kind, q) -> {
+          if (kind.equals("requiredDuringSchedulingIgnoredDuringExecution")) {
+            elements(q, r -> {
+              AffinityTerm term = new AffinityTerm();
+              fields(r, term::field);
+              antiAffinity.add(new Scheduling.PodAffinityTerm(term.selector, Set.copyOf(term.namespaces), term.namespaceSelector, nullToEmpty(term.topologyKey)));
+            });
+          } else {
+            q.skipChildren();
+          }
+        });
+        default -> p.skipChildren();
+      }
+    }
+
+    void status(String field, JsonParser p) throws IOException {
+      switch (field) {
+        case "phase" -> phase = PodRecords.shared(text(p));
+        case "reason" -> reason = PodRecords.shared(text(p));
+        case "startTime" -> startTime = text(p);
+        case "qosClass" -> qosClass = text(p);
+        case "conditions" -> elements(p, q -> {
+          Map<String, String> c = stringMap(q);
+          conditions.add(new PodCondition(shared(c, "type", ""), shared(c, "status", ""), Optional.ofNullable(PodRecords.shared(c.get("reason"))),
+              PodRecords.time(c.get("lastTransitionTime"))));
+        });
+        case "containerStatuses" -> containerStatuses(p, mainStatuses, ContainerStatus.Kind.MAIN);
+        case "initContainerStatuses" -> containerStatuses(p, initStatuses, ContainerStatus.Kind.INIT);
+        case "ephemeralContainerStatuses" -> containerStatuses(p, ephemeralStatuses, ContainerStatus.Kind.EPHEMERAL);
+        default -> p.skipChildren();
+      }
+    }
+
+    PodRecord record() {
+      List<ContainerStatus> containers = new ArrayList<>(mainStatuses);
+      containers.addAll(initStatuses);
+      containers.addAll(ephemeralStatuses);
+      return new PodRecord(
+          PodRecords.shared(namespace),
+          name,
+          nullToEmpty(uid),
+          nullToEmpty(resourceVersion),
+          PodRecords.time(created).orElse(Instant.EPOCH),
+          PodRecords.time(deleted),
+          nullToEmpty(nodeName),
+          phase != null ? phase : "Pending",
+          Optional.ofNullable(reason),
+          labels,
+          annotations,
+          owners,
+          containers,
+          priority,
+          nullToEmpty(priorityClassName),
+          PodRecords.time(startTime),
+          conditions,
+          hasSpec ? new Volumes(localStorage, claims, resourceClaims) : Volumes.NONE,
+          hasSpec ? new Scheduling(nodeSelector, requiredNodeAffinity, preferredNodeAffinity, tolerations, antiAffinity, requests,
+              qosClass != null ? qosClass : Resources.qosClass(resources), spreadConstraints) : Scheduling.NONE,
+          images);
+    }
+  }
+
+  private static final class Owner {
+    String kind;
+    String name;
+    String uid;
+    boolean controller;
+
+    void field(String field, JsonParser p) throws IOException {
+      switch (field) {
+        case "kind" -> kind = text(p);
+        case "name" -> name = text(p);
+        case "uid" -> uid = text(p);
+        case "controller" -> controller = p.currentToken() == JsonToken.VALUE_TRUE;
+        default -> p.skipChildren();
+      }
+    }
+  }
+
+  private static final class Container {
+    String image;
+    final Resources resources = new Resources();
+
+    void field(String field, JsonParser p) throws IOException {
+      switch (field) {
+        case "image" -> image = text(p);
+        case "resources" -> fields(p, (kind, q) -> {
+          switch (kind) {
+            case "requests" -> resources.requests = stringMap(q);
+            case "limits" -> resources.limits = stringMap(q);
+            default -> q.skipChildren();
+          }
+        });
+        default -> p.skipChildren();
+      }
+    }
+  }
+
+  /** A container's requests and limits, as quantities. */
+  private static final class Resources {
+    Map<String, String> requests = Map.of();
+    Map<String, String> limits = Map.of();
+
+    /** The QoS class the API server would give a pod of these containers (its main and init containers). */
+    static String qosClass(List<Resources> containers) {
+      boolean any = false;
+      boolean guaranteed = !containers.isEmpty();
+      for (Resources c : containers) {
+        for (String resource : List.of("cpu", "memory")) {
+          String limit = c.limits.get(resource);
+          String request = c.requests.getOrDefault(resource, limit);
+          any |= limit != null || request != null;
+          guaranteed &= limit != null && request != null && PodRecords.amount(resource, limit) == PodRecords.amount(resource, request);
+        }
+      }
+      return !any ? "BestEffort" : guaranteed ? "Guaranteed" : "Burstable";
+    }
+  }
+
+  private static final class Spread {
+    int maxSkew = 1;
+    String topologyKey;
+    String whenUnsatisfiable;
+    LabelSelector selector = PodRecords.SELECTS_NOTHING;
+    final List<String> matchLabelKeys = new ArrayList<>();
+    String nodeAffinityPolicy;
+    String nodeTaintsPolicy;
+
+    void field(String field, JsonParser p) throws IOException {
+      switch (field) {
+        case "maxSkew" -> {
+          Integer value = integer(p);
+          maxSkew = value != null ? value : 1;
+        }
+        case "topologyKey" -> topologyKey = text(p);
+        case "whenUnsatisfiable" -> whenUnsatisfiable = text(p);
+        case "labelSelector" -> selector = labelSelector(p);
+        case "matchLabelKeys" -> elements(p, q -> {
+          String key = text(q);
+          if (key != null) {
+            matchLabelKeys.add(PodRecords.shared(key));
+          }
+        });
+        case "nodeAffinityPolicy" -> nodeAffinityPolicy = text(p);
+        case "nodeTaintsPolicy" -> nodeTaintsPolicy = text(p);
+        default -> p.skipChildren();
+      }
+    }
+
+    Scheduling.SpreadConstraint constraint() {
+      return new Scheduling.SpreadConstraint(maxSkew, PodRecords.shared(nullToEmpty(topologyKey)), PodRecords.shared(nullToEmpty(whenUnsatisfiable)),
+          selector, matchLabelKeys, !"Ignore".equals(nodeAffinityPolicy), "Honor".equals(nodeTaintsPolicy));
+    }
+  }
+
+  private static final class AffinityTerm {
+    LabelSelector selector = PodRecords.SELECTS_NOTHING;
+    final List<String> namespaces = new ArrayList<>();
+    Optional<LabelSelector> namespaceSelector = Optional.empty();
+    String topologyKey;
+
+    void field(String field, JsonParser p) throws IOException {
+      switch (field) {
+        case "labelSelector" -> selector = labelSelector(p);
+        case "namespaces" -> elements(p, q -> namespaces.add(text(q)));
+        case "namespaceSelector" -> namespaceSelector = p.currentToken() == JsonToken.START_OBJECT ? Optional.of(labelSelector(p)) : Optional.empty();
+        case "topologyKey" -> topologyKey = text(p);
+        default -> p.skipChildren();
+      }
+    }
+  }
+
+  private static NodeSelectorTerm nodeSelectorTerm(JsonParser p) throws IOException {
+    List<NodeSelectorTerm.Requirement> requirements = new ArrayList<>();
+    fields(p, (field, q) -> {
+      if (field.equals("matchExpressions")) {
+        elements(q, r -> {
+          Expression e = new Expression();
+          fields(r, e::field);
+          requirements.add(new NodeSelectorTerm.Requirement(e.key, e.operator, e.values));
+        });
+      } else {
+        q.skipChildren();
+      }
+    });
+    return new NodeSelectorTerm(requirements);
+  }
+
+  /** A label selector; a missing one selects nothing (affinity terms, spread constraints). */
+  private static LabelSelector labelSelector(JsonParser p) throws IOException {
+    if (p.currentToken() != JsonToken.START_OBJECT) {
+      p.skipChildren();
+      return PodRecords.SELECTS_NOTHING;
+    }
+    Selector selector = new Selector();
+    fields(p, selector::field);
+    return new LabelSelector(selector.matchLabels, selector.requirements);
+  }
+
+  private static final class Selector {
+    Map<String, String> matchLabels = Map.of();
+    final List<LabelSelector.Requirement> requirements = new ArrayList<>();
+
+    void field(String field, JsonParser p) throws IOException {
+      switch (field) {
+        case "matchLabels" -> matchLabels = stringMap(p);
+        case "matchExpressions" -> elements(p, q -> {
+          Expression e = new Expression();
+          fields(q, e::field);
+          requirements.add(new LabelSelector.Requirement(e.key, LabelSelector.Operator.valueOf(e.operator), new LinkedHashSet<>(e.values)));
+        });
+        default -> p.skipChildren();
+      }
+    }
+  }
+
+  /** A preferred node affinity term: a weight and a node selector term. */
+  private static final class Preferred {
+    int weight;
+    NodeSelectorTerm term = new NodeSelectorTerm(List.of());
+
+    void field(String field, JsonParser p) throws IOException {
+      switch (field) {
+        case "weight" -> {
+          Integer value = integer(p);
+          weight = value != null ? value : 0;
+        }
+        case "preference" -> {
+          if (p.currentToken() == JsonToken.START_OBJECT) {
+            term = nodeSelectorTerm(p);
+          } else {
+            p.skipChildren();
+          }
+        }
+        default -> p.skipChildren();
+      }
+    }
+  }
+
+  /** A selector's requirement: a key, an operator and values. */
+  private static final class Expression {
+    String key;
+    String operator;
+    final List<String> values = new ArrayList<>();
+
+    void field(String field, JsonParser p) throws IOException {
+      switch (field) {
+        case "key" -> key = text(p);
+        case "operator" -> operator = text(p);
+        case "values" -> elements(p, q -> values.add(text(q)));
+        default -> p.skipChildren();
+      }
+    }
+  }
+
+  private static void containerStatuses(JsonParser p, List<ContainerStatus> out, ContainerStatus.Kind kind) throws IOException {
+    elements(p, q -> {
+      Status status = new Status();
+      fields(q, status::field);
+      out.add(new ContainerStatus(PodRecords.shared(status.name), kind, status.now.waiting, status.now.terminatedReason,
+          status.now.exitCode, status.now.finishedAt, status.restartCount, status.last.terminatedReason, status.last.exitCode));
+    });
+  }
+
+  private static final class Status {
+    String name;
+    int restartCount;
+    final State now = new State();
+    final State last = new State();
+
+    void field(String field, JsonParser p) throws IOException {
+      switch (field) {
+        case "name" -> name = text(p);
+        case "restartCount" -> {
+          Integer value = integer(p);
+          restartCount = value != null ? value : 0;
+        }
+        case "state" -> fields(p, now::field);
+        case "lastState" -> fields(p, last::field);
+        default -> p.skipChildren();
+      }
+    }
+  }
+
+  /** A container's state: why it waits, or how it ended. */
+  private static final class State {
+    Optional<String> waiting = Optional.empty();
+    Optional<String> terminatedReason = Optional.empty();
+    OptionalInt exitCode = OptionalInt.empty();
+    Optional<Instant> finishedAt = Optional.empty();
+
+    void field(String field, JsonParser p) throws IOException {
+      switch (field) {
+        case "waiting" -> {
+          if (p.currentToken() == JsonToken.START_OBJECT) {
+            Map<String, String> w = stringMap(p);
+            waiting = Optional.ofNullable(PodRecords.shared(w.get("reason")));
+          } else {
+            p.skipChildren();
+          }
+        }
+        case "terminated" -> {
+          if (p.currentToken() == JsonToken.START_OBJECT) {
+            fields(p, (terminatedField, q) -> {
+              switch (terminatedField) {
+                case "reason" -> terminatedReason = Optional.ofNullable(PodRecords.shared(text(q)));
+                case "exitCode" -> {
+                  Integer code = integer(q);
+                  exitCode = code != null ? OptionalInt.of(code) : OptionalInt.empty();
+                }
+                case "finishedAt" -> finishedAt = PodRecords.time(text(q));
+                default -> q.skipChildren();
+              }
+            });
+          } else {
+            p.skipChildren();
+          }
+        }
+        default -> p.skipChildren();
+      }
+    }
+  }
+
+  /** Reads a field's value: the parser is on the value's first token, and is left on its last. */
+  @FunctionalInterface
+  private interface FieldReader {
+    void field(String name, JsonParser parser) throws IOException;
+  }
+
+  /** Reads an array's element: the parser is on the element's first token, and is left on its last. */
+  @FunctionalInterface
+  private interface ElementReader {
+    void element(JsonParser parser) throws IOException;
+  }
+
+  /** Each field of the object at the parser (on its START_OBJECT or its first field name); null or not an object: none. */
+  private static void fields(JsonParser p, FieldReader reader) throws IOException {
+    JsonToken token = p.currentToken();
+    if (token == JsonToken.START_OBJECT) {
+      token = p.nextToken();
+    } else if (token != JsonToken.FIELD_NAME) {
+      p.skipChildren();
+      return;
+    }
+    for (; token == JsonToken.FIELD_NAME; token = p.nextToken()) {
+      String name = p.currentName();
+      p.nextToken();
+      reader.field(name, p);
+    }
+  }
+
+  /** Each element of the array at the parser; null or not an array: none. */
+  private static void elements(JsonParser p, ElementReader reader) throws IOException {
+    if (p.currentToken() != JsonToken.START_ARRAY) {
+      p.skipChildren();
+      return;
+    }
+    while (p.nextToken() != JsonToken.END_ARRAY) {
+      reader.element(p);
+    }
+  }
+
+  /** A scalar's text; null for null, objects and arrays (skipped). */
+  private static String text(JsonParser p) throws IOException {
+    JsonToken token = p.currentToken();
+    if (token.isScalarValue() && token != JsonToken.VALUE_NULL) {
+      return p.getText();
+    }
+    p.skipChildren();
+    return null;
+  }
+
+  private static String skip(JsonParser p) throws IOException {
+    p.skipChildren();
+    return null;
+  }
+
+  /** A whole number; null for null, or anything else (skipped). */
+  private static Integer integer(JsonParser p) throws IOException {
+    if (p.currentToken() == JsonToken.VALUE_NUMBER_INT) {
+      return p.getIntValue();
+    }
+    p.skipChildren();
+    return null;
+  }
+
+  /** An object of strings, nulls left out; {@code Map.of()} for an empty, null or absent one. */
+  private static Map<String, String> stringMap(JsonParser p) throws IOException {
+    if (p.currentToken() != JsonToken.START_OBJECT) {
+      p.skipChildren();
+      return Map.of();
+    }
+    Map<String, String> map = new HashMap<>();
+    fields(p, (key, q) -> {
+      String value = text(q);
+      if (value != null) {
+        map.put(key, value);
+      }
+    });
+    return map.isEmpty() ? Map.of() : map;
+  }
+
+  /** A map of strings thousands of pods repeat (labels), each key and value shared. */
+  private static Map<String, String> sharedMap(JsonParser p) throws IOException {
+    Map<String, String> map = stringMap(p);
+    if (map.isEmpty()) {
+      return map;
+    }
+    Map<String, String> shared = new HashMap<>();
+    map.forEach((key, value) -> shared.put(PodRecords.shared(key), PodRecords.shared(value)));
+    return shared;
+  }
+
+  private static String shared(Map<String, String> fields, String field, String absent) {
+    return PodRecords.shared(fields.getOrDefault(field, absent));
+  }
+
+  private static String nullToEmpty(String s) {
+    return s == null ? "" : s;
+  }
+}
