@@ -31,10 +31,10 @@ import java.util.Set;
  * A pod's JSON, as the API server serves it, read straight into its record in one pass: the fields a record is made
  * of are read, everything else is skipped unread.
  *
- * <p>Why not fabric8's Pod: decoding 10,000 pods into fabric8 objects (Jackson's data binding, a bean per nested
- * type) and then copying the few fields the records need took three times the CPU of reading the same bytes once,
- * and at start-up, before the JIT has compiled it, it was the largest part of the start (docs/benchmarks.md, seventh
- * pass). The informers get a {@link Decoded} pod: fabric8 needs an object with the pod's identity to key its store, and
+ * <p>Why not fabric8's Pod: decoding a pod into fabric8 objects (Jackson's data binding, a bean per nested type) only
+ * to copy a few fields out of it allocated 38 % more and took a fifth longer per page, and a quarter longer for 10,000
+ * pods read by a fresh JVM, where a start spends it (docs/benchmarks.md, seventh pass). The informers get a
+ * {@link Decoded} pod: fabric8 needs an object with the pod's identity to key its store and find deletions, and
  * the record rides along in it.
  */
 final class PodJson {
