@@ -437,6 +437,9 @@ final class RemovalGate implements AutoCloseable {
       tripped = inGuard.check(decision, running(pod.namespace()), running(null), now);
       if (tripped.isEmpty()) {
         inGuard.count(decision, now);
+        // In the same hold as the count: until the pod is in removedLately, running() still counts it, and a check in
+        // between would see it twice (running, and in the window) and admit one eviction more than the share allows.
+        removedLately.put(pod.uid(), pod.key());
       }
     }
     if (tripped.isPresent() && candidate.dryRun()) {
@@ -466,7 +469,6 @@ final class RemovalGate implements AutoCloseable {
     if (capped) {
       namespaceCap.count(pod.namespace(), now);
     }
-    removedLately.put(pod.uid(), pod.key());
     return Optional.of(new Reservation(inBudget, inGuard, capped, now, window));
   }
 
@@ -485,11 +487,13 @@ final class RemovalGate implements AutoCloseable {
 
   private void release(Decision decision, Reservation r, RemovalBudget from) {
     from.giveBack(decision);
-    r.guard().uncount(decision, r.at());
+    synchronized (r.guard()) { // as in reserve: the window and removedLately change together
+      r.guard().uncount(decision, r.at());
+      removedLately.invalidate(decision.uid());
+    }
     if (r.capped()) {
       namespaceCap.uncount(decision.namespace(), r.at());
     }
-    removedLately.invalidate(decision.uid());
   }
 
   /**
