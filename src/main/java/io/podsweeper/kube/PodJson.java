@@ -162,7 +162,7 @@ final class PodJson {
         case "resourceVersion" -> resourceVersion = text(p);
         case "creationTimestamp" -> created = text(p);
         case "deletionTimestamp" -> deleted = text(p);
-        case "labels" -> labels = sharedMap(p);
+        case "labels" -> labels = PodRecords.shared(stringMap(p));
         case "annotations" -> fields(p, (key, q) -> {
           String value = text(q);
           if (PodRecords.KEPT_ANNOTATIONS.contains(key) && value != null) {
@@ -189,7 +189,7 @@ final class PodJson {
         case "containers" -> elements(p, q -> {
           Container container = new Container();
           fields(q, container::field);
-          images.add(PodRecords.shared(nullToEmpty(container.image)));
+          images.add(PodRecords.shared(PodRecords.nullToEmpty(container.image)));
           container.resources.requests.forEach((resource, quantity) ->
               requests.merge(PodRecords.shared(resource), PodRecords.amount(resource, quantity), Long::sum));
           resources.add(container.resources);
@@ -217,8 +217,8 @@ final class PodJson {
               r.skipChildren();
             }
             case "persistentVolumeClaim" -> fields(r, (claimField, s) -> {
-              String claim = claimField.equals("claimName") ? text(s) : skip(s);
-              if (claim != null) {
+              String claim = text(s);
+              if (claimField.equals("claimName") && claim != null) {
                 claims.add(claim);
               }
             });
@@ -257,7 +257,7 @@ final class PodJson {
             elements(q, r -> {
               AffinityTerm term = new AffinityTerm();
               fields(r, term::field);
-              antiAffinity.add(new Scheduling.PodAffinityTerm(term.selector, Set.copyOf(term.namespaces), term.namespaceSelector, nullToEmpty(term.topologyKey)));
+              antiAffinity.add(new Scheduling.PodAffinityTerm(term.selector, Set.copyOf(term.namespaces), term.namespaceSelector, PodRecords.nullToEmpty(term.topologyKey)));
             });
           } else {
             q.skipChildren();
@@ -292,11 +292,11 @@ final class PodJson {
       return new PodRecord(
           PodRecords.shared(namespace),
           name,
-          nullToEmpty(uid),
-          nullToEmpty(resourceVersion),
+          PodRecords.nullToEmpty(uid),
+          PodRecords.nullToEmpty(resourceVersion),
           PodRecords.time(created).orElse(Instant.EPOCH),
           PodRecords.time(deleted),
-          nullToEmpty(nodeName),
+          PodRecords.nullToEmpty(nodeName),
           phase != null ? phase : "Pending",
           Optional.ofNullable(reason),
           labels,
@@ -304,7 +304,7 @@ final class PodJson {
           owners,
           containers,
           priority,
-          nullToEmpty(priorityClassName),
+          PodRecords.nullToEmpty(priorityClassName),
           PodRecords.time(startTime),
           conditions,
           hasSpec ? new Volumes(localStorage, claims, resourceClaims) : Volumes.NONE,
@@ -402,7 +402,7 @@ final class PodJson {
     }
 
     Scheduling.SpreadConstraint constraint() {
-      return new Scheduling.SpreadConstraint(maxSkew, PodRecords.shared(nullToEmpty(topologyKey)), PodRecords.shared(nullToEmpty(whenUnsatisfiable)),
+      return new Scheduling.SpreadConstraint(maxSkew, PodRecords.shared(PodRecords.nullToEmpty(topologyKey)), PodRecords.shared(PodRecords.nullToEmpty(whenUnsatisfiable)),
           selector, matchLabelKeys, !"Ignore".equals(nodeAffinityPolicy), "Honor".equals(nodeTaintsPolicy));
     }
   }
@@ -624,11 +624,6 @@ final class PodJson {
     return null;
   }
 
-  private static String skip(JsonParser p) throws IOException {
-    p.skipChildren();
-    return null;
-  }
-
   /** A whole number; null for null, or anything else (skipped). */
   private static Integer integer(JsonParser p) throws IOException {
     if (p.currentToken() == JsonToken.VALUE_NUMBER_INT) {
@@ -654,22 +649,8 @@ final class PodJson {
     return map.isEmpty() ? Map.of() : map;
   }
 
-  /** A map of strings thousands of pods repeat (labels), each key and value shared. */
-  private static Map<String, String> sharedMap(JsonParser p) throws IOException {
-    Map<String, String> map = stringMap(p);
-    if (map.isEmpty()) {
-      return map;
-    }
-    Map<String, String> shared = new HashMap<>();
-    map.forEach((key, value) -> shared.put(PodRecords.shared(key), PodRecords.shared(value)));
-    return shared;
-  }
-
   private static String shared(Map<String, String> fields, String field, String absent) {
     return PodRecords.shared(fields.getOrDefault(field, absent));
   }
 
-  private static String nullToEmpty(String s) {
-    return s == null ? "" : s;
-  }
 }

@@ -267,7 +267,8 @@ public final class PodRecords {
     return s == null ? null : s.intern();
   }
 
-  private static Map<String, String> shared(Map<String, String> labels) {
+  /** A map of strings thousands of pods repeat (labels), each key and value shared; {@code Map.of()} if empty. */
+  static Map<String, String> shared(Map<String, String> labels) {
     if (labels == null || labels.isEmpty()) {
       return Map.of();
     }
@@ -276,7 +277,7 @@ public final class PodRecords {
     return out;
   }
 
-  private static String nullToEmpty(String s) {
+  static String nullToEmpty(String s) {
     return s == null ? "" : s;
   }
 }
