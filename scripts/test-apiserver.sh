@@ -216,7 +216,7 @@ launch_apiserver() {
 
 wait_ready() {
   local run=$1 port=$2 deadline=$((SECONDS + 60))
-  until curl -fsk --cacert "$run/pki/ca.crt" -H "Authorization: Bearer $(cat "$run/pki/token")" \
+  until curl -fsk --max-time 5 --cacert "$run/pki/ca.crt" -H "Authorization: Bearer $(cat "$run/pki/token")" \
       "https://127.0.0.1:$port/readyz" >/dev/null 2>&1; do
     if [ $SECONDS -ge $deadline ] || ! kill -0 "$(cat "$run/apiserver.pid")" 2>/dev/null; then
       log "kube-apiserver did not become ready; last log lines:"; tail -20 "$run/apiserver.log" >&2

@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ServiceLoader;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
@@ -71,7 +72,8 @@ class LogFormatTest {
     LoggerFactory.getLogger("io.vertx.core.Vertx").info("starting");
 
     assertThat(captured.toString(StandardCharsets.UTF_8))
-        .matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z INFO  \\[main\\] i\\.p\\.engine\\.Sweeper - evict PodLifeTime pod web/canary-0\n");
+        .matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z INFO  \\[" + Pattern.quote(Thread.currentThread().getName())
+            + "\\] i\\.p\\.engine\\.Sweeper - evict PodLifeTime pod web/canary-0\n");
   }
 
   @Test

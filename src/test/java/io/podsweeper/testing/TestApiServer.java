@@ -152,16 +152,26 @@ public final class TestApiServer implements ExtensionContext.Store.CloseableReso
     return run(command, Map.of("ETCDCTL_API", "3"));
   }
 
+  /** Runs {@code command} for at most 30 s; its output goes to a file, so that a command that hangs cannot hang the read. */
   private static String run(List<String> command, Map<String, String> environment) {
-    ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
-    pb.environment().putAll(environment);
     try {
-      Process p = pb.start();
-      String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-      if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {
-        throw new IllegalStateException(String.join(" ", command) + " failed: " + out);
+      Path output = Files.createTempFile("podsweeper-command-", ".out");
+      try {
+        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile());
+        pb.environment().putAll(environment);
+        Process p = pb.start();
+        boolean exited = p.waitFor(30, TimeUnit.SECONDS);
+        if (!exited) {
+          p.destroyForcibly();
+        }
+        String out = Files.readString(output);
+        if (!exited || p.exitValue() != 0) {
+          throw new IllegalStateException(String.join(" ", command) + (exited ? " failed: " : " did not end in 30 s: ") + out);
+        }
+        return out;
+      } finally {
+        Files.deleteIfExists(output);
       }
-      return out;
     } catch (IOException e) {
       throw new IllegalStateException("cannot run " + command.get(0), e);
     } catch (InterruptedException e) {
