@@ -295,10 +295,9 @@ class CacheCurrencyIT {
    * Holds back requests to watch one collection ({@code path}), from {@link #hold} until {@link #release} or
    * {@link #close}. A test must release before it closes the cache (declare this last in its try-with-resources): a held
    * request holds the informer's lock, which stopping the informer waits for, so a test failing while it held the
-   * watches would hang instead of reporting its failure. The hold also ends by itself after {@link #MOST}.
+   * watches would hang instead of reporting its failure.
    */
   private static final class HeldWatches implements Interceptor, AutoCloseable {
-    private static final Duration MOST = Duration.ofMinutes(2);
     private final String path;
     private volatile CountDownLatch gate = new CountDownLatch(0);
 
@@ -330,9 +329,7 @@ class CacheCurrencyIT {
       String query = request.uri().getQuery();
       if (path.equals(request.uri().getPath()) && query != null && query.contains("watch=true")) {
         try {
-          if (!gate.await(MOST.toMillis(), TimeUnit.MILLISECONDS)) {
-            LoggerFactory.getLogger(CacheCurrencyIT.class).warn("held {} for {}: let go", path, MOST);
-          }
+          gate.await();
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
         }
