@@ -9,7 +9,8 @@
 # CPU, RSS, deadline -> request latencies from the API server's audit log. DESCHEDULER_BINARY is a descheduler
 # v0.32.2 built as docs/benchmarks.md describes (nothing of it is in this repository).
 # SERVICE_JAVA_OPTS: Podsweeper's JVM flags (default: the image's class-data archive, the Deployment's JAVA_TOOL_OPTIONS
-# and -XX:MaxRAM of its memory limit, i.e. what the container would get); TOOLS=upstream|podsweeper runs one only; STEADY_SECONDS (120).
+# and -XX:MaxRAM of its memory limit, i.e. what the container would get); TOOLS=upstream|podsweeper runs one only; STEADY_SECONDS (120);
+# REACT_PODS (60): the pods whose deadlines measure the reaction, 0 for a turn about the start only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PODS=${1:?usage: scripts/side-by-side.sh PODS DESCHEDULER_BINARY [RUNS]}

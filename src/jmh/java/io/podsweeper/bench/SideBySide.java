@@ -45,7 +45,8 @@ public final class SideBySide {
   private static final int NODES = 20;
   private static final int BULK_NAMESPACES = 50;
   private static final int DUE = 100;
-  private static final int REACT = 60;
+  /** The pods whose deadlines measure the reaction; 0 (REACT_PODS=0) leaves the phase out, for a turn about the start only. */
+  private static final int REACT = Integer.parseInt(System.getenv().getOrDefault("REACT_PODS", "60"));
   private static final long LIFETIME_SECONDS = 60;
   static final String POLICY = """
       apiVersion: "descheduler/v1alpha2"

@@ -34,6 +34,15 @@ import java.util.function.Supplier;
  * bounds the connections.
  */
 public final class HttpApi implements AutoCloseable {
+  static {
+    // Before Vert.x loads Netty: Netty's allocator registers JFR events for its chunks and buffers, and registering
+    // starts JFR's machinery at the first allocation, 0.05 of the ~1.4 CPU-seconds of a start (docs/benchmarks.md,
+    // eighth pass), for events nothing here records. An operator's -Dio.netty.jfr.enabled=true still turns them on.
+    if (System.getProperty("io.netty.jfr.enabled") == null) {
+      System.setProperty("io.netty.jfr.enabled", "false");
+    }
+  }
+
   private static final ObjectMapper JSON = new ObjectMapper();
 
   /**
