@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /** The real {@code podsweeper} command (the shaded jar that {@code mvn package} built) in a process of its own. */
 public final class PodsweeperProcess {
@@ -14,12 +15,18 @@ public final class PodsweeperProcess {
    * names no namespace ({@code POD_NAMESPACE}, {@code KUBERNETES_NAMESPACE}): only the arguments and the kubeconfig do.
    */
   public static Process start(Path log, String... args) throws IOException {
+    return start(log, Map.of(), args);
+  }
+
+  /** As {@link #start(Path, String...)}, with these variables added to the environment (e.g. JAVA_TOOL_OPTIONS). */
+  public static Process start(Path log, Map<String, String> environment, String... args) throws IOException {
     Path jar = Path.of(System.getProperty("podsweeper.projectDir", "."), "target", "podsweeper.jar");
     List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", jar.toString()));
     command.addAll(List.of(args));
     ProcessBuilder process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
     process.environment().remove("POD_NAMESPACE");
     process.environment().remove("KUBERNETES_NAMESPACE");
+    process.environment().putAll(environment);
     return process.start();
   }
 }
