@@ -1,8 +1,8 @@
 package io.podsweeper.cli;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.podsweeper.cluster.ClusterSnapshot;
+import io.podsweeper.kube.KubeClients;
 import io.podsweeper.kube.NamespacedPolicies;
 import io.podsweeper.kube.SnapshotReader;
 import io.podsweeper.policy.CleanupPolicies;
@@ -47,7 +47,8 @@ final class ClusterInput {
 
   private Read live(Policy filePolicy) throws Exception {
     io.fabric8.kubernetes.client.Config config = cluster.config();
-    try (KubernetesClient client = new KubernetesClientBuilder().withConfig(config).build()) {
+    try (KubeClients clients = KubeClients.of(config)) {
+      KubernetesClient client = clients.main();
       List<CleanupPolicies.Verdict> verdicts = NamespacedPolicies.judgeOnce(client);
       Policy policy = CleanupPolicies.compose(filePolicy, verdicts);
       // Measured usage only for a policy that reads it: as in run, no other policy asks for (or needs the right to) it.

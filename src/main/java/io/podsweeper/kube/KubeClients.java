@@ -14,7 +14,8 @@ import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * The service's clients of the API server, all on one HTTP client: one TLS context and one pool of connections.
+ * The service's clients of the API server (and the CLI's), all on one HTTP client: one TLS context and one pool of
+ * connections, offering ChaCha20 first ({@link ApiHttpClientFactory}).
  *
  * <p>Why: a client per purpose (informers, removals, leader election, the rest) built a TLS context each (with a
  * client certificate, a key store whose key fabric8 encrypts with 10,000 rounds of PBKDF2) and opened connections of
@@ -35,7 +36,7 @@ public final class KubeClients implements AutoCloseable {
   }
 
   public static KubeClients of(Config config) {
-    return new KubeClients(new KubernetesClientBuilder().withConfig(config).build());
+    return new KubeClients(new KubernetesClientBuilder().withConfig(config).withHttpClientFactory(new ApiHttpClientFactory(config)).build());
   }
 
   /** For everything without settings of its own: Events, ConfigMaps, policies, discovery. */
