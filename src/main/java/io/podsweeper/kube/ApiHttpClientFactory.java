@@ -17,13 +17,17 @@ import javax.net.ssl.TrustManager;
  *
  * <p>Why: the Deployment runs the JVM with C1 only (-XX:TieredStopAtLevel=1), and AES-GCM's intrinsics are C2's. In
  * Java, AES-GCM costs two to three times what ChaCha20-Poly1305 does: 0.30 against 0.13 CPU-seconds for 8 MiB in a
- * fresh JVM (TlsCipherBenchmark; docs/benchmarks.md, eighth pass), and every byte of every list and watch crosses it. The server still chooses: Go's TLS server follows a client that puts ChaCha20 first, and
- * a server that does not offer it still finds every suite the JDK offers, in the JDK's order.
+ * fresh JVM (TlsCipherBenchmark; docs/benchmarks.md, eighth pass), and every byte of every list and watch crosses it.
+ * The server still chooses: Go's TLS server follows a client that puts ChaCha20 first, and a server that does not offer
+ * it still finds every suite the JDK offers, in the JDK's order.
  */
 public final class ApiHttpClientFactory extends JdkHttpClientFactory {
   private final String[] protocols;
 
-  /** @param config whose TLS versions fabric8 would offer (its sslParameters, which this replaces, carry them) */
+  /**
+   * @param config whose TLS versions fabric8 would offer: the sslParameters this replaces carry them, and fabric8's
+   *     builder cannot be asked for its own, so they are derived here as fabric8 derives them
+   */
   public ApiHttpClientFactory(Config config) {
     TlsVersion[] versions = config.getTlsVersions();
     this.protocols = versions == null || versions.length == 0 ? null : Arrays.stream(versions).map(TlsVersion::javaName).toArray(String[]::new);
