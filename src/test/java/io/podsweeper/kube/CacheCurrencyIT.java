@@ -305,10 +305,15 @@ class CacheCurrencyIT {
       this.path = path;
     }
 
-    /** The service's clients of {@code server}, with these watches held back. */
+    /**
+     * The service's clients of {@code server}, with these watches held back. Over HTTP/1.1, a connection per request:
+     * holding blocks the thread that sends the watch, and fabric8 sends it from the thread that completed the list
+     * before it, which over HTTP/2 can be the shared connection's frame reader; holding it there stalled every other
+     * stream, the pods' list included (a stall of the test's making: nothing in the service blocks that thread).
+     */
     KubeClients clients(TestApiServer server) {
       return new KubeClients(new KubernetesClientBuilder().withConfig(server.config())
-          .withHttpClientBuilderConsumer(http -> http.addOrReplaceInterceptor("held-watches", this)).build());
+          .withHttpClientBuilderConsumer(http -> http.preferHttp11().addOrReplaceInterceptor("held-watches", this)).build());
     }
 
     void hold() {
