@@ -853,7 +853,6 @@ final class RemovalGate implements AutoCloseable {
    * pods this service is removing, which the cache still shows running, are taken off.
    */
   private int running(String namespace) {
-    int counted = namespace == null ? cache.runningInCluster() : cache.runningInNamespace(namespace);
     String prefix = namespace + "/";
     int removing = 0;
     for (Map.Entry<String, String> removed : removedLately.asMap().entrySet()) {
@@ -863,6 +862,10 @@ final class RemovalGate implements AutoCloseable {
         removing++;
       }
     }
+    // Counted after the pods being removed were looked at, not before: a pod deleted in between was then either taken
+    // off and not counted (one pod fewer, a stricter guard) or neither. Counted first, it was counted and not taken
+    // off, and the guard admitted one eviction more than the share allows.
+    int counted = namespace == null ? cache.runningInCluster() : cache.runningInNamespace(namespace);
     return counted - removing;
   }
 
