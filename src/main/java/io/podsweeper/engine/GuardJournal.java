@@ -3,7 +3,10 @@ package io.podsweeper.engine;
 import io.podsweeper.safety.BlastRadiusGuard;
 import io.podsweeper.safety.GuardWindow;
 import java.time.Clock;
+import java.util.Collections;
 import java.util.Optional;
+import java.util.Set;
+import java.util.WeakHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,7 +22,12 @@ final class GuardJournal {
 
   private final GuardWindowStore store;
   private final Clock clock;
-  private boolean loaded;
+  /**
+   * The guards the remembered window was read into this term. A set, not the last one: a caller that read the guard
+   * before a dry-run switch replaced it must neither leave the new guard unread nor make it be read twice (a second
+   * read would drop what it counted since). Weak: a replaced guard is forgotten with its last user.
+   */
+  private final Set<BlastRadiusGuard> loaded = Collections.newSetFromMap(new WeakHashMap<>());
   private long durableVersion = -1;
   private BlastRadiusGuard durableGuard;
 
@@ -49,11 +57,11 @@ final class GuardJournal {
   }
 
   /**
-   * Takes over the window the last writer left, once per term of leadership (and once after start), before the
-   * term's first removal is counted; false (and logged) if it cannot be read, and then nothing may be counted.
+   * Takes over the window the last writer left, once per term of leadership (and once after start) and guard, before
+   * the first removal is counted in it; false (and logged) if it cannot be read, and then nothing may be counted.
    */
   synchronized boolean takeOver(BlastRadiusGuard guard) {
-    if (loaded) {
+    if (loaded.contains(guard)) {
       return true;
     }
     Optional<String> text;
@@ -71,13 +79,13 @@ final class GuardJournal {
         LOG.error("ignoring the blast-radius guard's remembered window: {}", e.getMessage());
       }
     }
-    loaded = true;
+    loaded.add(guard);
     return true;
   }
 
   /** Leadership lost: the next term starts by reading what the other leader wrote meanwhile. */
   synchronized void forget() {
-    loaded = false;
+    loaded.clear();
     durableGuard = null;
   }
 }

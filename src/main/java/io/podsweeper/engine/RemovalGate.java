@@ -35,6 +35,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
@@ -71,6 +72,8 @@ final class RemovalGate implements AutoCloseable {
   private static final Instant ADOPTED = Instant.EPOCH;
   /** How often a waiting removal looks again whether it may still go (the lease also expires without an event). */
   private static final long WAIT_SLICE_MILLIS = 50;
+  /** How often {@link #running} reads again while the cluster churns; then it settles for the stricter count. */
+  private static final int RUNNING_READS = 3;
 
   /** The policy in force, numbered: what a decision was made under, and what the final check judges by. */
   record Rules(Policy policy, PolicyEvaluator evaluator, long generation) {}
@@ -211,11 +214,11 @@ final class RemovalGate implements AutoCloseable {
       journal.forget();
     } else {
       if (!old.limits().equals(now.limits())) {
-        budget = budget.withLimits(now.limits());
+        budget.setLimits(now.limits());
         bucket = new TokenBucket(now.limits().perSecond());
       }
       if (!old.guard().equals(now.guard())) {
-        guard = guard.withConfig(now.guard());
+        guard.reconfigure(now.guard());
       }
     }
     hourlyCaps = now.profiles().stream().filter(p -> p.maxRemovalsPerHourPerNamespace().isPresent())
@@ -362,11 +365,12 @@ final class RemovalGate implements AutoCloseable {
     if (heldBack(pod, candidate, now)) {
       return;
     }
-    if (!journal.takeOver(guard)) {
+    BlastRadiusGuard inGuard = guard; // one guard for both: a count only goes into a guard that has read the window
+    if (!journal.takeOver(inGuard)) {
       retryLater.accept(decision.podKey(), STALE_CACHE_RETRY);
       return;
     }
-    Optional<Reservation> reservation = reserve(pod, candidate, now);
+    Optional<Reservation> reservation = reserve(pod, candidate, inGuard, now);
     if (reservation.isEmpty()) {
       return;
     }
@@ -422,7 +426,7 @@ final class RemovalGate implements AutoCloseable {
   }
 
   /** Takes the removal from the budget, the guard's window and the hourly cap, or says no (and takes nothing). */
-  private Optional<Reservation> reserve(PodRecord pod, Candidate candidate, Instant now) {
+  private Optional<Reservation> reserve(PodRecord pod, Candidate candidate, BlastRadiusGuard inGuard, Instant now) {
     Decision decision = candidate.decision();
     RemovalBudget inBudget = budget;
     Optional<String> limit = inBudget.take(decision);
@@ -431,7 +435,6 @@ final class RemovalGate implements AutoCloseable {
           candidate.dryRun());
       return Optional.empty();
     }
-    BlastRadiusGuard inGuard = guard;
     Optional<BlastRadiusGuard.Trip> tripped;
     synchronized (inGuard) {
       tripped = inGuard.check(decision, running(pod.namespace()), running(null), now);
@@ -851,8 +854,27 @@ final class RemovalGate implements AutoCloseable {
    * Running pods (bound to a node, not finished, not terminating) in a namespace, or in the cluster when it is null:
    * a never-scheduled Pending pod is nothing an eviction could take away. The cache keeps the counts as pods change;
    * pods this service is removing, which the cache still shows running, are taken off.
+   *
+   * <p>Two reads, not one snapshot. The cache changes a count before it shows the change in its records (RecordStore),
+   * and the count is read after the records: a pod deleted meanwhile is then off both, or taken off twice (a stricter
+   * guard), never counted without being taken off (a laxer one). Taken off twice can trip the guard falsely, so the
+   * count is read on both sides of the look-up, and the look-up made again if it moved.
    */
   private int running(String namespace) {
+    IntSupplier counted = namespace == null ? cache::runningInCluster : () -> cache.runningInNamespace(namespace);
+    int attempt = 0;
+    while (true) {
+      int before = counted.getAsInt();
+      int removing = removing(namespace);
+      int after = counted.getAsInt();
+      if (before == after || ++attempt == RUNNING_READS) {
+        return after - removing;
+      }
+    }
+  }
+
+  /** Pods this service is removing that the cache still shows running, in a namespace or (null) the cluster. */
+  private int removing(String namespace) {
     String prefix = namespace + "/";
     int removing = 0;
     for (Map.Entry<String, String> removed : removedLately.asMap().entrySet()) {
@@ -862,11 +884,7 @@ final class RemovalGate implements AutoCloseable {
         removing++;
       }
     }
-    // Counted after the pods being removed were looked at, not before: a pod deleted in between was then either taken
-    // off and not counted (one pod fewer, a stricter guard) or neither. Counted first, it was counted and not taken
-    // off, and the guard admitted one eviction more than the share allows.
-    int counted = namespace == null ? cache.runningInCluster() : cache.runningInNamespace(namespace);
-    return counted - removing;
+    return removing;
   }
 
   private Duration backOff(String uid) {
@@ -915,10 +933,11 @@ final class RemovalGate implements AutoCloseable {
     if (heldBack(pod, candidate, now)) {
       return Optional.of(killSwitch.holds(decision.action()) ? "removals are paused: " + killSwitch.reason() : "held back by a throttle");
     }
-    if (!journal.takeOver(guard)) {
+    BlastRadiusGuard inGuard = guard; // as in admit
+    if (!journal.takeOver(inGuard)) {
       return Optional.of("the guard's window is not read yet");
     }
-    Optional<Reservation> reservation = reserve(pod, candidate, now);
+    Optional<Reservation> reservation = reserve(pod, candidate, inGuard, now);
     if (reservation.isEmpty()) {
       return Optional.of("over a removal limit, or the blast-radius guard refused it");
     }

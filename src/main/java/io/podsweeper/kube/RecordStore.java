@@ -35,7 +35,13 @@ import org.slf4j.LoggerFactory;
 final class RecordStore<T extends HasMetadata, R> implements ItemStore<T> {
   private static final Logger LOG = LoggerFactory.getLogger(RecordStore.class);
 
-  /** Told on the informer's thread, right after a key's record changed: before or after is null when absent. */
+  /**
+   * Told on the informer's thread, right before readers of the store see a key's record change: before or after is
+   * null when absent. Before, not after: what a change keeps (the counts of running pods) is then never behind the
+   * records, so a reader who looks records up and then reads a count can find a pod gone from both, or from the
+   * count only (counted off twice: the blast-radius guard errs strict), but never from the records only (not counted
+   * off at all: the guard would admit one eviction too many).
+   */
   @FunctionalInterface
   interface Change<R> {
     void changed(String key, R before, R after);
@@ -91,18 +97,20 @@ final class RecordStore<T extends HasMetadata, R> implements ItemStore<T> {
       return remove(key);
     }
     ObjectMeta meta = obj.getMetadata();
-    Entry<R> before = entries.put(key, new Entry<>(meta.getUid(), meta.getResourceVersion(), record));
+    Entry<R> before = entries.get(key); // one writer: nothing changes it between this and the put
     change.changed(key, before == null ? null : before.record(), record);
+    entries.put(key, new Entry<>(meta.getUid(), meta.getResourceVersion(), record));
     return standIn(key, before);
   }
 
   @Override
   public T remove(String key) {
-    Entry<R> before = entries.remove(key);
+    Entry<R> before = entries.get(key);
     if (before == null) {
       return null;
     }
     change.changed(key, before.record(), null);
+    entries.remove(key);
     return standIn(key, before);
   }
 

@@ -18,7 +18,7 @@ import java.util.Optional;
  * the caller supplies the clock and the pod counts, and stops everything when this says no.
  */
 public final class BlastRadiusGuard {
-  private final Guard config;
+  private Guard config;
   private final Deque<Instant> removals = new ArrayDeque<>();
   private final Deque<Instant> evictions = new ArrayDeque<>();
   private final Map<String, Deque<Instant>> evictionsByNamespace = new HashMap<>();
@@ -99,15 +99,13 @@ public final class BlastRadiusGuard {
   }
 
   /**
-   * The same window under new settings: a reload that changes the guard must not forget what was removed, or an
-   * edit would be a way around it.
+   * New settings over the same window: a reload that changes the guard must not forget what was removed, or an edit
+   * would be a way around it. In place, not a copy: a copy would lose a count, a give-back or a restored window that
+   * another thread applies to the old instance meanwhile.
    */
-  public synchronized BlastRadiusGuard withConfig(Guard newConfig) {
-    BlastRadiusGuard next = new BlastRadiusGuard(newConfig);
-    next.removals.addAll(removals);
-    next.evictions.addAll(evictions);
-    evictionsByNamespace.forEach((ns, times) -> next.evictionsByNamespace.put(ns, new ArrayDeque<>(times)));
-    return next;
+  public synchronized void reconfigure(Guard newConfig) {
+    version++; // the window written depends on the window's length
+    config = newConfig;
   }
 
   /** Forgets everything counted: an operator resumed after a trip. */
@@ -119,7 +117,7 @@ public final class BlastRadiusGuard {
   }
 
   /** True if a removal of this kind counts at all, i.e. whether the window must be kept for it. */
-  public boolean counts(Decision d) {
+  public synchronized boolean counts(Decision d) {
     return d.action() == Action.EVICT || config.maxRemovals().isPresent();
   }
 

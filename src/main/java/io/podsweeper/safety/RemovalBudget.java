@@ -18,7 +18,7 @@ public final class RemovalBudget {
   /** Every cap's message, as upstream words them. */
   public static final java.util.List<String> CAPS = java.util.List.of(TOTAL_REACHED, NODE_REACHED, NAMESPACE_REACHED);
 
-  private final Limits limits;
+  private Limits limits;
   private final Map<String, Integer> perNode = new HashMap<>();
   private final Map<String, Integer> perNamespace = new HashMap<>();
   private int total;
@@ -63,13 +63,12 @@ public final class RemovalBudget {
     perNamespace.computeIfPresent(decision.namespace(), (k, v) -> v > 1 ? v - 1 : null);
   }
 
-  /** The same window's counts under new caps: a reload must not open the caps again. */
-  public synchronized RemovalBudget withLimits(Limits newLimits) {
-    RemovalBudget next = new RemovalBudget(newLimits);
-    next.total = total;
-    next.perNode.putAll(perNode);
-    next.perNamespace.putAll(perNamespace);
-    return next;
+  /**
+   * New caps over the same window's counts: a reload must not open the caps again. In place, not a copy, so a removal
+   * taken or given back by another thread while the policy changes is counted in the window that stays in force.
+   */
+  public synchronized void setLimits(Limits newLimits) {
+    limits = newLimits;
   }
 
   public synchronized void reset() {

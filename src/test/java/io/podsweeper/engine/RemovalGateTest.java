@@ -18,6 +18,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
@@ -37,6 +39,9 @@ class RemovalGateTest {
   private final RecentDecisions recent = new RecentDecisions(100);
   private final Metrics metrics = new Metrics();
   private final KillSwitch killSwitch = new KillSwitch(metrics, (paused, reason) -> {});
+  /** The request for pod "held" waits on the wire until the test answers it, then finds the pod gone (404). */
+  private final CountDownLatch heldRequestSent = new CountDownLatch(1);
+  private final CountDownLatch heldRequestAnswered = new CountDownLatch(1);
 
   private Sweeper sweeper(String policy) {
     return sweeper(policy, GuardWindowStore.NONE);
@@ -44,6 +49,16 @@ class RemovalGateTest {
 
   private Sweeper sweeper(String policy, GuardWindowStore guardWindow) {
     Sweeper s = new Sweeper(PolicyLoader.parse(policy, "test"), source, (d, dryRun) -> {
+      if (d.name().equals("held")) {
+        heldRequestSent.countDown();
+        try {
+          heldRequestAnswered.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        source.pods.remove(d.podKey());
+        return new PodRemover.Result(PodRemover.Outcome.GONE, 404, "pods \"held\" not found");
+      }
       if (dryRun) {
         return new PodRemover.Result(PodRemover.Outcome.REMOVED, 200, "");
       }
@@ -130,6 +145,40 @@ class RemovalGateTest {
     }
   }
 
+  /**
+   * A reload changes the guard while a request is on the wire; the pod turns out gone. The guard in force must forget
+   * that removal: one that never happened must not count towards maxRemovals 2 and stop the next two.
+   */
+  @Test
+  void aRequestThatFailsAfterAGuardChangingReloadIsForgottenByTheGuardInForce() throws InterruptedException {
+    aRequestThatFailsAfterAReloadGivesItsPlaceBack("guard: {maxRemovals: 2}\n", "guard: {maxRemovals: 2, window: 2h}\n");
+    assertThat(killSwitch.paused()).as("the guard counted a removal that never happened").isFalse();
+  }
+
+  /** The same for the limits: the window in force gives the failed removal's place back, so maxTotal 2 admits two. */
+  @Test
+  void aRequestThatFailsAfterALimitsChangingReloadGivesItsPlaceBackToTheLimitsInForce() throws InterruptedException {
+    aRequestThatFailsAfterAReloadGivesItsPlaceBack("limits: {maxTotal: 2}\n", "limits: {maxTotal: 2, maxPerNode: 5}\n");
+    assertThat(recent.list()).noneSatisfy(e -> assertThat(e.result()).isEqualTo("limited"));
+  }
+
+  private void aRequestThatFailsAfterAReloadGivesItsPlaceBack(String before, String after) throws InterruptedException {
+    try (Sweeper s = sweeper(HEAD + before + "rules: [{name: r, states: [Failed]}]\n")) {
+      PodRecord held = failed("held");
+      source.put(held);
+      s.podChanged(held);
+      assertThat(heldRequestSent.await(3, TimeUnit.SECONDS)).isTrue();
+      s.reload(PolicyLoader.parse(HEAD + after + "rules: [{name: r, states: [Failed]}]\n", "test"));
+      heldRequestAnswered.countDown();
+      await().atMost(Duration.ofSeconds(3)).until(() -> recent.list().stream().anyMatch(e -> e.result().equals("gone")));
+      for (PodRecord p : List.of(failed("p1"), failed("p2"))) {
+        source.put(p);
+        s.podChanged(p);
+      }
+      await().atMost(Duration.ofSeconds(3)).until(() -> sent.size() == 2);
+    }
+  }
+
   @Test
   void shuttingDownDoesNotWaitForTheRate() {
     Sweeper s = sweeper(HEAD + "limits: {perSecond: 0.01}\nrules: [{name: r, states: [Failed]}]\n");
@@ -168,6 +217,34 @@ class RemovalGateTest {
       await().atMost(Duration.ofSeconds(3)).until(killSwitch::paused);
       assertThat(killSwitch.reason()).contains("would evict 3 of 4 running pods in namespace a");
       assertThat(sent).hasSize(2);
+    }
+  }
+
+  /**
+   * The pod evicted first leaves the cache just after the guard looked it up among the pods being removed, before it
+   * read the count: taken off twice, it would make half of four look like two of three and trip the guard falsely.
+   */
+  @Test
+  void aPodDeletedWhileTheGuardCountsIsTakenOffOnce() {
+    String policy = HEAD + "guard: {maxNamespaceShare: 0.5, maxClusterShare: 1.0, minEvictions: 0}\n"
+        + "rules: [{name: r, states: [Running], maxAge: 1h}]\n";
+    PodRecord first = pod("old-0").ns("a").created(OLD).build();
+    PodRecord second = pod("old-1").ns("a").created(OLD).build();
+    List.of(first, second, pod("young-0").ns("a").build(), pod("young-1").ns("a").build()).forEach(source::put);
+    try (Sweeper s = sweeper(policy)) {
+      s.podChanged(first);
+      await().atMost(Duration.ofSeconds(3)).until(() -> sent.size() == 1);
+      source.put(first); // evicted, and still in the cache until its deletion is heard
+      AtomicBoolean deleteOnLookup = new AtomicBoolean(true);
+      source.afterLookup = key -> {
+        if (key.equals(first.key()) && deleteOnLookup.getAndSet(false)) {
+          source.pods.remove(key);
+        }
+      };
+      s.podChanged(second);
+      await().atMost(Duration.ofSeconds(3)).until(() -> sent.size() == 2 || killSwitch.paused());
+      assertThat(killSwitch.paused()).as("paused: %s", killSwitch.reason()).isFalse();
+      assertThat(deleteOnLookup).as("the guard looked the first pod up").isFalse();
     }
   }
 

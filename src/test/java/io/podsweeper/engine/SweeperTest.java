@@ -32,6 +32,7 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
@@ -54,9 +55,14 @@ class SweeperTest {
       return ClusterSnapshot.of(pods.values(), List.of(), List.of());
     }
 
+    /** Told after each look-up of one pod, e.g. to delete it at the worst moment. */
+    volatile Consumer<String> afterLookup = key -> {};
+
     @Override
     public Optional<PodRecord> pod(String key) {
-      return Optional.ofNullable(pods.get(key));
+      Optional<PodRecord> found = Optional.ofNullable(pods.get(key));
+      afterLookup.accept(key);
+      return found;
     }
 
     @Override

@@ -12,6 +12,7 @@ import io.podsweeper.cluster.PodRecord;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -130,6 +131,25 @@ class RecordStoreTest {
     assertThat(changes).containsExactlyInAnyOrder("ns/a: 1 -> 2", "ns/b: 1 -> -");
     hearAll();
     assertThat(heard).containsExactlyInAnyOrder("update a 1 -> 2", "delete b uid=uid-b (relist)");
+  }
+
+  /**
+   * A change (the counts of running pods) hears of an object while the records still show its old state: a count is
+   * never behind the records, so the blast-radius guard can err strict but never lax (RecordStore.Change).
+   */
+  @Test
+  void aChangeIsToldBeforeTheRecordsShowIt() {
+    List<String> shownWhenTold = new ArrayList<>();
+    AtomicReference<RecordStore<Pod, PodRecord>> records = new AtomicReference<>();
+    records.set(new RecordStore<>(Pod::new, PodRecords::pod, (key, before, after) -> {
+      PodRecord shown = records.get().record(key);
+      shownWhenTold.add(shown == null ? "-" : shown.resourceVersion());
+    }));
+    records.get().put("ns/a", pod("a", "1"));
+    records.get().put("ns/a", pod("a", "2"));
+    records.get().remove("ns/a");
+    assertThat(shownWhenTold).containsExactly("-", "1", "2");
+    assertThat(records.get().record("ns/a")).isNull();
   }
 
   @Test
