@@ -197,8 +197,9 @@ final class RemovalGate implements AutoCloseable {
   }
 
   /**
-   * Takes a new policy's limits. A reload (a file edit, any PodCleanupPolicy change) never opens the limits or the
-   * guard's window again: their counts carry over, under the new settings. Waiting removals look again at once.
+   * Takes a new policy's limits. A reload (a file edit, any PodCleanupPolicy change) never opens the limits, the
+   * guard's window or the rate again: their counts and spent tokens carry over, under the new settings, changed in
+   * place so that what another thread counts meanwhile stays counted. Waiting removals look again at once.
    */
   void apply(Policy old, Policy now) {
     if (old == null) {
@@ -207,15 +208,15 @@ final class RemovalGate implements AutoCloseable {
       guard = new BlastRadiusGuard(now.guard());
     } else if (old.dryRun() != now.dryRun()) {
       // A dry-run counted what would have been removed; the live run starts from what really was (the window the
-      // cluster remembers), and a dry-run from a clean slate.
+      // cluster remembers), and a dry-run from a clean slate. The rate paced both: it goes on.
       budget = new RemovalBudget(now.limits());
-      bucket = new TokenBucket(now.limits().perSecond());
+      bucket.setRate(now.limits().perSecond());
       guard = new BlastRadiusGuard(now.guard());
       journal.forget();
     } else {
       if (!old.limits().equals(now.limits())) {
         budget.setLimits(now.limits());
-        bucket = new TokenBucket(now.limits().perSecond());
+        bucket.setRate(now.limits().perSecond());
       }
       if (!old.guard().equals(now.guard())) {
         guard.reconfigure(now.guard());

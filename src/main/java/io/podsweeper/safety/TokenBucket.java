@@ -8,8 +8,8 @@ import java.time.Duration;
  * the workloads.
  */
 public final class TokenBucket {
-  private final double perSecond;
-  private final double capacity;
+  private double perSecond;
+  private double capacity;
   private final java.util.function.LongSupplier nanoClock;
   private double tokens;
   private long last;
@@ -28,9 +28,7 @@ public final class TokenBucket {
 
   /** Takes a token if there is one; otherwise says how long until there will be, and takes nothing. */
   public synchronized Duration tryTake() {
-    long now = nanoClock.getAsLong();
-    tokens = Math.min(capacity, tokens + (now - last) / 1e9 * perSecond);
-    last = now;
+    refill(nanoClock.getAsLong());
     if (tokens >= 1.0) {
       tokens -= 1.0;
       return Duration.ZERO;
@@ -38,10 +36,26 @@ public final class TokenBucket {
     return Duration.ofNanos((long) Math.ceil((1.0 - tokens) / perSecond * 1e9));
   }
 
+  /**
+   * A new rate from now on, keeping the tokens already spent: a fresh bucket would hand out a full burst at every
+   * reload, and an edited policy would be a way past the rate. A raised rate fills the bucket faster at once.
+   */
+  public synchronized void setRate(double newPerSecond) {
+    refill(nanoClock.getAsLong());
+    perSecond = newPerSecond;
+    capacity = Math.max(1.0, newPerSecond);
+    tokens = Math.min(tokens, capacity);
+  }
+
   /** Blocks until a token is taken. */
   public void take() throws InterruptedException {
     for (Duration wait = tryTake(); !wait.isZero(); wait = tryTake()) {
       Thread.sleep(Math.max(1, wait.toMillis()));
     }
+  }
+
+  private void refill(long now) {
+    tokens = Math.min(capacity, tokens + (now - last) / 1e9 * perSecond);
+    last = now;
   }
 }

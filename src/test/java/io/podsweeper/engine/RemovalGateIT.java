@@ -35,10 +35,8 @@ class RemovalGateIT {
     String ns = server.newNamespace("pause-waiting");
     client.configMaps().inNamespace(ns).resource(new ConfigMapBuilder().withNewMetadata().withName("podsweeper-control").endMetadata()
         .withData(Map.of("paused", "false")).build()).create();
-    Instant finished = Instant.now().minusSeconds(3600);
     for (int i = 0; i < 4; i++) {
-      Pod pod = TestPods.create(client, ns, "job-" + i, "node-a", Map.of());
-      TestPods.setStatus(client, pod, "Failed", null, List.of(TestPods.terminated("Error", 1, finished)));
+      TestPods.failed(client, ns, "job-" + i, Instant.now().minusSeconds(3600));
     }
     String policy = """
         apiVersion: podsweeper.io/v1alpha1
@@ -61,6 +59,39 @@ class RemovalGateIT {
     }
   }
 
+  /**
+   * An edited policy is no way past the rate. The first removal spends the rate's one token (0.2/s); a reload that
+   * changes another limit must not hand out a fresh one, so the audit log shows the next request its 5 s later.
+   */
+  @Test
+  void aReloadIsNoWayPastTheRate(TestApiServer server, @TempDir Path dir) throws Exception {
+    KubernetesClient client = server.client();
+    String ns = server.newNamespace("reload-rate");
+    String policy = """
+        apiVersion: podsweeper.io/v1alpha1
+        kind: PodSweeperPolicy
+        limits: {perSecond: 0.2%s}
+        rules:
+          - name: failed
+            namespaces: {include: [%s]}
+            states: [Failed]
+        """;
+    Path file = dir.resolve("policy.yaml");
+    try (RunningService service = startedOnFile(server, file, policy.formatted("", ns))) {
+      TestPods.failed(client, ns, "first", Instant.now().minusSeconds(3600));
+      await().atMost(Duration.ofSeconds(10)).until(() -> server.removalRequests(ns).size() == 1);
+      Files.writeString(file, policy.formatted(", maxPerNode: 50", ns));
+      await().atMost(Duration.ofSeconds(5)).until(() -> service.metric("podsweeper_policy_reloads_total", "result=\"applied\"") == 1.0);
+      // The file's policy is composed with the namespaced ones and in force within a second (NamespacedPolicies). The
+      // second pod comes after that: one already waiting would spend a fresh token on its way out, unseen.
+      Thread.sleep(1500);
+      TestPods.failed(client, ns, "second", Instant.now().minusSeconds(3600));
+      await().atMost(Duration.ofSeconds(10)).until(() -> server.removalRequests(ns).size() == 2);
+      List<TestApiServer.AuditEvent> requests = server.removalRequests(ns);
+      assertThat(Duration.between(requests.get(0).received(), requests.get(1).received())).isGreaterThan(Duration.ofMillis(4500));
+    }
+  }
+
   /** A dry-run runs the whole path, the request included (dryRun=All): it reports the refusal the live run then meets. */
   @Test
   void aDryRunReportsThePdbRefusalTheLiveRunThenMeets(TestApiServer server, @TempDir Path dir) throws Exception {
@@ -79,9 +110,7 @@ class RemovalGateIT {
             states: [CrashLoopBackOff]
         """;
     Path file = dir.resolve("policy.yaml");
-    Files.writeString(file, rules.formatted("true", ns));
-    try (RunningService service = RunningService.start(server, Files.readString(file),
-        Service.Options.local(0).withPolicyFile(file, UnaryOperator.identity(), Duration.ofMillis(200)))) {
+    try (RunningService service = startedOnFile(server, file, rules.formatted("true", ns))) {
       await().atMost(Duration.ofSeconds(10)).until(() -> service.result(ns, "web").equals("pdb-would-refuse"));
       assertThat(client.pods().inNamespace(ns).withName("web").get()).isNotNull();
       Files.writeString(file, rules.formatted("false", ns));
@@ -96,8 +125,7 @@ class RemovalGateIT {
     KubernetesClient client = server.client();
     String ns = server.newNamespace("dry-backlog");
     for (int i = 0; i < 6; i++) {
-      Pod pod = TestPods.create(client, ns, "job-" + i, "node-a", Map.of());
-      TestPods.setStatus(client, pod, "Failed", null, List.of(TestPods.terminated("Error", 1, Instant.now().minusSeconds(3600))));
+      TestPods.failed(client, ns, "job-" + i, Instant.now().minusSeconds(3600));
     }
     String policy = """
         apiVersion: podsweeper.io/v1alpha1
@@ -110,9 +138,7 @@ class RemovalGateIT {
             states: [Failed]
         %s""";
     Path file = dir.resolve("policy.yaml");
-    Files.writeString(file, policy.formatted(ns, ""));
-    try (RunningService service = RunningService.start(server, Files.readString(file),
-        Service.Options.local(0).withPolicyFile(file, UnaryOperator.identity(), Duration.ofMillis(200)))) {
+    try (RunningService service = startedOnFile(server, file, policy.formatted(ns, ""))) {
       String dryRuns = "result=\"dry-run\"";
       await().atMost(Duration.ofSeconds(10)).until(() -> service.metric("podsweeper_removals_total", dryRuns, "namespace=\"" + ns + "\"") == 6.0);
       // Passes every second, and a reload that adds a rule about other pods.
@@ -122,5 +148,11 @@ class RemovalGateIT {
       assertThat(service.metric("podsweeper_removals_total", dryRuns, "namespace=\"" + ns + "\"")).isEqualTo(6.0);
       assertThat(client.pods().inNamespace(ns).list().getItems()).hasSize(6);
     }
+  }
+
+  /** The service started on a policy file, written first, that it reloads when it changes (looked at every 200 ms). */
+  private static RunningService startedOnFile(TestApiServer server, Path file, String policy) throws Exception {
+    Files.writeString(file, policy);
+    return RunningService.start(server, policy, Service.Options.local(0).withPolicyFile(file, UnaryOperator.identity(), Duration.ofMillis(200)));
   }
 }

@@ -136,6 +136,26 @@ class RemovalGateTest {
     }
   }
 
+  /**
+   * A reload that changes other limits hands out no fresh burst: the rate's one token is spent on the first removal,
+   * and the second, due just after the reload, waits its turn (2 s) instead of going at once.
+   */
+  @Test
+  void aReloadGivesNoFreshBurstOfTheRate() {
+    try (Sweeper s = sweeper(SLOW)) {
+      PodRecord first = failed("first");
+      source.put(first);
+      s.podChanged(first);
+      await().atMost(Duration.ofSeconds(3)).until(() -> sent.size() == 1);
+      s.reload(PolicyLoader.parse(HEAD + "limits: {perSecond: 0.5, maxPerNode: 5}\nrules: [{name: r, states: [Failed]}]\n", "test"));
+      PodRecord second = failed("second");
+      source.put(second);
+      s.podChanged(second);
+      await().during(Duration.ofMillis(1200)).atMost(Duration.ofSeconds(2)).until(() -> sent.size() == 1);
+      await().atMost(Duration.ofSeconds(3)).until(() -> sent.size() == 2);
+    }
+  }
+
   @Test
   void aReloadThatDropsTheRuleDropsTheWaitingRemoval() {
     try (Sweeper s = sweeper(SLOW)) {

@@ -112,6 +112,22 @@ class SafetyTest {
   }
 
   @Test
+  void tokenBucketKeepsWhatWasSpentThroughANewRate() {
+    AtomicLong nanos = new AtomicLong();
+    TokenBucket bucket = new TokenBucket(2, nanos::get);
+    bucket.tryTake();
+    bucket.tryTake();
+    bucket.setRate(4);
+    assertThat(bucket.tryTake()).as("no fresh burst").isEqualTo(Duration.ofMillis(250));
+    nanos.addAndGet(Duration.ofMillis(250).toNanos());
+    assertThat(bucket.tryTake()).as("the new rate at once").isZero();
+    nanos.addAndGet(Duration.ofSeconds(10).toNanos());
+    bucket.setRate(1);
+    assertThat(bucket.tryTake()).as("a lower rate, a smaller burst").isZero();
+    assertThat(bucket.tryTake()).isEqualTo(Duration.ofSeconds(1));
+  }
+
+  @Test
   void hourlyNamespaceCapCountsPerNamespaceForgetsWhatDidNotHappenAndSlides() {
     HourlyNamespaceCap cap = new HourlyNamespaceCap();
     Instant t = Instant.parse("2026-01-01T12:00:00Z");
