@@ -41,9 +41,17 @@ public final class KillSwitch {
     /**
      * Writes {@code paused} ("true", "evictions" or "false") and the reason. Throws when the state could not be
      * shared; the message says why, in one line.
+     *
+     * @param over empty for a command (pause, resume), written over whatever the store holds; else the version of
+     *     the store a reaction answers (a state to correct), written only while the store still holds that version,
+     *     and {@code ""} for a store seen deleted, written only while it is absent
+     * @return false when the store holds another version than {@code over} by now: its newer state is observed next
      */
-    void write(String paused, String reason);
+    boolean write(String paused, String reason, Optional<String> over);
   }
+
+  /** The version of the store that was seen deleted: a reaction to that is written only while it is absent. */
+  public static final String ABSENT = "";
 
   private final Metrics metrics;
   private final Store store;
@@ -99,7 +107,7 @@ public final class KillSwitch {
 
   private Optional<String> pause(Scope what, String why) {
     set(what, why);
-    return share(what.word, why).map(problem -> "paused this replica only, the other replicas were not reached: " + problem);
+    return share(what.word, why, Optional.empty()).map(problem -> "paused this replica only, the other replicas were not reached: " + problem);
   }
 
   /**
@@ -108,7 +116,7 @@ public final class KillSwitch {
    * @return empty when resumed; else why not
    */
   public synchronized Optional<String> resume() {
-    Optional<String> problem = share(RUNNING, "");
+    Optional<String> problem = share(RUNNING, "", Optional.empty());
     if (problem.isPresent()) {
       return Optional.of("not resumed: " + problem.get());
     }
@@ -120,12 +128,15 @@ public final class KillSwitch {
    * What the control ConfigMap says, whoever wrote it: {@code said} is its {@code paused} key, empty when the key is
    * absent. An absent key means running only while nothing is paused. Only "false" means running: a value nobody
    * expected stops every removal rather than allow them.
+   *
+   * <p>What this writes back in answer is written only over the {@code version} it answers: a watch that resumes
+   * after a break replays old states, and an answer to one of them must not undo what an operator did since.
    */
-  public synchronized void observed(Optional<String> said, String why) {
+  public synchronized void observed(Optional<String> said, String why, String version) {
     if (said.isEmpty()) {
       if (scope != null) {
         LOG.warn("the control ConfigMap lost its paused key: still paused (only paused: \"false\" resumes); writing it back");
-        share(scope.word, reason);
+        share(scope.word, reason, Optional.of(version));
       }
       return;
     }
@@ -134,7 +145,7 @@ public final class KillSwitch {
       set(null, "");
       if (!why.isBlank()) {
         // An operator resumed by hand: clear the old reason, or their next pause would seem to be the guard's.
-        share(RUNNING, "");
+        share(RUNNING, "", Optional.of(version));
       }
     } else if (word.equals(Scope.EVICTIONS.word)) {
       set(Scope.EVICTIONS, why);
@@ -150,15 +161,22 @@ public final class KillSwitch {
   public synchronized void storeDeleted() {
     if (scope != null) {
       LOG.warn("the control ConfigMap was deleted: still paused (only paused: \"false\" resumes); writing it back");
-      share(scope.word, reason);
+      share(scope.word, reason, Optional.of(ABSENT));
     } else {
       LOG.warn("the control ConfigMap was deleted: removals go on; a pause will create it again");
     }
   }
 
-  private Optional<String> share(String paused, String why) {
+  /**
+   * Writes the state to the store, over whatever it holds (a command: {@code over} empty) or over the version a
+   * reaction answers (see {@link Store#write}). Empty when written, or when the store has changed since the version
+   * answered; else why it could not be shared.
+   */
+  private Optional<String> share(String paused, String why, Optional<String> over) {
     try {
-      store.write(paused, why);
+      if (!store.write(paused, why, over)) {
+        LOG.info("the control ConfigMap changed since the state this answered (paused: {}): its newer state decides", paused);
+      }
       return Optional.empty();
     } catch (RuntimeException e) {
       LOG.error("the kill switch state (paused: {}) did not reach the other replicas: {}", paused, e.getMessage());

@@ -68,7 +68,7 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
   private ScheduledFuture<?> fullPasses;
 
   public Sweeper(Policy policy, PodSource cache, RemovalRequests requests, Metrics metrics, Clock clock, RecentDecisions recent) {
-    this(policy, cache, requests, metrics, clock, recent, new KillSwitch(metrics, (paused, reason) -> {}), reason -> {}, GuardWindowStore.NONE);
+    this(policy, cache, requests, metrics, clock, recent, new KillSwitch(metrics, (paused, reason, over) -> true), reason -> {}, GuardWindowStore.NONE);
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.podsweeper.kube;
 
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -18,7 +19,7 @@ final class ConfigMapKeys {
    */
   static void write(KubernetesClient client, String namespace, String name, Map<String, String> data, Map<String, String> labels) {
     try {
-      patch(client, namespace, name, data);
+      mergePatch(client, namespace, name, Map.of("data", data));
     } catch (KubernetesClientException e) {
       if (e.getCode() != HttpURLConnection.HTTP_NOT_FOUND) {
         throw e;
@@ -27,22 +28,47 @@ final class ConfigMapKeys {
     }
   }
 
-  private static void patch(KubernetesClient client, String namespace, String name, Map<String, String> data) {
+  /**
+   * Writes {@code data} only over the ConfigMap's {@code resourceVersion} (a merge patch that carries it, which the
+   * server takes as a precondition), or, for {@code ""}, only where there is none (a create). False when the
+   * ConfigMap has changed, been deleted or been created since. Throws the client's exception when the server refuses.
+   */
+  static boolean writeOver(KubernetesClient client, String namespace, String name, Map<String, String> data, String resourceVersion) {
+    try {
+      if (resourceVersion.isEmpty()) {
+        client.configMaps().inNamespace(namespace).resource(configMap(namespace, name, data, Map.of())).create();
+      } else {
+        mergePatch(client, namespace, name, Map.of("metadata", Map.of("resourceVersion", resourceVersion), "data", data));
+      }
+      return true;
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == HttpURLConnection.HTTP_CONFLICT || e.getCode() == HttpURLConnection.HTTP_NOT_FOUND) {
+        return false;
+      }
+      throw e;
+    }
+  }
+
+  private static void mergePatch(KubernetesClient client, String namespace, String name, Map<String, ?> body) {
     client.configMaps().inNamespace(namespace).withName(name)
-        .patch(PatchContext.of(PatchType.JSON_MERGE), client.getKubernetesSerialization().asJson(Map.of("data", data)));
+        .patch(PatchContext.of(PatchType.JSON_MERGE), client.getKubernetesSerialization().asJson(body));
   }
 
   /** Another replica may create it between our 404 and our create: then it exists, and the patch applies. */
   private static void create(KubernetesClient client, String namespace, String name, Map<String, String> data,
       Map<String, String> labels) {
     try {
-      client.configMaps().inNamespace(namespace).resource(new ConfigMapBuilder().withNewMetadata().withName(name)
-          .withNamespace(namespace).withLabels(labels).endMetadata().withData(data).build()).create();
+      client.configMaps().inNamespace(namespace).resource(configMap(namespace, name, data, labels)).create();
     } catch (KubernetesClientException e) {
       if (e.getCode() != HttpURLConnection.HTTP_CONFLICT) {
         throw e;
       }
-      patch(client, namespace, name, data);
+      mergePatch(client, namespace, name, Map.of("data", data));
     }
+  }
+
+  private static ConfigMap configMap(String namespace, String name, Map<String, String> data, Map<String, String> labels) {
+    return new ConfigMapBuilder().withNewMetadata().withName(name).withNamespace(namespace).withLabels(labels).endMetadata()
+        .withData(data).build();
   }
 }

@@ -8,7 +8,6 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.BiConsumer;
 
 /**
  * The kill switch's state in a ConfigMap ({@code data.paused: "true"|"evictions"|"false"}, {@code data.reason}), so
@@ -31,16 +30,22 @@ public final class ControlConfigMap implements AutoCloseable {
     this.name = name;
   }
 
+  /** Told what the ConfigMap says now: {@code data.paused} (empty when absent), the reason, and its resourceVersion. */
+  @FunctionalInterface
+  public interface Observer {
+    void written(Optional<String> paused, String reason, String version);
+  }
+
   /**
-   * Watches the ConfigMap (blocks for the first list). {@code written} gets what {@code data.paused} says (empty
-   * when the key is absent) and the reason on every add and change; {@code deleted} runs when it is deleted.
+   * Watches the ConfigMap (blocks for the first list). {@code written} hears of every add and change;
+   * {@code deleted} runs when it is deleted.
    */
-  public void start(BiConsumer<Optional<String>, String> written, Runnable deleted) {
+  public void start(Observer written, Runnable deleted) {
     informer = resource().inform(new ResourceEventHandler<>() {
       @Override
       public void onAdd(ConfigMap cm) {
         Map<String, String> data = cm.getData() != null ? cm.getData() : Map.of();
-        written.accept(Optional.ofNullable(data.get(PAUSED)), data.getOrDefault(REASON, ""));
+        written.written(Optional.ofNullable(data.get(PAUSED)), data.getOrDefault(REASON, ""), cm.getMetadata().getResourceVersion());
       }
 
       @Override
@@ -56,13 +61,20 @@ public final class ControlConfigMap implements AutoCloseable {
   }
 
   /**
-   * Writes the state for every replica: a merge patch of {@code data}, or a create when the ConfigMap is missing.
+   * Writes the state for every replica: a merge patch of {@code data}, or a create when the ConfigMap is missing;
+   * with {@code over}, only over that resourceVersion ({@code ""}: only a create), as {@code KillSwitch.Store} says.
    *
+   * @return false when the ConfigMap is no longer at {@code over}
    * @throws IllegalStateException when the API server refuses or cannot be reached; the message says why, in one line
    */
-  public void write(String paused, String reason) {
+  public boolean write(String paused, String reason, Optional<String> over) {
+    Map<String, String> data = Map.of(PAUSED, paused, REASON, reason);
     try {
-      ConfigMapKeys.write(client, namespace, name, Map.of(PAUSED, paused, REASON, reason), Map.of());
+      if (over.isEmpty()) {
+        ConfigMapKeys.write(client, namespace, name, data, Map.of());
+        return true;
+      }
+      return ConfigMapKeys.writeOver(client, namespace, name, data, over.get());
     } catch (KubernetesClientException e) {
       throw new IllegalStateException("cannot write configmap " + namespace + "/" + name + ": " + ApiAnswers.oneLine(e), e);
     }

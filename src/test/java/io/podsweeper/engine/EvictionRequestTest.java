@@ -212,7 +212,7 @@ class EvictionRequestTest {
 
   @Test
   void aReloadWithoutTheRuleOrAPauseWithdraws() {
-    KillSwitch killSwitch = new KillSwitch(metrics, (paused, reason) -> {});
+    KillSwitch killSwitch = new KillSwitch(metrics, (paused, reason, over) -> true);
     try (Sweeper s = new Sweeper(PolicyLoader.parse(POLICY, "test"), source, (d, dryRun) -> null, metrics, Clock.systemUTC(), recent,
         killSwitch, why -> {}, GuardWindowStore.NONE)) {
       s.requestEvictionsThrough(requester);

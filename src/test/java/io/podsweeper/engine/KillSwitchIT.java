@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
@@ -11,7 +12,13 @@ import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.Watch;
+import io.fabric8.kubernetes.client.Watcher;
+import io.fabric8.kubernetes.client.WatcherException;
+import io.podsweeper.kube.ControlConfigMap;
 import io.podsweeper.kube.Leadership;
+import io.podsweeper.metrics.Metrics;
 import io.podsweeper.testing.ApiServerExtension;
 import io.podsweeper.testing.Manifests;
 import io.podsweeper.testing.RunningService;
@@ -23,7 +30,9 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -180,6 +189,53 @@ class KillSwitchIT {
           "{\"data\":{\"paused\":\"false\"}}");
       await().atMost(Duration.ofSeconds(10)).until(() -> gone(admin, ns, "a"));
     }
+  }
+
+  /**
+   * A watch that resumes after a break replays old states. Replayed here through a real watch from an old
+   * resourceVersion, as the ServiceAccount: the guard's pause, an operator's resume (its old reason still there), the
+   * operator's new pause. The replica's answer to the resume (clear the old reason) must not undo the new pause:
+   * written only over the version it answers, the server refuses it (409), and the ConfigMap stays paused.
+   */
+  @Test
+  void aReplayedResumeDoesNotUndoALaterPause(TestApiServer server) throws Exception {
+    Manifests.reinstall(server);
+    String from = Manifests.control(server).getMetadata().getResourceVersion();
+    for (String data : List.of("{\"paused\":\"evictions\",\"reason\":\"blast-radius guard: test\"}", "{\"paused\":\"false\"}",
+        "{\"paused\":\"true\",\"reason\":\"freeze\"}")) {
+      Manifests.kubectl(server, "-n", NS, "patch", "configmap", Manifests.CONTROL, "--type", "merge", "-p", "{\"data\":" + data + "}");
+    }
+    Instant replayed = Instant.now();
+    KillSwitch replica;
+    List<String> seen = new CopyOnWriteArrayList<>();
+    try (KubernetesClient asDeployed = new KubernetesClientBuilder().withConfig(Manifests.serviceAccountConfig(server, Manifests.SERVICE_ACCOUNT)).build()) {
+      ControlConfigMap store = new ControlConfigMap(asDeployed, NS, Manifests.CONTROL);
+      replica = new KillSwitch(new Metrics(), store::write);
+      try (Watch replay = asDeployed.configMaps().inNamespace(NS).withName(Manifests.CONTROL)
+          .watch(new ListOptionsBuilder().withResourceVersion(from).build(), new Watcher<ConfigMap>() {
+            @Override
+            public void eventReceived(Action action, ConfigMap cm) {
+              Map<String, String> data = cm.getData();
+              replica.observed(Optional.ofNullable(data.get("paused")), data.getOrDefault("reason", ""), cm.getMetadata().getResourceVersion());
+              seen.add(data.get("paused"));
+            }
+
+            @Override
+            public void onClose(WatcherException cause) {}
+          })) {
+        await().atMost(Duration.ofSeconds(10)).until(() -> seen.size() >= 3);
+        Thread.sleep(1000); // anything the replica's answers made would be replayed too
+      }
+    }
+    assertThat(seen).containsExactly("evictions", "false", "true");
+    assertThat(Manifests.control(server).getData()).containsEntry("paused", "true").containsEntry("reason", "freeze");
+    assertThat(replica.paused()).isTrue();
+    await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(server.audit())
+        .filteredOn(e -> e.received().isAfter(replayed) && e.resource().equals("configmaps") && e.verb().equals("patch"))
+        .singleElement().satisfies(e -> {
+          assertThat(e.user()).isEqualTo(Manifests.user(Manifests.SERVICE_ACCOUNT));
+          assertThat(e.code()).isEqualTo(409);
+        }));
   }
 
   /** ServiceAccount {@code podsweeper/NAME} with the shipped ClusterRole, and the shipped Role less one verb on one resource. */

@@ -32,7 +32,7 @@ class MigrationJobGateTest {
 
   private final SweeperTest.FakeSource source = new SweeperTest.FakeSource();
   private final Metrics metrics = new Metrics();
-  private final KillSwitch killSwitch = new KillSwitch(metrics, (paused, reason) -> {});
+  private final KillSwitch killSwitch = new KillSwitch(metrics, (paused, reason, over) -> true);
   private final List<Decision> sent = new CopyOnWriteArrayList<>();
 
   private Sweeper sweeper() {

@@ -38,7 +38,7 @@ class RemovalGateTest {
   private final List<Decision> sent = new CopyOnWriteArrayList<>();
   private final RecentDecisions recent = new RecentDecisions(100);
   private final Metrics metrics = new Metrics();
-  private final KillSwitch killSwitch = new KillSwitch(metrics, (paused, reason) -> {});
+  private final KillSwitch killSwitch = new KillSwitch(metrics, (paused, reason, over) -> true);
   /** The request for pod "held" waits on the wire until the test answers it, then finds the pod gone (404). */
   private final CountDownLatch heldRequestSent = new CountDownLatch(1);
   private final CountDownLatch heldRequestAnswered = new CountDownLatch(1);
@@ -338,20 +338,27 @@ class RemovalGateTest {
     }
   }
 
-  /** An operator who resumes by hand and pauses again later does not see the guard's old reason. */
+  /**
+   * An operator who resumes by hand and pauses again later does not see the guard's old reason. The reason is cleared
+   * only over the version that showed the resume: a replayed old state must not undo what came after it.
+   */
   @Test
   void aResumeByHandClearsTheOldReason() {
     List<String> written = new CopyOnWriteArrayList<>();
-    KillSwitch ks = new KillSwitch(metrics, (paused, reason) -> written.add(paused + "|" + reason));
-    ks.observed(Optional.of("evictions"), "blast-radius guard: ...");
+    KillSwitch ks = new KillSwitch(metrics, (paused, reason, over) -> written.add(paused + "|" + reason + "|" + over.map(v -> "over " + v).orElse("command")));
+    ks.observed(Optional.of("evictions"), "blast-radius guard: ...", "1");
     assertThat(ks.holds(io.podsweeper.strategy.Action.DELETE)).isFalse();
-    ks.observed(Optional.of("false"), "blast-radius guard: ...");
+    ks.observed(Optional.of("false"), "blast-radius guard: ...", "2");
     assertThat(ks.paused()).isFalse();
-    assertThat(written).containsExactly("false|");
-    ks.observed(Optional.of("TRUE"), "");
+    assertThat(written).containsExactly("false||over 2");
+    ks.observed(Optional.of("TRUE"), "", "3");
     assertThat(ks.holds(io.podsweeper.strategy.Action.DELETE)).isTrue();
-    ks.observed(Optional.of("yes please"), "");
+    ks.observed(Optional.of("yes please"), "", "4");
     assertThat(ks.paused()).as("a value nobody expected stops everything").isTrue();
+    ks.observed(Optional.empty(), "", "5");
+    ks.storeDeleted();
+    assertThat(written).as("a paused replica writes its pause back over what it saw, or where nothing is")
+        .containsExactly("false||over 2", "true||over 5", "true||over ");
   }
 
   /** A dry-run runs the whole admission path: what the limits and the guard would hold back is reported as such. */
