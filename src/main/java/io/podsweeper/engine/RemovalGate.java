@@ -24,6 +24,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -725,7 +726,8 @@ final class RemovalGate implements AutoCloseable {
     if (now.generation() != candidate.generation()) {
       return Optional.of("the policy changed since the decision");
     }
-    return unwanted(current.get(), decision, candidate.balance(), now);
+    // Checked at admission too, but siblings may have become unavailable while this one waited for its turn.
+    return ownerThrottle(current.get(), now.policy()).or(() -> unwanted(current.get(), decision, candidate.balance(), now));
   }
 
   /**
@@ -839,9 +841,11 @@ final class RemovalGate implements AutoCloseable {
       }
     }
     if (active.limits().maxUnavailablePerOwner().isPresent()) {
+      // A sibling this service is removing counts as unavailable already: until the cache shows it terminating, it
+      // still looks available, and two siblings due together would both go.
       long unavailable = cache.pods().stream()
           .filter(p -> !p.uid().equals(pod.uid()) && !p.terminated() && p.controller().map(o -> o.uid().equals(uid)).orElse(false))
-          .filter(p -> !p.available())
+          .filter(p -> !p.available() || beingRemoved(p.uid()))
           .count() + (pod.available() ? 1 : 0);
       if (unavailable > active.limits().maxUnavailablePerOwner().getAsInt()) {
         return Optional.of("would leave " + unavailable + " pods of " + name + " unavailable (maxUnavailablePerOwner "
@@ -878,7 +882,7 @@ final class RemovalGate implements AutoCloseable {
   private int removing(String namespace) {
     String prefix = namespace + "/";
     int removing = 0;
-    for (Map.Entry<String, String> removed : removedLately.asMap().entrySet()) {
+    for (Map.Entry<String, String> removed : beingRemoved().entrySet()) {
       String key = removed.getValue();
       if ((namespace == null || key.startsWith(prefix))
           && cache.pod(key).filter(p -> p.uid().equals(removed.getKey()) && p.runningOnNode()).isPresent()) {
@@ -886,6 +890,20 @@ final class RemovalGate implements AutoCloseable {
       }
     }
     return removing;
+  }
+
+  /**
+   * Pods this service is removing, pod UID to key: those reserved lately, and evictions in background. The latter on
+   * their own too: one taken over from an earlier leader was never reserved here, and one can outlast removedLately.
+   */
+  private Map<String, String> beingRemoved() {
+    Map<String, String> removing = new HashMap<>(removedLately.asMap());
+    inBackground.asMap().forEach((uid, f) -> removing.putIfAbsent(uid, f.decision().podKey()));
+    return removing;
+  }
+
+  private boolean beingRemoved(String uid) {
+    return removedLately.getIfPresent(uid) != null || inBackground.getIfPresent(uid) != null;
   }
 
   private Duration backOff(String uid) {

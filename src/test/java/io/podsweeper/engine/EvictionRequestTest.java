@@ -18,6 +18,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -126,6 +127,31 @@ class EvictionRequestTest {
       s.evictionRequestObserved(observed("uid-a", List.of("podsweeper.io"), Optional.of("PodDeleted"), Optional.empty(), ""));
       s.podDeleted(source.pods.remove("vms/a"));
       await().atMost(Duration.ofSeconds(3)).until(() -> requested.contains("vms/b"));
+    }
+  }
+
+  /**
+   * A restart takes over requests for a and b, whose pods still run; the remembered window holds them. They are being
+   * evicted, not running as well: of four pods, two are going, and the next one would be over half.
+   */
+  @Test
+  void requestsTakenOverAreNotCountedAsRunningByTheGuard() {
+    long bucket = (Instant.now().getEpochSecond() / 10 + 1) * 10;
+    AtomicReference<String> remembered = new AtomicReference<>("evict vms " + bucket + ":2\n");
+    List.of("a", "b", "c", "d").forEach(name -> source.put(vm(name, "vm-" + name)));
+    listed.addAll(List.of(ours("uid-a"), ours("uid-b")));
+    KillSwitch killSwitch = new KillSwitch(metrics, (paused, reason, over) -> true);
+    String policy = POLICY.replace("guard: {maxNamespaceShare: 1.0, maxClusterShare: 1.0}", "guard: {maxNamespaceShare: 0.5, maxClusterShare: 1.0, minEvictions: 0}");
+    try (Sweeper s = new Sweeper(PolicyLoader.parse(policy, "test"), source, (d, dryRun) -> null, metrics, Clock.systemUTC(), recent,
+        killSwitch, why -> {}, GuardWindowStore.of(() -> Optional.ofNullable(remembered.get()), remembered::set))) {
+      s.requestEvictionsThrough(requester);
+      s.start();
+      s.adoptEvictionRequests();
+      arrive(s, vm("c", "vm-c"));
+      arrive(s, vm("d", "vm-d"));
+      await().atMost(Duration.ofSeconds(3)).until(killSwitch::paused);
+      assertThat(killSwitch.reason()).contains("would evict 3 of 4 running pods in namespace vms");
+      assertThat(requested).isEmpty();
     }
   }
 
