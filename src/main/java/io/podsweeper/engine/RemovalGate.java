@@ -477,9 +477,18 @@ final class RemovalGate implements AutoCloseable {
     return Optional.of(new Reservation(inBudget, inGuard, capped, now, window));
   }
 
-  /** Gives back everything a removal reserved that did not happen (refused, failed, gone, or no longer wanted). */
+  /**
+   * Gives back everything a removal reserved that did not happen (refused, failed, gone, or no longer wanted). Its
+   * place in the limits only to the window it was taken in: a window a full pass started since never counted it.
+   */
   private void release(Decision decision, Reservation r) {
-    release(decision, r, r.budget());
+    RemovalBudget from = r.budget();
+    synchronized (from) { // as in newWindow, which starts the next window
+      if (r.window() == window) {
+        from.giveBack(decision);
+      }
+    }
+    forget(decision, r);
   }
 
   /**
@@ -487,11 +496,12 @@ final class RemovalGate implements AutoCloseable {
    * force, its own or one it was carried into.
    */
   private void release(InFlight inFlight) {
-    release(inFlight.decision(), inFlight.reservation(), budget);
+    budget.giveBack(inFlight.decision());
+    forget(inFlight.decision(), inFlight.reservation());
   }
 
-  private void release(Decision decision, Reservation r, RemovalBudget from) {
-    from.giveBack(decision);
+  /** Takes a removal that did not happen out of the guard's window and the hourly cap. */
+  private void forget(Decision decision, Reservation r) {
     synchronized (r.guard()) { // as in reserve: the window and removedLately change together
       r.guard().uncount(decision, r.at());
       removedLately.invalidate(decision.uid());

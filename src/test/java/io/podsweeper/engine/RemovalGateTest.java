@@ -199,6 +199,34 @@ class RemovalGateTest {
     }
   }
 
+  /**
+   * A request reserved in one limits window fails after a full pass started the next: its place goes back to the
+   * window that counted it, not to the new one, which would then admit one removal more than maxTotal.
+   */
+  @Test
+  void aRequestThatFailsAfterANewWindowGivesNoPlaceToIt() throws InterruptedException {
+    try (Sweeper s = sweeper(HEAD + "fullPassInterval: 1h\nlimits: {maxTotal: 1}\nrules: [{name: r, states: [Failed]}]\n")) {
+      PodRecord held = failed("held");
+      source.put(held);
+      s.podChanged(held);
+      assertThat(heldRequestSent.await(3, TimeUnit.SECONDS)).isTrue();
+      s.fullPass();
+      PodRecord first = failed("first");
+      source.put(first);
+      s.podChanged(first);
+      await().atMost(Duration.ofSeconds(3)).until(() -> sent.size() == 1);
+      heldRequestAnswered.countDown();
+      await().atMost(Duration.ofSeconds(3)).until(() -> recent.list().stream().anyMatch(e -> e.result().equals("gone")));
+      PodRecord second = failed("second");
+      source.put(second);
+      s.podChanged(second);
+      await().atMost(Duration.ofSeconds(3)).until(() -> recent.list().stream().anyMatch(e -> e.decision().name().equals("second")));
+      assertThat(recent.list()).filteredOn(e -> e.decision().name().equals("second")).singleElement()
+          .satisfies(e -> assertThat(e.result()).isEqualTo("limited"));
+      assertThat(sent).hasSize(1);
+    }
+  }
+
   @Test
   void shuttingDownDoesNotWaitForTheRate() {
     Sweeper s = sweeper(HEAD + "limits: {perSecond: 0.01}\nrules: [{name: r, states: [Failed]}]\n");
