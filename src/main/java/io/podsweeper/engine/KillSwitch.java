@@ -3,6 +3,7 @@ package io.podsweeper.engine;
 import io.podsweeper.metrics.Metrics;
 import io.podsweeper.strategy.Action;
 import java.util.Optional;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,6 +61,7 @@ public final class KillSwitch {
   private volatile String reason = "";
   private volatile Runnable onResume = () -> {};
   private volatile Runnable onPause = () -> {};
+  private volatile BooleanSupplier watching = () -> true;
 
   public KillSwitch(Metrics metrics, Store store) {
     this.metrics = metrics;
@@ -80,6 +82,19 @@ public final class KillSwitch {
 
   public String reason() {
     return reason;
+  }
+
+  /**
+   * Whether the store is watched now: while it is not (its watch ended, and fabric8 waits up to 32 s to watch again),
+   * a pause written meanwhile would go unseen, so nothing may be sent ({@link #watched}). Watched always by default.
+   */
+  public void watchedWhile(BooleanSupplier watching) {
+    this.watching = watching;
+  }
+
+  /** False while a pause in the store could go unseen: the final check before every request holds then. */
+  public boolean watched() {
+    return watching.getAsBoolean();
   }
 
   void onResume(Runnable action) {

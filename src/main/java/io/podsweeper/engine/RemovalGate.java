@@ -559,7 +559,7 @@ final class RemovalGate implements AutoCloseable {
       if (killSwitch.holds(decision.action())) {
         reportOnce(decision, Result.PAUSED, "removals are paused: " + killSwitch.reason(), false);
       } else if (!closing) {
-        retryLater.accept(decision.podKey(), cache.isCurrent() ? Duration.ZERO : STALE_CACHE_RETRY);
+        retryLater.accept(decision.podKey(), cache.isCurrent() && killSwitch.watched() ? Duration.ZERO : STALE_CACHE_RETRY);
       }
       return;
     }
@@ -726,6 +726,9 @@ final class RemovalGate implements AutoCloseable {
     }
     if (!cache.isCurrent()) {
       return Optional.of("the cache is not current");
+    }
+    if (!killSwitch.watched()) {
+      return Optional.of("the kill switch's ConfigMap is not watched: a pause could go unseen");
     }
     Optional<PodRecord> current = cache.pod(decision.podKey());
     if (current.isEmpty() || !current.get().uid().equals(decision.uid())
@@ -995,7 +998,8 @@ final class RemovalGate implements AutoCloseable {
     Optional<String> hold = closing ? Optional.of("shutting down")
         : !mayLead.getAsBoolean() ? Optional.of("this replica does not hold a valid lease")
         : killSwitch.holds(Action.EVICT) ? Optional.of("removals are paused: " + killSwitch.reason())
-        : !cache.isCurrent() ? Optional.of("the cache is not current") : Optional.empty();
+        : !cache.isCurrent() ? Optional.of("the cache is not current")
+        : !killSwitch.watched() ? Optional.of("the kill switch's ConfigMap is not watched") : Optional.empty();
     if (hold.isPresent()) {
       return new JobSendResult(JobSend.HELD, hold.get());
     }

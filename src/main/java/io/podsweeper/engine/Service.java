@@ -225,7 +225,10 @@ public final class Service implements AutoCloseable {
   public void start() throws Exception {
     httpPort = http.start(options.httpHost(), options.httpPort());
     LOG.info("HTTP on {}:{} (/metrics, /healthz, /readyz, /api/v1/decisions, /api/v1/forecast)", options.httpHost(), httpPort);
-    controlMap.ifPresent(m -> m.start(killSwitch::observed, killSwitch::storeDeleted));
+    controlMap.ifPresent(m -> {
+      m.start(killSwitch::observed, killSwitch::storeDeleted);
+      killSwitch.watchedWhile(m::isWatching);
+    });
     try {
       cache.start(sweeper).get(options.syncTimeoutSeconds(), TimeUnit.SECONDS);
     } catch (TimeoutException e) {

@@ -22,7 +22,7 @@ public final class ControlConfigMap implements AutoCloseable {
   private final KubernetesClient client;
   private final String namespace;
   private final String name;
-  private SharedIndexInformer<ConfigMap> informer;
+  private volatile SharedIndexInformer<ConfigMap> informer;
 
   public ControlConfigMap(KubernetesClient client, String namespace, String name) {
     this.client = client;
@@ -78,6 +78,12 @@ public final class ControlConfigMap implements AutoCloseable {
     } catch (KubernetesClientException e) {
       throw new IllegalStateException("cannot write configmap " + namespace + "/" + name + ": " + ApiAnswers.oneLine(e), e);
     }
+  }
+
+  /** True while the ConfigMap is watched: false from the moment its watch ends until a new one runs. */
+  public boolean isWatching() {
+    SharedIndexInformer<ConfigMap> now = informer;
+    return now != null && now.isWatching();
   }
 
   private Resource<ConfigMap> resource() {

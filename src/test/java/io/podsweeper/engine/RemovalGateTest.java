@@ -111,6 +111,24 @@ class RemovalGateTest {
     }
   }
 
+  /**
+   * While the kill switch's ConfigMap is not watched (its watch ended; fabric8 waits up to 32 s to watch again), a
+   * pause written meanwhile would go unseen: nothing is sent until it is watched again.
+   */
+  @Test
+  void noRequestWhileAPauseCouldGoUnseen() {
+    AtomicBoolean watched = new AtomicBoolean(false);
+    killSwitch.watchedWhile(watched::get);
+    try (Sweeper s = sweeper(HEAD + "rules: [{name: r, states: [Failed]}]\n")) {
+      PodRecord due = failed("due");
+      source.put(due);
+      s.podChanged(due);
+      await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3)).until(sent::isEmpty);
+      watched.set(true);
+      await().atMost(Duration.ofSeconds(3)).until(() -> sent.size() == 1);
+    }
+  }
+
   @Test
   void noRequestOnceTheLeaseHasRunOut() {
     AtomicBoolean leaseValid = new AtomicBoolean(true);
