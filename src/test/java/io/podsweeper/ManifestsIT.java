@@ -216,6 +216,8 @@ class ManifestsIT {
       for (String resource : List.of("pods", "nodes", "namespaces", "poddisruptionbudgets", "persistentvolumeclaims", "priorityclasses")) {
         assertThat(service.metric("podsweeper_informer_watching", "resource=\"" + resource + "\"")).as(resource).isEqualTo(1.0);
       }
+      // The kill switch's ConfigMap is watched too (removals would wait otherwise); reported every 5 s.
+      await().atMost(Duration.ofSeconds(10)).until(() -> service.metric("podsweeper_informer_watching", "resource=\"configmaps\"") == 1.0);
       // Its verdict on the team's policy reaches the policy's status (here: rejected, no ClusterPodCleanupPolicy allows it).
       await().atMost(Duration.ofSeconds(15)).until(() -> admin.genericKubernetesResources("podsweeper.io/v1alpha1", "PodCleanupPolicy")
           .inNamespace(team).withName("cleanup").get().getAdditionalProperties().get("status") != null);

@@ -196,7 +196,7 @@ public final class Service implements AutoCloseable {
         namespacedPolicies.removed(o.decision().profile(), o.time());
       }
     });
-    this.http = new HttpApi(metrics, () -> synced && policyProblem == null && cache.isCurrent(),
+    this.http = new HttpApi(metrics, () -> synced && policyProblem == null && cache.isCurrent() && killSwitch.watched(),
         () -> Optional.ofNullable(leadership).flatMap(Leadership::whyNotCampaigning), recent, this::replicaRole,
         within -> sweeper.evaluator().forecast(cache, clock.instant(), within),
         new HttpApi.Admin(options.adminToken(), options.publicDecisions(), () -> killSwitch.pause("paused through the admin API"),
@@ -338,7 +338,9 @@ public final class Service implements AutoCloseable {
 
   /** One line when an outage starts holding removals, one when it ends: fabric8's reconnect attempts are not logged. */
   private void reportCurrency() {
-    boolean current = cache.isCurrent();
+    boolean controlWatched = killSwitch.watched();
+    controlMap.ifPresent(m -> metrics.informerWatching.labels("configmaps").set(controlWatched ? 1 : 0));
+    boolean current = cache.isCurrent() && controlWatched;
     if (current && !wasCurrent) {
       LOG.info("API server {} reachable again and every watch resumed: removals resume", clientConfig.getMasterUrl());
     } else if (!current && wasCurrent) {
