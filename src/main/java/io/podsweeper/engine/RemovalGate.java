@@ -482,13 +482,18 @@ final class RemovalGate implements AutoCloseable {
    * place in the limits only to the window it was taken in: a window a full pass started since never counted it.
    */
   private void release(Decision decision, Reservation r) {
+    giveBack(decision, r);
+    forget(decision, r);
+  }
+
+  /** Gives a removal's place in the limits back, to the window it was taken in only. */
+  private void giveBack(Decision decision, Reservation r) {
     RemovalBudget from = r.budget();
     synchronized (from) { // as in newWindow, which starts the next window
       if (r.window() == window) {
         from.giveBack(decision);
       }
     }
-    forget(decision, r);
   }
 
   /**
@@ -785,7 +790,13 @@ final class RemovalGate implements AutoCloseable {
         outcomes.record(decision, Result.GONE, result.message(), false);
       }
       case ERROR -> {
-        release(decision, reservation);
+        if (result.code() == PodRemover.NO_ANSWER) {
+          // The server may have carried it out: the limits give its place back (upstream counts only evictions that
+          // succeeded), but the guard and the hourly cap keep counting it, erring strict, as does removedLately.
+          giveBack(decision, reservation);
+        } else {
+          release(decision, reservation);
+        }
         metrics.apiErrors.labels(decision.action().wireName(), String.valueOf(result.code())).inc();
         Duration delay = backOff(uid);
         outcomes.record(decision, Result.ERROR, result.code() + " " + result.message() + "; retry in " + delay.toSeconds() + "s", false);

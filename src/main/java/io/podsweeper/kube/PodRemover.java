@@ -50,6 +50,9 @@ public final class PodRemover {
 
   public record Result(Outcome outcome, int code, String message) {}
 
+  /** The code of an {@link Outcome#ERROR} without an answer (timeout, connection lost): the server may have acted. */
+  public static final int NO_ANSWER = 0;
+
   private final KubernetesClient client;
   private final String evictionApiVersion;
   private final OptionalLong gracePeriodSeconds;
@@ -130,10 +133,10 @@ public final class PodRemover {
       return result(response.code(), response.body());
     } catch (ExecutionException | TimeoutException e) {
       Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
-      return new Result(Outcome.ERROR, 0, "no answer from the API server: " + cause);
+      return new Result(Outcome.ERROR, NO_ANSWER, "no answer from the API server: " + cause);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return new Result(Outcome.ERROR, 0, "interrupted");
+      return new Result(Outcome.ERROR, NO_ANSWER, "interrupted");
     }
   }
 
