@@ -24,7 +24,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -715,25 +714,38 @@ final class RemovalGate implements AutoCloseable {
   }
 
   /**
-   * Why the removal must not be sent now, read from what is current at this instant; empty if it may go. Cheap and
-   * local (no request, no wait), so that nothing can change between it and the send but what no check can see.
+   * Why nothing of this kind may be sent now, whichever pod: shutting down, no valid lease, paused, or a pause that
+   * could go unseen (the cache, or the kill switch's ConfigMap, not watched). The part of every final check that does
+   * not depend on the pod.
    */
-  private Optional<String> finalCheck(Candidate candidate) {
-    Decision decision = candidate.decision();
+  private Optional<String> heldNow(Action action) {
     if (closing) {
       return Optional.of("shutting down");
     }
     if (!mayLead.getAsBoolean()) {
       return Optional.of("this replica does not hold a valid lease");
     }
-    if (killSwitch.holds(decision.action())) {
-      return Optional.of("removals are paused");
+    if (killSwitch.holds(action)) {
+      return Optional.of("removals are paused: " + killSwitch.reason());
     }
     if (!cache.isCurrent()) {
       return Optional.of("the cache is not current");
     }
     if (!killSwitch.watched()) {
       return Optional.of("the kill switch's ConfigMap is not watched: a pause could go unseen");
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * Why the removal must not be sent now, read from what is current at this instant; empty if it may go. Cheap and
+   * local (no request, no wait), so that nothing can change between it and the send but what no check can see.
+   */
+  private Optional<String> finalCheck(Candidate candidate) {
+    Decision decision = candidate.decision();
+    Optional<String> held = heldNow(decision.action());
+    if (held.isPresent()) {
+      return held;
     }
     Optional<PodRecord> current = cache.pod(decision.podKey());
     if (current.isEmpty() || !current.get().uid().equals(decision.uid())
@@ -902,30 +914,30 @@ final class RemovalGate implements AutoCloseable {
     }
   }
 
-  /** Pods this service is removing that the cache still shows running, in a namespace or (null) the cluster. */
+  /**
+   * Pods this service is removing that the cache still shows running, in a namespace or (null) the cluster: those
+   * reserved lately, and evictions in background. The latter on their own too: one taken over from an earlier leader
+   * was never reserved here, and one can outlast removedLately.
+   */
   private int removing(String namespace) {
-    String prefix = namespace + "/";
+    String prefix = namespace == null ? "" : namespace + "/";
     int removing = 0;
-    for (Map.Entry<String, String> removed : beingRemoved().entrySet()) {
-      String key = removed.getValue();
-      if ((namespace == null || key.startsWith(prefix))
-          && cache.pod(key).filter(p -> p.uid().equals(removed.getKey()) && p.runningOnNode()).isPresent()) {
-        removing++;
-      }
+    for (Map.Entry<String, String> removed : removedLately.asMap().entrySet()) {
+      removing += runningUnder(prefix, removed.getKey(), removed.getValue()) ? 1 : 0;
+    }
+    for (Map.Entry<String, InFlight> inFlight : inBackground.asMap().entrySet()) {
+      String uid = inFlight.getKey();
+      removing += removedLately.getIfPresent(uid) == null && runningUnder(prefix, uid, inFlight.getValue().decision().podKey()) ? 1 : 0;
     }
     return removing;
   }
 
-  /**
-   * Pods this service is removing, pod UID to key: those reserved lately, and evictions in background. The latter on
-   * their own too: one taken over from an earlier leader was never reserved here, and one can outlast removedLately.
-   */
-  private Map<String, String> beingRemoved() {
-    Map<String, String> removing = new HashMap<>(removedLately.asMap());
-    inBackground.asMap().forEach((uid, f) -> removing.putIfAbsent(uid, f.decision().podKey()));
-    return removing;
+  /** Whether the cache shows the pod {@code uid} running under {@code key}, a key that starts with {@code prefix}. */
+  private boolean runningUnder(String prefix, String uid, String key) {
+    return key.startsWith(prefix) && cache.pod(key).filter(p -> p.uid().equals(uid) && p.runningOnNode()).isPresent();
   }
 
+  /** Whether this service is removing the pod: reserved lately, or an eviction in background. */
   private boolean beingRemoved(String uid) {
     return removedLately.getIfPresent(uid) != null || inBackground.getIfPresent(uid) != null;
   }
@@ -1006,11 +1018,7 @@ final class RemovalGate implements AutoCloseable {
     if (entry == null || !jobs.contains(pod.uid())) {
       return new JobSendResult(JobSend.HELD, "not admitted");
     }
-    Optional<String> hold = closing ? Optional.of("shutting down")
-        : !mayLead.getAsBoolean() ? Optional.of("this replica does not hold a valid lease")
-        : killSwitch.holds(Action.EVICT) ? Optional.of("removals are paused: " + killSwitch.reason())
-        : !cache.isCurrent() ? Optional.of("the cache is not current")
-        : !killSwitch.watched() ? Optional.of("the kill switch's ConfigMap is not watched") : Optional.empty();
+    Optional<String> hold = heldNow(Action.EVICT);
     if (hold.isPresent()) {
       return new JobSendResult(JobSend.HELD, hold.get());
     }

@@ -16,7 +16,7 @@ public final class TokenBucket {
 
   public TokenBucket(double perSecond, java.util.function.LongSupplier nanoClock) {
     this.perSecond = perSecond;
-    this.capacity = Math.max(1.0, perSecond);
+    this.capacity = burst(perSecond);
     this.nanoClock = nanoClock;
     this.tokens = capacity;
     this.last = nanoClock.getAsLong();
@@ -43,7 +43,7 @@ public final class TokenBucket {
   public synchronized void setRate(double newPerSecond) {
     refill(nanoClock.getAsLong());
     perSecond = newPerSecond;
-    capacity = Math.max(1.0, newPerSecond);
+    capacity = burst(newPerSecond);
     tokens = Math.min(tokens, capacity);
   }
 
@@ -52,6 +52,11 @@ public final class TokenBucket {
     for (Duration wait = tryTake(); !wait.isZero(); wait = tryTake()) {
       Thread.sleep(Math.max(1, wait.toMillis()));
     }
+  }
+
+  /** One second's worth, and at least one token: a rate below 1/s still lets one request through. */
+  private static double burst(double perSecond) {
+    return Math.max(1.0, perSecond);
   }
 
   private void refill(long now) {
