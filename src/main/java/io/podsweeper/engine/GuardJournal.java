@@ -2,6 +2,7 @@ package io.podsweeper.engine;
 
 import io.podsweeper.safety.BlastRadiusGuard;
 import io.podsweeper.safety.GuardWindow;
+import io.podsweeper.safety.GuardWindowStore;
 import java.time.Clock;
 import java.util.Collections;
 import java.util.Optional;
@@ -15,7 +16,9 @@ import org.slf4j.LoggerFactory;
  * neither a {@code kill -9} nor a failover can start the window over and let a namespace be emptied in two halves.
  * Writes are grouped: one write covers every removal counted before it, so requests in flight share it.
  *
- * <p>A replica that has just become leader first takes over the window the last leader wrote.
+ * <p>A replica that has just become leader first takes over the window the last leader wrote. Every write is made
+ * over the version this term last read or wrote, never blind: a deposed leader's write that arrives late must not
+ * overwrite the new leader's window, which would make the next leader forget the new leader's removals.
  */
 final class GuardJournal {
   private static final Logger LOG = LoggerFactory.getLogger(GuardJournal.class);
@@ -28,6 +31,9 @@ final class GuardJournal {
    * read would drop what it counted since). Weak: a replaced guard is forgotten with its last user.
    */
   private final Set<BlastRadiusGuard> loaded = Collections.newSetFromMap(new WeakHashMap<>());
+  /** The version of the window this term last read or wrote, and what that version holds. */
+  private String storedVersion = "";
+  private GuardWindow stored = GuardWindow.EMPTY;
   private long durableVersion = -1;
   private BlastRadiusGuard durableGuard;
 
@@ -38,18 +44,39 @@ final class GuardJournal {
 
   /**
    * Makes sure what {@code guard} counts now is remembered by the cluster; false (and logged) if it could not be
-   * read or written, and then nothing may be sent.
+   * read or written, and then nothing may be sent. A guard that has not read the window this term (its term ended
+   * while a removal waited) writes nothing.
    */
   synchronized boolean persist(BlastRadiusGuard guard) {
+    long version = guard.version();
+    if (guard == durableGuard && durableVersion >= version) {
+      return true;
+    }
+    if (!loaded.contains(guard)) {
+      LOG.debug("not writing the blast-radius guard's window: not read this term");
+      return false;
+    }
     try {
-      long version = guard.version();
-      if (guard == durableGuard && durableVersion >= version) {
+      String text = guard.window(clock.instant()).encode();
+      Optional<String> written = store.saveOver(text, storedVersion);
+      if (written.isPresent()) {
+        storedVersion = written.get();
+        stored = GuardWindow.decode(text);
+        durableGuard = guard;
+        durableVersion = version;
         return true;
       }
-      store.save(guard.window(clock.instant()).encode());
-      durableGuard = guard;
-      durableVersion = version;
-      return true;
+      // Another replica wrote since: a deposed leader whose write came late, or the new leader if this replica was
+      // deposed. Its removals may have gone, so they count here too, and this removal waits for its retry (by then
+      // a deposed replica knows it no longer leads).
+      GuardWindowStore.Stored theirs = store.load();
+      GuardWindow read = readable(theirs.window());
+      guard.absorb(read.addedSince(stored));
+      storedVersion = theirs.version();
+      stored = read;
+      LOG.warn("another replica wrote the blast-radius guard's window meanwhile: its removals are counted too, holding "
+          + "this one for a moment");
+      return false;
     } catch (RuntimeException e) {
       LOG.warn("cannot keep the blast-radius guard's window in the cluster, holding removals: {}", e.getMessage());
       return false;
@@ -64,28 +91,46 @@ final class GuardJournal {
     if (loaded.contains(guard)) {
       return true;
     }
-    Optional<String> text;
+    GuardWindowStore.Stored remembered;
     try {
-      text = store.load();
+      remembered = store.load();
     } catch (RuntimeException e) {
       LOG.warn("cannot read the blast-radius guard's window from the cluster, holding removals: {}", e.getMessage());
       return false;
     }
-    if (text.isPresent()) {
-      try {
-        guard.restore(GuardWindow.decode(text.get()));
-      } catch (IllegalArgumentException e) {
-        // Unreadable (edited by hand?): keep counting from here rather than refuse to work; say so loudly.
-        LOG.error("ignoring the blast-radius guard's remembered window: {}", e.getMessage());
-      }
+    stored = readable(remembered.window());
+    storedVersion = remembered.version();
+    if (!storedVersion.isEmpty()) {
+      guard.restore(stored);
     }
     loaded.add(guard);
     return true;
+  }
+
+  /**
+   * An operator resumed, and this replica leads: the window starts over, in the cluster too, written over the window
+   * it replaces (read first if this term has not read it yet). False (and logged) if that could not be written; the
+   * window here starts over all the same.
+   */
+  synchronized boolean startOver(BlastRadiusGuard guard) {
+    boolean read = takeOver(guard);
+    guard.reset();
+    return read && persist(guard);
   }
 
   /** Leadership lost: the next term starts by reading what the other leader wrote meanwhile. */
   synchronized void forget() {
     loaded.clear();
     durableGuard = null;
+  }
+
+  private static GuardWindow readable(String text) {
+    try {
+      return GuardWindow.decode(text);
+    } catch (IllegalArgumentException e) {
+      // Unreadable (edited by hand?): keep counting from here rather than refuse to work, and write over it; say so.
+      LOG.error("ignoring the blast-radius guard's remembered window: {}", e.getMessage());
+      return GuardWindow.EMPTY;
+    }
   }
 }

@@ -243,10 +243,17 @@ final class RemovalGate implements AutoCloseable {
     }
   }
 
-  /** An operator resumed: the guard's window starts over, also in what the cluster remembers. */
+  /**
+   * An operator resumed: the guard's window starts over, and the leader writes that to the cluster. Only the leader:
+   * a follower that sees the resume late would otherwise clear what the leader counted since.
+   */
   void resumed() {
-    guard.reset();
-    journal.persist(guard);
+    BlastRadiusGuard now = guard;
+    if (mayLead.getAsBoolean()) {
+      journal.startOver(now);
+    } else {
+      now.reset();
+    }
     metrics.guardTripped.set(0);
   }
 

@@ -20,6 +20,7 @@ import io.podsweeper.kube.NamespacedPolicies;
 import io.podsweeper.kube.PodRemover;
 import io.podsweeper.metrics.Metrics;
 import io.podsweeper.policy.Policy;
+import io.podsweeper.safety.GuardWindowStore;
 import io.prometheus.client.Collector;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -171,8 +172,7 @@ public final class Service implements AutoCloseable {
     this.killSwitch = new KillSwitch(metrics, controlMap.<KillSwitch.Store>map(m -> m::write).orElse((paused, reason, over) -> true));
     // The guard's window is remembered beside the kill switch, so a restart or failover continues it.
     GuardWindowStore guardWindow = options.control()
-        .map(c -> new GuardWindowConfigMap(client, c.namespace(), c.name() + "-guard"))
-        .map(m -> GuardWindowStore.of(m::load, m::save))
+        .<GuardWindowStore>map(c -> new GuardWindowConfigMap(client, c.namespace(), c.name() + "-guard"))
         .orElse(GuardWindowStore.NONE);
     this.sweeper = new Sweeper(policy, cache, this::send, metrics, clock, recent, killSwitch, this::guardTripped, guardWindow);
     this.evictionRequests = EvictionRequests.discover(client, remover);

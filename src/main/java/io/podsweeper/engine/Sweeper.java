@@ -6,6 +6,7 @@ import io.podsweeper.kube.ClusterCache;
 import io.podsweeper.kube.EvictionRequester;
 import io.podsweeper.metrics.Metrics;
 import io.podsweeper.policy.Policy;
+import io.podsweeper.safety.GuardWindowStore;
 import io.podsweeper.safety.RemovalBudget;
 import io.podsweeper.strategy.Decision;
 import io.podsweeper.strategy.PassResult;

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.net.HttpURLConnection;
 import java.util.Map;
+import java.util.Optional;
 
 /** Writes some keys of a ConfigMap of the service's own, whoever else writes the others. */
 final class ConfigMapKeys {
@@ -30,27 +31,27 @@ final class ConfigMapKeys {
 
   /**
    * Writes {@code data} only over the ConfigMap's {@code resourceVersion} (a merge patch that carries it, which the
-   * server takes as a precondition), or, for {@code ""}, only where there is none (a create). False when the
-   * ConfigMap has changed, been deleted or been created since. Throws the client's exception when the server refuses.
+   * server takes as a precondition), or, for {@code ""}, only where there is none (a create, with {@code labels}).
+   * Returns the resourceVersion written, or empty when the ConfigMap has changed, been deleted or been created since.
+   * Throws the client's exception when the server refuses.
    */
-  static boolean writeOver(KubernetesClient client, String namespace, String name, Map<String, String> data, String resourceVersion) {
+  static Optional<String> writeOver(KubernetesClient client, String namespace, String name, Map<String, String> data,
+      String resourceVersion, Map<String, String> labels) {
     try {
-      if (resourceVersion.isEmpty()) {
-        client.configMaps().inNamespace(namespace).resource(configMap(namespace, name, data, Map.of())).create();
-      } else {
-        mergePatch(client, namespace, name, Map.of("metadata", Map.of("resourceVersion", resourceVersion), "data", data));
-      }
-      return true;
+      ConfigMap written = resourceVersion.isEmpty()
+          ? client.configMaps().inNamespace(namespace).resource(configMap(namespace, name, data, labels)).create()
+          : mergePatch(client, namespace, name, Map.of("metadata", Map.of("resourceVersion", resourceVersion), "data", data));
+      return Optional.of(written.getMetadata().getResourceVersion());
     } catch (KubernetesClientException e) {
       if (e.getCode() == HttpURLConnection.HTTP_CONFLICT || e.getCode() == HttpURLConnection.HTTP_NOT_FOUND) {
-        return false;
+        return Optional.empty();
       }
       throw e;
     }
   }
 
-  private static void mergePatch(KubernetesClient client, String namespace, String name, Map<String, ?> body) {
-    client.configMaps().inNamespace(namespace).withName(name)
+  private static ConfigMap mergePatch(KubernetesClient client, String namespace, String name, Map<String, ?> body) {
+    return client.configMaps().inNamespace(namespace).withName(name)
         .patch(PatchContext.of(PatchType.JSON_MERGE), client.getKubernetesSerialization().asJson(body));
   }
 

@@ -2,6 +2,7 @@ package io.podsweeper.kube;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.podsweeper.safety.GuardWindowStore;
 import java.util.Map;
 import java.util.Optional;
 
@@ -10,7 +11,7 @@ import java.util.Optional;
  * restart or a new leader continues the window instead of starting it over. Machine-written: operators read it, and
  * resume (which clears it) through the kill switch.
  */
-public final class GuardWindowConfigMap {
+public final class GuardWindowConfigMap implements GuardWindowStore {
   static final String KEY = "window";
 
   private final KubernetesClient client;
@@ -23,13 +24,19 @@ public final class GuardWindowConfigMap {
     this.name = name;
   }
 
-  public Optional<String> load() {
+  @Override
+  public Stored load() {
     ConfigMap cm = client.configMaps().inNamespace(namespace).withName(name).get();
-    return Optional.ofNullable(cm).map(ConfigMap::getData).map(d -> d.get(KEY));
+    if (cm == null) {
+      return Stored.NOTHING;
+    }
+    String window = Optional.ofNullable(cm.getData()).map(d -> d.get(KEY)).orElse("");
+    return new Stored(window, cm.getMetadata().getResourceVersion());
   }
 
-  /** A merge patch of the one key (no read-modify-write race with anyone); created on first use. */
-  public void save(String window) {
-    ConfigMapKeys.write(client, namespace, name, Map.of(KEY, window), Map.of("app.kubernetes.io/name", "podsweeper"));
+  /** A merge patch of the one key over {@code version} (a create for {@code ""}): an operator may annotate it. */
+  @Override
+  public Optional<String> saveOver(String window, String version) {
+    return ConfigMapKeys.writeOver(client, namespace, name, Map.of(KEY, window), version, Map.of("app.kubernetes.io/name", "podsweeper"));
   }
 }

@@ -158,24 +158,31 @@ public final class BlastRadiusGuard {
 
   /** Takes over a window remembered by the cluster (a restart, or a new leader), replacing what is counted here. */
   public synchronized void restore(GuardWindow window) {
-    version++;
     removals.clear();
     evictions.clear();
     evictionsByNamespace.clear();
+    absorb(window);
+  }
+
+  /** Counts removals another writer remembered besides what is counted here (see {@link GuardWindow#addedSince}). */
+  public synchronized void absorb(GuardWindow window) {
+    version++;
+    List<Instant> evicted = new ArrayList<>();
     window.evictions().forEach((ns, times) -> {
-      evictionsByNamespace.put(ns, new ArrayDeque<>(times));
-      evictions.addAll(times);
-      removals.addAll(times);
+      addSorted(evictionsByNamespace.computeIfAbsent(ns, k -> new ArrayDeque<>()), times);
+      evicted.addAll(times);
     });
-    removals.addAll(window.deletes());
-    List<Instant> sortedRemovals = new ArrayList<>(removals);
-    List<Instant> sortedEvictions = new ArrayList<>(evictions);
-    sortedRemovals.sort(null);
-    sortedEvictions.sort(null);
-    removals.clear();
-    removals.addAll(sortedRemovals);
-    evictions.clear();
-    evictions.addAll(sortedEvictions);
+    addSorted(evictions, evicted);
+    evicted.addAll(window.deletes());
+    addSorted(removals, evicted);
+  }
+
+  private static void addSorted(Deque<Instant> times, List<Instant> more) {
+    List<Instant> all = new ArrayList<>(times);
+    all.addAll(more);
+    all.sort(null);
+    times.clear();
+    times.addAll(all);
   }
 
   private static void prune(Deque<Instant> times, Instant since) {

@@ -2,6 +2,7 @@ package io.podsweeper.safety;
 
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -44,6 +45,33 @@ public record GuardWindow(Map<String, List<Instant>> evictions, List<Instant> de
     StringBuilder out = new StringBuilder();
     counts.forEach((second, n) -> out.append(' ').append(second).append(':').append(n));
     return out.toString();
+  }
+
+  /**
+   * What this window holds that {@code base} does not, time by time (both as read back from {@link #encode}): what
+   * another writer added since {@code base} was read. What it dropped (aged out, or cleared by a resume) is not taken.
+   */
+  public GuardWindow addedSince(GuardWindow base) {
+    Map<String, List<Instant>> evictionsAdded = new TreeMap<>();
+    evictions.forEach((ns, times) -> {
+      List<Instant> added = surplus(times, base.evictions.getOrDefault(ns, List.of()));
+      if (!added.isEmpty()) {
+        evictionsAdded.put(ns, added);
+      }
+    });
+    return new GuardWindow(evictionsAdded, surplus(deletes, base.deletes));
+  }
+
+  private static List<Instant> surplus(List<Instant> times, List<Instant> base) {
+    Map<Instant, Integer> left = new HashMap<>();
+    base.forEach(t -> left.merge(t, 1, Integer::sum));
+    List<Instant> surplus = new ArrayList<>();
+    for (Instant t : times) {
+      if (left.merge(t, -1, Integer::sum) < 0) {
+        surplus.add(t);
+      }
+    }
+    return surplus;
   }
 
   /** Reads {@link #encode}'s form; throws IllegalArgumentException, naming the line, for anything else. */

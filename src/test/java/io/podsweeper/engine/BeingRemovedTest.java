@@ -8,6 +8,7 @@ import io.podsweeper.cluster.PodRecord;
 import io.podsweeper.kube.PodRemover;
 import io.podsweeper.metrics.Metrics;
 import io.podsweeper.policy.PolicyLoader;
+import io.podsweeper.safety.GuardWindowStore;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

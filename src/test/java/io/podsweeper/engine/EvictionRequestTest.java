@@ -11,7 +11,9 @@ import io.podsweeper.kube.PodRemover;
 import io.podsweeper.metrics.Metrics;
 import io.podsweeper.policy.PolicyException;
 import io.podsweeper.policy.PolicyLoader;
+import io.podsweeper.safety.GuardWindowStore;
 import io.podsweeper.strategy.Decision;
+import io.podsweeper.testing.MemoryGuardWindowStore;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -137,13 +139,13 @@ class EvictionRequestTest {
   @Test
   void requestsTakenOverAreNotCountedAsRunningByTheGuard() {
     long bucket = (Instant.now().getEpochSecond() / 10 + 1) * 10;
-    AtomicReference<String> remembered = new AtomicReference<>("evict vms " + bucket + ":2\n");
+    MemoryGuardWindowStore remembered = new MemoryGuardWindowStore("evict vms " + bucket + ":2\n");
     List.of("a", "b", "c", "d").forEach(name -> source.put(vm(name, "vm-" + name)));
     listed.addAll(List.of(ours("uid-a"), ours("uid-b")));
     KillSwitch killSwitch = new KillSwitch(metrics, (paused, reason, over) -> true);
     String policy = POLICY.replace("guard: {maxNamespaceShare: 1.0, maxClusterShare: 1.0}", "guard: {maxNamespaceShare: 0.5, maxClusterShare: 1.0, minEvictions: 0}");
     try (Sweeper s = new Sweeper(PolicyLoader.parse(policy, "test"), source, (d, dryRun) -> null, metrics, Clock.systemUTC(), recent,
-        killSwitch, why -> {}, GuardWindowStore.of(() -> Optional.ofNullable(remembered.get()), remembered::set))) {
+        killSwitch, why -> {}, remembered)) {
       s.requestEvictionsThrough(requester);
       s.start();
       s.adoptEvictionRequests();

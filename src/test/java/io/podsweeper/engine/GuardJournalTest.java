@@ -6,21 +6,26 @@ import io.podsweeper.policy.Guard;
 import io.podsweeper.safety.BlastRadiusGuard;
 import io.podsweeper.strategy.Action;
 import io.podsweeper.strategy.Decision;
+import io.podsweeper.testing.MemoryGuardWindowStore;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
-import java.util.Optional;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
-/** The window the cluster remembers goes into every guard that counts, once per term: not into none, not twice. */
+/**
+ * The window the cluster remembers goes into every guard that counts, once per term: not into none, not twice. And
+ * the window is written only over what this term read or wrote, so two leaders' writes never overwrite each other.
+ */
 class GuardJournalTest {
   private static final Instant NOW = Instant.parse("2026-01-01T00:00:30Z");
   private static final String REMEMBERED = "evict a 1767225610:2\n";
+  private static final Clock CLOCK = Clock.fixed(NOW, ZoneOffset.UTC);
 
-  private final AtomicReference<String> remembered = new AtomicReference<>(REMEMBERED);
-  private final GuardJournal journal = new GuardJournal(GuardWindowStore.of(() -> Optional.ofNullable(remembered.get()), remembered::set),
-      Clock.fixed(NOW, ZoneOffset.UTC));
+  private final MemoryGuardWindowStore store = new MemoryGuardWindowStore(REMEMBERED);
+  private final GuardJournal journal = new GuardJournal(store, CLOCK);
 
   /**
    * A dry-run switch replaces the guard and forgets the term; a caller that read the guard just before reads the
@@ -35,9 +40,94 @@ class GuardJournalTest {
     assertThat(journal.takeOver(old)).as("the caller that still held the old guard").isTrue();
     assertThat(journal.takeOver(replaced)).isTrue();
     assertThat(replaced.window(NOW).encode()).isEqualTo(REMEMBERED);
-    replaced.count(new Decision("a", "p", "u", "1", "n", "PodLifeTime", "p", "r", Action.EVICT, "x", NOW, ""), NOW);
+    replaced.count(eviction(), NOW);
     assertThat(journal.takeOver(old)).isTrue();
     assertThat(journal.takeOver(replaced)).isTrue();
     assertThat(replaced.window(NOW).encode()).as("read again, the window would drop the new count").isEqualTo("evict a 1767225610:2 1767225630:1\n");
+  }
+
+  /**
+   * The old leader's write is on the wire when its lease runs out; the new leader reads the window, evicts and writes
+   * it; then the old write arrives. It must not land: the next leader would take over a window without the new
+   * leader's evictions. The old leader holds its removal and counts the new leader's.
+   */
+  @Test
+  void aDeposedLeadersLateWriteLeavesTheNewLeadersWindow() throws Exception {
+    BlastRadiusGuard oldGuard = new BlastRadiusGuard(Guard.DEFAULTS);
+    assertThat(journal.takeOver(oldGuard)).isTrue();
+    oldGuard.count(eviction(), NOW);
+    CountDownLatch onTheWire = new CountDownLatch(1);
+    CountDownLatch arrive = new CountDownLatch(1);
+    store.beforeEachWrite(() -> {
+      store.beforeEachWrite(() -> {});
+      onTheWire.countDown();
+      await(arrive);
+    });
+    CompletableFuture<Boolean> lateWrite = CompletableFuture.supplyAsync(() -> journal.persist(oldGuard));
+    assertThat(onTheWire.await(5, TimeUnit.SECONDS)).isTrue();
+
+    GuardJournal newLeader = new GuardJournal(store, CLOCK);
+    BlastRadiusGuard newGuard = new BlastRadiusGuard(Guard.DEFAULTS);
+    assertThat(newLeader.takeOver(newGuard)).isTrue();
+    newGuard.count(eviction(), NOW);
+    newGuard.count(eviction(), NOW);
+    assertThat(newLeader.persist(newGuard)).isTrue();
+    String newLeadersWindow = "evict a 1767225610:2 1767225630:2\n";
+    assertThat(store.remembered()).isEqualTo(newLeadersWindow);
+
+    arrive.countDown();
+    assertThat(lateWrite.get(5, TimeUnit.SECONDS)).as("the old leader's removal is held").isFalse();
+    assertThat(store.remembered()).isEqualTo(newLeadersWindow);
+    assertThat(oldGuard.window(NOW).encode()).as("the old leader counts the new leader's evictions too")
+        .isEqualTo("evict a 1767225610:2 1767225630:3\n");
+  }
+
+  /**
+   * The other order: the old leader's write lands after the new leader read the window. The new leader's write then
+   * finds the window changed; it counts what the old leader added (that removal may have gone) and writes both.
+   */
+  @Test
+  void aNewLeaderCountsWhatALateWriteAddedBeforeItWrites() {
+    GuardJournal newLeader = new GuardJournal(store, CLOCK);
+    BlastRadiusGuard newGuard = new BlastRadiusGuard(Guard.DEFAULTS);
+    assertThat(newLeader.takeOver(newGuard)).isTrue();
+    store.writeAsAnotherReplica("evict a 1767225610:3\n");
+    newGuard.count(eviction(), NOW);
+    assertThat(newLeader.persist(newGuard)).as("held once, to count the other write").isFalse();
+    assertThat(store.remembered()).isEqualTo("evict a 1767225610:3\n");
+    assertThat(newLeader.persist(newGuard)).isTrue();
+    assertThat(store.remembered()).isEqualTo("evict a 1767225610:3 1767225630:1\n");
+  }
+
+  /** A term that ended while a removal waited writes nothing: the next term reads first. */
+  @Test
+  void aGuardNotReadThisTermWritesNothing() {
+    BlastRadiusGuard guard = new BlastRadiusGuard(Guard.DEFAULTS);
+    assertThat(journal.takeOver(guard)).isTrue();
+    guard.count(eviction(), NOW);
+    journal.forget();
+    assertThat(journal.persist(guard)).isFalse();
+    assertThat(store.remembered()).isEqualTo(REMEMBERED);
+  }
+
+  /** A resume on a leader that has not read the window yet clears it, over the version it read. */
+  @Test
+  void aResumeStartsTheRememberedWindowOver() {
+    BlastRadiusGuard guard = new BlastRadiusGuard(Guard.DEFAULTS);
+    assertThat(journal.startOver(guard)).isTrue();
+    assertThat(store.remembered()).isEmpty();
+    assertThat(guard.window(NOW)).isEqualTo(io.podsweeper.safety.GuardWindow.EMPTY);
+  }
+
+  private static Decision eviction() {
+    return new Decision("a", "p", "u", "1", "n", "PodLifeTime", "p", "r", Action.EVICT, "x", NOW, "");
+  }
+
+  private static void await(CountDownLatch latch) {
+    try {
+      latch.await(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 }

@@ -10,7 +10,9 @@ import io.podsweeper.cluster.PodRecord;
 import io.podsweeper.kube.PodRemover;
 import io.podsweeper.metrics.Metrics;
 import io.podsweeper.policy.PolicyLoader;
+import io.podsweeper.safety.GuardWindowStore;
 import io.podsweeper.strategy.Decision;
+import io.podsweeper.testing.MemoryGuardWindowStore;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -286,8 +288,7 @@ class RemovalGateTest {
    */
   @Test
   void theGuardsWindowOutlivesARestart() {
-    AtomicReference<String> remembered = new AtomicReference<>();
-    GuardWindowStore store = GuardWindowStore.of(() -> Optional.ofNullable(remembered.get()), remembered::set);
+    MemoryGuardWindowStore store = new MemoryGuardWindowStore();
     String policy = HEAD + "guard: {maxNamespaceShare: 0.5, maxClusterShare: 1.0, minEvictions: 0}\n"
         + "rules: [{name: r, states: [Running], maxAge: 1h}]\n";
     try (Sweeper first = sweeper(policy, store)) {
@@ -297,7 +298,7 @@ class RemovalGateTest {
       pods.forEach(first::podChanged);
       await().atMost(Duration.ofSeconds(3)).until(() -> sent.size() == 2);
     }
-    assertThat(remembered.get()).startsWith("evict a ");
+    assertThat(store.remembered()).startsWith("evict a ");
     try (Sweeper second = sweeper(policy, store)) {
       // The young pods have aged meanwhile.
       for (String name : List.of("young-0", "young-1")) {
@@ -308,6 +309,28 @@ class RemovalGateTest {
       await().atMost(Duration.ofSeconds(3)).until(killSwitch::paused);
       assertThat(killSwitch.reason()).contains("would evict 3 of 4 running pods in namespace a");
       assertThat(sent).hasSize(2);
+    }
+  }
+
+  /**
+   * A resume starts the guard's window over, in the cluster too, but only the leader writes that: a follower that
+   * sees the resume late would clear what the leader has counted since.
+   */
+  @Test
+  void onlyTheLeaderWritesTheResumedWindow() {
+    long bucket = (Instant.now().getEpochSecond() / 10 + 1) * 10;
+    String leadersWindow = "evict a " + bucket + ":2\n";
+    MemoryGuardWindowStore store = new MemoryGuardWindowStore(leadersWindow);
+    try (Sweeper follower = sweeper(SLOW, store)) {
+      follower.setLeading(false);
+      killSwitch.pause("by hand");
+      assertThat(killSwitch.resume()).isEmpty();
+      assertThat(store.remembered()).isEqualTo(leadersWindow);
+
+      follower.setLeading(true);
+      killSwitch.pause("by hand");
+      assertThat(killSwitch.resume()).isEmpty();
+      assertThat(store.remembered()).as("the leader's resume, over the window it read").isEmpty();
     }
   }
 

@@ -82,6 +82,28 @@ class SafetyTest {
     assertThatThrownBy(() -> GuardWindow.decode("evict ns 12:x\n")).hasMessageContaining("guard window line 1");
   }
 
+  /**
+   * Two writers of one window: what the other added since this one last read is counted on top, what it dropped is
+   * not taken (a count goes only through its own window's aging or a resume).
+   */
+  @Test
+  void guardCountsWhatAnotherWriterAddedSinceItRead() {
+    GuardWindow read = GuardWindow.decode("evict a 1767225610:2\ndelete 1767225610:1\n");
+    GuardWindow theirs = GuardWindow.decode("evict a 1767225610:3 1767225620:1\nevict b 1767225620:1\n");
+    assertThat(theirs.addedSince(read).encode()).isEqualTo("evict a 1767225610:1 1767225620:1\nevict b 1767225620:1\n");
+    assertThat(read.addedSince(read)).isEqualTo(GuardWindow.EMPTY);
+
+    BlastRadiusGuard g = new BlastRadiusGuard(new io.podsweeper.policy.Guard(0.5, 1.0, OptionalInt.empty(), 0, 0, Duration.ofMinutes(10)));
+    Instant t = Instant.parse("2026-01-01T00:00:25Z");
+    g.restore(read);
+    g.count(d("a", "n"), t);
+    g.absorb(theirs.addedSince(read));
+    assertThat(g.window(t).encode()).isEqualTo("evict a 1767225610:3 1767225620:1 1767225630:1\nevict b 1767225620:1\ndelete 1767225610:1\n");
+    // 5 of 10 in a evicted: a sixth is over half.
+    assertThat(g.check(d("a", "n"), 5, 100, t).map(BlastRadiusGuard.Trip::reason)).hasValue(
+        "would evict 6 of 10 running pods in namespace a within 10m (guard.maxNamespaceShare 50%)");
+  }
+
   @Test
   void guardCapsAllRemovalsInAWindow() {
     BlastRadiusGuard g = new BlastRadiusGuard(new io.podsweeper.policy.Guard(1.0, 1.0, OptionalInt.of(2), 1, 1, Duration.ofMinutes(1)));

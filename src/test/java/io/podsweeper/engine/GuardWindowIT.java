@@ -1,0 +1,112 @@
+package io.podsweeper.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.podsweeper.kube.GuardWindowConfigMap;
+import io.podsweeper.policy.Guard;
+import io.podsweeper.safety.BlastRadiusGuard;
+import io.podsweeper.safety.GuardWindowStore;
+import io.podsweeper.strategy.Action;
+import io.podsweeper.strategy.Decision;
+import io.podsweeper.testing.ApiServerExtension;
+import io.podsweeper.testing.Manifests;
+import io.podsweeper.testing.TestApiServer;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The blast-radius guard's window in its ConfigMap, written as the manifests' ServiceAccount, by two leaders at the
+ * worst moment: the old one's write is on its way when the new one takes over. The API server's audit log witnesses
+ * that the late write was refused (409) and the ConfigMap keeps the new leader's window.
+ */
+@ExtendWith(ApiServerExtension.class)
+class GuardWindowIT {
+  private static final String NS = Manifests.NAMESPACE;
+  private static final String NAME = Manifests.CONTROL + "-guard";
+
+  @Test
+  void aDeposedLeadersLateWriteDoesNotOverwriteTheNewLeadersWindow(TestApiServer server) throws Exception {
+    Manifests.applyBase(server);
+    server.client().configMaps().inNamespace(NS).withName(NAME).delete();
+    await().atMost(Duration.ofSeconds(5)).until(() -> server.client().configMaps().inNamespace(NS).withName(NAME).get() == null);
+    Clock clock = Clock.systemUTC();
+    try (KubernetesClient oldReplica = asDeployed(server); KubernetesClient newReplica = asDeployed(server)) {
+      CountDownLatch onTheWire = new CountDownLatch(1);
+      CountDownLatch arrive = new CountDownLatch(1);
+      GuardJournal oldLeader = new GuardJournal(new HeldOnce(new GuardWindowConfigMap(oldReplica, NS, NAME), onTheWire, arrive), clock);
+      BlastRadiusGuard oldGuard = new BlastRadiusGuard(Guard.DEFAULTS);
+      assertThat(oldLeader.takeOver(oldGuard)).isTrue();
+      oldGuard.count(eviction(), clock.instant());
+      assertThat(oldLeader.persist(oldGuard)).as("the first write creates the ConfigMap").isTrue();
+      oldGuard.count(eviction(), clock.instant());
+      CompletableFuture<Boolean> lateWrite = CompletableFuture.supplyAsync(() -> oldLeader.persist(oldGuard));
+      assertThat(onTheWire.await(5, TimeUnit.SECONDS)).isTrue();
+
+      GuardJournal newLeader = new GuardJournal(new GuardWindowConfigMap(newReplica, NS, NAME), clock);
+      BlastRadiusGuard newGuard = new BlastRadiusGuard(Guard.DEFAULTS);
+      assertThat(newLeader.takeOver(newGuard)).isTrue();
+      assertThat(newGuard.window(clock.instant()).evictions().get("a")).as("the old leader's first eviction").hasSize(1);
+      newGuard.count(eviction(), clock.instant());
+      newGuard.count(eviction(), clock.instant());
+      assertThat(newLeader.persist(newGuard)).isTrue();
+      String newLeadersWindow = window(server);
+      assertThat(newLeadersWindow).matches("evict a( \\d+:\\d+)+\n");
+
+      Instant released = Instant.now();
+      arrive.countDown();
+      assertThat(lateWrite.get(10, TimeUnit.SECONDS)).as("the old leader's removal is held").isFalse();
+      assertThat(window(server)).isEqualTo(newLeadersWindow);
+      assertThat(newGuard.window(clock.instant()).evictions().get("a")).hasSize(3);
+      await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(server.audit())
+          .filteredOn(e -> e.received().isAfter(released) && e.resource().equals("configmaps") && e.verb().equals("patch"))
+          .singleElement().satisfies(e -> {
+            assertThat(e.user()).isEqualTo(Manifests.user(Manifests.SERVICE_ACCOUNT));
+            assertThat(e.name()).isEqualTo(NAME);
+            assertThat(e.code()).isEqualTo(409);
+          }));
+    }
+  }
+
+  private static KubernetesClient asDeployed(TestApiServer server) throws Exception {
+    return new KubernetesClientBuilder().withConfig(Manifests.serviceAccountConfig(server, Manifests.SERVICE_ACCOUNT)).build();
+  }
+
+  private static String window(TestApiServer server) {
+    return server.client().configMaps().inNamespace(NS).withName(NAME).get().getData().get("window");
+  }
+
+  private static Decision eviction() {
+    return new Decision("a", "p", "u", "1", "n", "PodLifeTime", "p", "r", Action.EVICT, "x", Instant.EPOCH, "");
+  }
+
+  /** A store whose second write waits, its version chosen, until the test lets it arrive: a write on the wire. */
+  private record HeldOnce(GuardWindowStore store, CountDownLatch onTheWire, CountDownLatch arrive) implements GuardWindowStore {
+    @Override
+    public Stored load() {
+      return store.load();
+    }
+
+    @Override
+    public Optional<String> saveOver(String window, String version) {
+      if (!version.isEmpty()) {
+        onTheWire.countDown();
+        try {
+          arrive.await(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+      return store.saveOver(window, version);
+    }
+  }
+}
