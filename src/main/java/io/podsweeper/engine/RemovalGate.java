@@ -32,6 +32,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
@@ -70,6 +71,8 @@ final class RemovalGate implements AutoCloseable {
    * counted it when it was made, at an instant this one does not know), so that its withdrawal uncounts nothing.
    */
   private static final Instant ADOPTED = Instant.EPOCH;
+  /** The window of an eviction in background that holds no place in any yet (one taken over). */
+  private static final long NOT_COUNTED = -1;
   /** How often a waiting removal looks again whether it may still go (the lease also expires without an event). */
   private static final long WAIT_SLICE_MILLIS = 50;
   /** How often {@link #running} reads again while the cluster churns; then it settles for the stricter count. */
@@ -103,8 +106,16 @@ final class RemovalGate implements AutoCloseable {
    *
    * @param owner the pod's controller's UID, for maxInFlightPerOwner
    * @param balance made by a node-aware strategy (re-judged by its profile's protections, not a deadline)
+   * @param countedIn the limits window it holds a place in: its reservation's, or the one it was last carried into
+   *     (read and written under the budget's lock, with the window)
    */
-  private record InFlight(Decision decision, String owner, boolean balance, Reservation reservation, boolean requested) {
+  private record InFlight(Decision decision, String owner, boolean balance, Reservation reservation, boolean requested,
+      AtomicLong countedIn) {
+    /** Counted in the window its reservation was taken in. */
+    InFlight(Decision decision, String owner, boolean balance, Reservation reservation, boolean requested) {
+      this(decision, owner, balance, reservation, requested, new AtomicLong(reservation.window()));
+    }
+
     String what() {
       return requested ? "EvictionRequest " + decision.uid() : "eviction in background";
     }
@@ -239,7 +250,10 @@ final class RemovalGate implements AutoCloseable {
     synchronized (now) {
       now.reset();
       window++;
-      inBackground.asMap().values().forEach(f -> now.carry(f.decision()));
+      inBackground.asMap().values().forEach(f -> {
+        now.carry(f.decision());
+        f.countedIn().set(window);
+      });
     }
   }
 
@@ -298,12 +312,9 @@ final class RemovalGate implements AutoCloseable {
       Decision decision = pod.map(p -> Decision.of(p, origin.strategy(), origin.profile(), origin.rule(), reason, clock.instant()))
           .orElse(new Decision(observed.namespace(), observed.pod(), observed.uid(), "", "", origin.strategy(), origin.profile(),
               origin.rule(), Action.EVICT, reason, clock.instant(), ""));
-      RemovalBudget inBudget = budget;
       InFlight adopted = new InFlight(decision, pod.map(RemovalGate::owner).orElse(""), origin.balance(),
-          new Reservation(inBudget, guard, false, ADOPTED, window), true);
-      inBudget.carry(decision);
-      if (inBackground.asMap().putIfAbsent(observed.uid(), adopted) != null) {
-        inBudget.giveBack(decision);
+          new Reservation(budget, guard, false, ADOPTED, window), true, new AtomicLong(NOT_COUNTED));
+      if (!inProgressUnlessThere(adopted)) {
         continue;
       }
       LOG.info("{} for {} taken over (requester {}): in progress", adopted.what(), key, EvictionRequester.REQUESTER);
@@ -507,7 +518,12 @@ final class RemovalGate implements AutoCloseable {
    * force, its own or one it was carried into.
    */
   private void release(InFlight inFlight) {
-    budget.giveBack(inFlight.decision());
+    RemovalBudget now = budget;
+    synchronized (now) {
+      if (inFlight.countedIn().get() == window) {
+        now.giveBack(inFlight.decision());
+      }
+    }
     forget(inFlight.decision(), inFlight.reservation());
   }
 
@@ -588,11 +604,8 @@ final class RemovalGate implements AutoCloseable {
       // Requested: the pod leaves in its own time (interceptors, then the eviction-request controller); it keeps its
       // place in the limits until then, or until this service withdraws.
       backoff.invalidate(decision.uid());
-      InFlight adopted = inBackground.asMap().put(decision.uid(), new InFlight(decision, owner(pod), candidate.balance(), reservation, true));
-      if (adopted != null) {
-        // Taken over from an earlier term while this request (which joined it) was on its way: counted once.
-        adopted.reservation().budget().giveBack(adopted.decision());
-      }
+      // Replaces one taken over from an earlier term while this request (which joined it) was on its way: counted once.
+      inProgress(new InFlight(decision, owner(pod), candidate.balance(), reservation, true));
       outcomes.record(decision, Result.BACKGROUND, "EvictionRequest " + decision.uid() + " made, requester " + EvictionRequester.REQUESTER
           + ": the pod leaves in its own time", false);
     } else if (result.outcome() == PodRemover.Outcome.STARTED) {
@@ -660,10 +673,51 @@ final class RemovalGate implements AutoCloseable {
     freed(inFlight);
   }
 
-  /** An eviction in background that ended in a later window than its own gives that window its place back. */
+  /**
+   * An eviction in background that ended in a later window than its own gives that window its place back (if it was
+   * carried into it: see {@link #inProgress}).
+   */
   private void uncarry(InFlight inFlight) {
-    if (inFlight.reservation().window() != window) {
-      budget.giveBack(inFlight.decision());
+    RemovalBudget now = budget;
+    synchronized (now) {
+      if (inFlight.countedIn().get() == window && inFlight.reservation().window() != window) {
+        now.giveBack(inFlight.decision());
+      }
+    }
+  }
+
+  /**
+   * Puts an eviction among those in background, holding a place in the limits window in force: a full pass that
+   * started a new window while its request was on the way (or its withdrawal failing) did not carry it. One it
+   * replaces gives its place up. Under the budget's lock, as {@link #newWindow}: each window counts it once.
+   */
+  private void inProgress(InFlight inFlight) {
+    RemovalBudget now = budget;
+    synchronized (now) {
+      InFlight replaced = inBackground.asMap().put(inFlight.decision().uid(), inFlight);
+      if (replaced != null && replaced.countedIn().get() == window) {
+        now.giveBack(replaced.decision());
+      }
+      countInWindow(now, inFlight);
+    }
+  }
+
+  /** As {@link #inProgress}, unless the pod has one in progress already: false then. */
+  private boolean inProgressUnlessThere(InFlight inFlight) {
+    RemovalBudget now = budget;
+    synchronized (now) {
+      if (inBackground.asMap().putIfAbsent(inFlight.decision().uid(), inFlight) != null) {
+        return false;
+      }
+      countInWindow(now, inFlight);
+      return true;
+    }
+  }
+
+  private void countInWindow(RemovalBudget now, InFlight inFlight) {
+    if (inFlight.countedIn().get() != window) {
+      now.carry(inFlight.decision());
+      inFlight.countedIn().set(window);
     }
   }
 
@@ -712,7 +766,7 @@ final class RemovalGate implements AutoCloseable {
       if (answer.outcome() == PodRemover.Outcome.REMOVED || answer.outcome() == PodRemover.Outcome.GONE) {
         didNotHappen(inFlight, result, "withdrawn: " + why);
       } else {
-        inBackground.put(decision.uid(), inFlight);
+        inProgress(inFlight);
         metrics.apiErrors.labels(decision.action().wireName(), String.valueOf(answer.code())).inc();
         LOG.warn("cannot withdraw {} for {} ({}): {} {}; tried again at the next change", inFlight.what(), decision.podKey(), why,
             answer.code(), answer.message());
@@ -790,7 +844,7 @@ final class RemovalGate implements AutoCloseable {
       case REFUSED -> {
         if (acceptedInBackground(pod, result)) {
           // Accepted: the pod leaves in its own time (e.g. a live migration). It keeps its place in the limits.
-          inBackground.put(uid, new InFlight(decision, owner(pod), false, reservation, false));
+          inProgress(new InFlight(decision, owner(pod), false, reservation, false));
           outcomes.record(decision, Result.BACKGROUND, result.message(), false);
           return;
         }
@@ -975,7 +1029,7 @@ final class RemovalGate implements AutoCloseable {
   private void jobStarted(PodRecord pod, Candidate candidate, Reservation reservation, String message) {
     Decision decision = candidate.decision();
     jobs.add(decision.uid());
-    inBackground.put(decision.uid(), new InFlight(decision, owner(pod), candidate.balance(), reservation, false));
+    inProgress(new InFlight(decision, owner(pod), candidate.balance(), reservation, false));
     outcomes.record(decision, Result.BACKGROUND, message, false);
   }
 
@@ -1008,7 +1062,7 @@ final class RemovalGate implements AutoCloseable {
       return Optional.of("cannot write the guard's window");
     }
     jobs.add(pod.uid());
-    inBackground.put(pod.uid(), new InFlight(decision, owner(pod), true, reservation.get(), false));
+    inProgress(new InFlight(decision, owner(pod), true, reservation.get(), false));
     return Optional.empty();
   }
 
