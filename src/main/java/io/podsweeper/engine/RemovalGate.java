@@ -95,7 +95,22 @@ final class RemovalGate implements AutoCloseable {
    *
    * @param window the limits window it was taken in
    */
-  private record Reservation(RemovalBudget budget, BlastRadiusGuard guard, boolean capped, Instant at, long window) {}
+  /**
+   * What a removal took: a place in the budget's window, a count in the guard's window (and the hourly cap) at
+   * {@code at}.
+   *
+   * @param retried the guard's count is that of an earlier request for the same pod version that got no answer
+   *     ({@link Unanswered}): it stays until the pod shows whether that one was carried out
+   */
+  private record Reservation(RemovalBudget budget, BlastRadiusGuard guard, boolean capped, Instant at, long window,
+      boolean retried) {}
+
+  /**
+   * A request that got no answer: the server may have carried it out, so the guard and the hourly cap keep its count.
+   * A retry of the same pod version takes that count over instead of counting again (its preconditions let at most
+   * one of the two happen); a later version of the pod that is not terminating shows it did not happen.
+   */
+  private record Unanswered(Decision decision, Reservation reservation) {}
 
   private record Backoff(int attempts, Instant retryAt) {}
 
@@ -160,6 +175,8 @@ final class RemovalGate implements AutoCloseable {
    * as running twice in the guard's shares (once still cached, once as evicted).
    */
   private final Cache<String, String> removedLately = Caffeine.newBuilder().expireAfterWrite(Duration.ofMinutes(5)).build();
+  /** By pod UID; a day at most, as a backstop for pods this replica stops hearing about. */
+  private final Cache<String, Unanswered> unanswered = Caffeine.newBuilder().expireAfterWrite(Duration.ofDays(1)).build();
   /** Evictions in background, by pod UID: never requested twice while in progress; a timeout ends one as failed. */
   private final Cache<String, InFlight> inBackground;
   /** What the active interceptor of an EvictionRequest in progress last reported, by pod UID (logged once per change). */
@@ -313,7 +330,7 @@ final class RemovalGate implements AutoCloseable {
           .orElse(new Decision(observed.namespace(), observed.pod(), observed.uid(), "", "", origin.strategy(), origin.profile(),
               origin.rule(), Action.EVICT, reason, clock.instant(), ""));
       InFlight adopted = new InFlight(decision, pod.map(RemovalGate::owner).orElse(""), origin.balance(),
-          new Reservation(budget, guard, false, ADOPTED, window), true, new AtomicLong(NOT_COUNTED));
+          new Reservation(budget, guard, false, ADOPTED, window, false), true, new AtomicLong(NOT_COUNTED));
       if (!inProgressUnlessThere(adopted)) {
         continue;
       }
@@ -351,6 +368,12 @@ final class RemovalGate implements AutoCloseable {
     if (!pod.runningOnNode()) {
       removedLately.invalidate(pod.uid());
     }
+    Unanswered earlier = unanswered.getIfPresent(pod.uid());
+    if (earlier != null && !pod.resourceVersion().equals(earlier.decision().resourceVersion())
+        && unanswered.asMap().remove(pod.uid(), earlier) && !pod.terminating()) {
+      // A later version, not being deleted: the request that got no answer was not carried out, and now cannot be.
+      uncount(earlier.decision(), earlier.reservation());
+    }
     InFlight inFlight = inBackground.getIfPresent(pod.uid());
     if (inFlight != null && pod.terminated()) {
       end(inFlight, "Succeeded".equals(pod.phase()) ? Result.SUCCESS : Result.ERROR, "pod " + pod.phase());
@@ -367,6 +390,7 @@ final class RemovalGate implements AutoCloseable {
     backoff.invalidate(pod.uid());
     reported.invalidate(pod.uid());
     removedLately.invalidate(pod.uid());
+    unanswered.invalidate(pod.uid());
   }
 
   /**
@@ -456,6 +480,12 @@ final class RemovalGate implements AutoCloseable {
     }
     Optional<BlastRadiusGuard.Trip> tripped;
     synchronized (inGuard) {
+      Unanswered earlier = unanswered.getIfPresent(pod.uid());
+      if (earlier != null && earlier.reservation().guard() == inGuard
+          && earlier.decision().resourceVersion().equals(decision.resourceVersion()) && unanswered.asMap().remove(pod.uid(), earlier)) {
+        Reservation counted = earlier.reservation();
+        return Optional.of(new Reservation(inBudget, inGuard, counted.capped(), counted.at(), window, true));
+      }
       tripped = inGuard.check(decision, running(pod.namespace()), running(null), now);
       if (tripped.isEmpty()) {
         inGuard.count(decision, now);
@@ -491,7 +521,7 @@ final class RemovalGate implements AutoCloseable {
     if (capped) {
       namespaceCap.count(pod.namespace(), now);
     }
-    return Optional.of(new Reservation(inBudget, inGuard, capped, now, window));
+    return Optional.of(new Reservation(inBudget, inGuard, capped, now, window, false));
   }
 
   /**
@@ -527,8 +557,19 @@ final class RemovalGate implements AutoCloseable {
     forget(inFlight.decision(), inFlight.reservation());
   }
 
-  /** Takes a removal that did not happen out of the guard's window and the hourly cap. */
+  /**
+   * Takes a removal that did not happen out of the guard's window and the hourly cap; but a retry's count stays with
+   * the request that got no answer, which may yet show as carried out.
+   */
   private void forget(Decision decision, Reservation r) {
+    if (r.retried()) {
+      unanswered.put(decision.uid(), new Unanswered(decision, r));
+    } else {
+      uncount(decision, r);
+    }
+  }
+
+  private void uncount(Decision decision, Reservation r) {
     synchronized (r.guard()) { // as in reserve: the window and removedLately change together
       r.guard().uncount(decision, r.at());
       removedLately.invalidate(decision.uid());
@@ -867,6 +908,7 @@ final class RemovalGate implements AutoCloseable {
           // The server may have carried it out: the limits give its place back (upstream counts only evictions that
           // succeeded), but the guard and the hourly cap keep counting it, erring strict, as does removedLately.
           giveBack(decision, reservation);
+          unanswered.put(uid, new Unanswered(decision, reservation));
         } else {
           release(decision, reservation);
         }
