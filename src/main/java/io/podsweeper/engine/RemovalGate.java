@@ -973,7 +973,8 @@ final class RemovalGate implements AutoCloseable {
     String uid = owner.get().uid();
     String name = owner.get().kind() + " " + owner.get().name();
     if (active.limits().maxInFlightPerOwner().isPresent()) {
-      long inFlight = inBackground.asMap().values().stream().filter(f -> f.owner().equals(uid)).count()
+      long inFlight = inBackground.asMap().values().stream()
+          .filter(f -> f.owner().equals(uid) && !f.decision().uid().equals(pod.uid())).count()
           + sending.entrySet().stream().filter(e -> e.getValue().equals(uid) && !e.getKey().equals(pod.key())).count();
       if (inFlight >= active.limits().maxInFlightPerOwner().getAsInt()) {
         return Optional.of(inFlight + " evictions of " + name + " already in progress (maxInFlightPerOwner)");
@@ -1128,6 +1129,12 @@ final class RemovalGate implements AutoCloseable {
     Backoff waiting = backoff.getIfPresent(pod.uid());
     if (waiting != null && waiting.retryAt().isAfter(clock.instant())) {
       return new JobSendResult(JobSend.HELD, "retried after " + waiting.retryAt());
+    }
+    // Judged at admission, and again now: siblings may have gone unavailable since, or been admitted by the worker
+    // at the same moment (its own final check sees this job; this one must see its removal).
+    Optional<String> throttled = ownerThrottle(pod, rules.get().policy());
+    if (throttled.isPresent()) {
+      return new JobSendResult(JobSend.HELD, throttled.get());
     }
     Decision old = entry.decision();
     Optional<String> refusal = old.profile().equals(MigrationJobController.STRATEGY) ? protection : stillWanted(entry, pod);

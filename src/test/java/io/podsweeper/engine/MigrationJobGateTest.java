@@ -37,7 +37,11 @@ class MigrationJobGateTest {
   private final List<Decision> sent = new CopyOnWriteArrayList<>();
 
   private Sweeper sweeper() {
-    Sweeper s = new Sweeper(PolicyLoader.parse(POLICY, "test"), source, (d, dryRun) -> {
+    return sweeper(POLICY);
+  }
+
+  private Sweeper sweeper(String policy) {
+    Sweeper s = new Sweeper(PolicyLoader.parse(policy, "test"), source, (d, dryRun) -> {
       throw new AssertionError("no request outside a job here");
     }, metrics, Clock.systemUTC(), new RecentDecisions(100), killSwitch, why -> {}, GuardWindowStore.NONE);
     s.start();
@@ -101,6 +105,36 @@ class MigrationJobGateTest {
         assertThat(d.resourceVersion()).isEqualTo("99");
       });
     }
+  }
+
+  /**
+   * A job's eviction meets its owner's limits as they are when it is sent, not only at its admission: a sibling that
+   * went unavailable meanwhile (or that the worker admitted at the same moment) holds it. Its own place among the
+   * evictions in progress does not count against maxInFlightPerOwner.
+   */
+  @Test
+  void aJobsEvictionIsHeldWhileASiblingIsUnavailable() {
+    try (Sweeper s = sweeper(POLICY.replace("limits: {maxTotal: 1}", "limits: {maxTotal: 5, maxUnavailablePerOwner: 1, maxInFlightPerOwner: 1}"))) {
+      RemovalGate gate = s.gate();
+      PodRecord web = ready("web", "True");
+      ready("sibling", "True");
+      assertThat(gate.admitJob(web, decision(web))).isEmpty();
+      ready("sibling", "False");
+      assertThat(evict(gate, web)).satisfies(r -> {
+        assertThat(r.outcome()).isEqualTo(RemovalGate.JobSend.HELD);
+        assertThat(r.message()).contains("would leave 2 pods of ReplicaSet rs unavailable");
+      });
+      ready("sibling", "True");
+      assertThat(evict(gate, web).outcome()).isEqualTo(RemovalGate.JobSend.SENT);
+      assertThat(sent).singleElement().satisfies(d -> assertThat(d.name()).isEqualTo("web"));
+    }
+  }
+
+  private PodRecord ready(String name, String ready) {
+    PodRecord p = pod(name).ns("a").on("n1").uid("uid-" + name).ownedBy("ReplicaSet", "rs").phase("Running").container(PodFixtures.running("c"))
+        .condition("Ready", ready, null, null).build();
+    source.put(p);
+    return p;
   }
 
   @Test
