@@ -91,14 +91,10 @@ final class RemovalGate implements AutoCloseable {
   record Candidate(Decision decision, boolean balance, long generation, boolean dryRun, Instant dueSince) {}
 
   /**
-   * What a removal took from the limits, so that everything can be given back together if it does not happen.
+   * What a removal took from the limits, so that everything can be given back together if it does not happen: a place
+   * in the budget's window, a count in the guard's window (and the hourly cap) at {@code at}.
    *
    * @param window the limits window it was taken in
-   */
-  /**
-   * What a removal took: a place in the budget's window, a count in the guard's window (and the hourly cap) at
-   * {@code at}.
-   *
    * @param retried the guard's count is that of an earlier request for the same pod version that got no answer
    *     ({@link Unanswered}): it stays until the pod shows whether that one was carried out
    */
@@ -483,7 +479,9 @@ final class RemovalGate implements AutoCloseable {
       Unanswered earlier = unanswered.getIfPresent(pod.uid());
       if (earlier != null && earlier.reservation().guard() == inGuard
           && earlier.decision().resourceVersion().equals(decision.resourceVersion()) && unanswered.asMap().remove(pod.uid(), earlier)) {
+        // The same pod version again after no answer: the guard counted it then, and still does (see Unanswered).
         Reservation counted = earlier.reservation();
+        removedLately.put(pod.uid(), pod.key());
         return Optional.of(new Reservation(inBudget, inGuard, counted.capped(), counted.at(), window, true));
       }
       tripped = inGuard.check(decision, running(pod.namespace()), running(null), now);
