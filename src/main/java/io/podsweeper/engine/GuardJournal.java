@@ -22,6 +22,8 @@ import org.slf4j.LoggerFactory;
  */
 final class GuardJournal {
   private static final Logger LOG = LoggerFactory.getLogger(GuardJournal.class);
+  /** How often one persist may find its own earlier write in the store and write again over it. */
+  private static final int OWN_WRITES_SEEN = 3;
 
   private final GuardWindowStore store;
   private final Clock clock;
@@ -34,6 +36,8 @@ final class GuardJournal {
   /** The version of the window this term last read or wrote, and what that version holds. */
   private String storedVersion = "";
   private GuardWindow stored = GuardWindow.EMPTY;
+  /** A write that got no answer (it may have landed), until the next answer: null if none. */
+  private String unanswered;
   private long durableVersion = -1;
   private BlastRadiusGuard durableGuard;
 
@@ -57,30 +61,57 @@ final class GuardJournal {
       return false;
     }
     try {
-      String text = guard.window(clock.instant()).encode();
-      Optional<String> written = store.saveOver(text, storedVersion);
-      if (written.isPresent()) {
-        storedVersion = written.get();
-        stored = GuardWindow.decode(text);
-        durableGuard = guard;
-        durableVersion = version;
-        return true;
+      for (int attempt = 0; attempt < OWN_WRITES_SEEN; attempt++) {
+        String text = guard.window(clock.instant()).encode();
+        Optional<String> written = write(text);
+        if (written.isPresent()) {
+          settled(written.get(), text);
+          durableGuard = guard;
+          durableVersion = version;
+          return true;
+        }
+        GuardWindowStore.Stored theirs = store.load();
+        String lost = unanswered;
+        unanswered = null;
+        if (theirs.window().equals(text) || theirs.window().equals(lost)) {
+          // This replica's own write: one whose answer was lost, or the HTTP layer's retry of one that had landed.
+          // Not another writer's removals, so nothing to count twice; write what was counted since over it.
+          settled(theirs.version(), theirs.window());
+          continue;
+        }
+        // Another replica wrote since: a deposed leader whose write came late, or the new leader if this replica was
+        // deposed. Its removals may have gone, so they count here too, and this removal waits for its retry (by
+        // then a deposed replica knows it no longer leads).
+        GuardWindow read = readable(theirs.window());
+        guard.absorb(read.addedSince(stored));
+        storedVersion = theirs.version();
+        stored = read;
+        LOG.warn("another replica wrote the blast-radius guard's window meanwhile: its removals are counted too, holding "
+            + "this one for a moment");
+        return false;
       }
-      // Another replica wrote since: a deposed leader whose write came late, or the new leader if this replica was
-      // deposed. Its removals may have gone, so they count here too, and this removal waits for its retry (by then
-      // a deposed replica knows it no longer leads).
-      GuardWindowStore.Stored theirs = store.load();
-      GuardWindow read = readable(theirs.window());
-      guard.absorb(read.addedSince(stored));
-      storedVersion = theirs.version();
-      stored = read;
-      LOG.warn("another replica wrote the blast-radius guard's window meanwhile: its removals are counted too, holding "
-          + "this one for a moment");
       return false;
     } catch (RuntimeException e) {
       LOG.warn("cannot keep the blast-radius guard's window in the cluster, holding removals: {}", e.getMessage());
       return false;
     }
+  }
+
+  /**
+   * Writes over the version last read or written. A write that throws may have landed all the same: it is remembered
+   * until an answer shows what the store holds.
+   */
+  private Optional<String> write(String text) {
+    String before = unanswered;
+    unanswered = text;
+    Optional<String> written = store.saveOver(text, storedVersion);
+    unanswered = written.isPresent() ? null : before;
+    return written;
+  }
+
+  private void settled(String version, String text) {
+    storedVersion = version;
+    stored = readable(text);
   }
 
   /**

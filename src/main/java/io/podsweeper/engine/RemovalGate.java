@@ -71,7 +71,7 @@ final class RemovalGate implements AutoCloseable {
    * counted it when it was made, at an instant this one does not know), so that its withdrawal uncounts nothing.
    */
   private static final Instant ADOPTED = Instant.EPOCH;
-  /** The window of an eviction in background that holds no place in any yet (one taken over). */
+  /** The window of an eviction in background that took no place in one of its own (one taken over). */
   private static final long NOT_COUNTED = -1;
   /** How often a waiting removal looks again whether it may still go (the lease also expires without an event). */
   private static final long WAIT_SLICE_MILLIS = 50;
@@ -233,7 +233,11 @@ final class RemovalGate implements AutoCloseable {
     } else if (old.dryRun() != now.dryRun()) {
       // A dry-run counted what would have been removed; the live run starts from what really was (the window the
       // cluster remembers), and a dry-run from a clean slate. The rate paced both: it goes on.
-      budget = new RemovalBudget(now.limits());
+      RemovalBudget fresh = new RemovalBudget(now.limits());
+      synchronized (fresh) {
+        budget = fresh;
+        startWindow(fresh);
+      }
       bucket.setRate(now.limits().perSecond());
       guard = new BlastRadiusGuard(now.guard());
       journal.forget();
@@ -262,12 +266,17 @@ final class RemovalGate implements AutoCloseable {
     RemovalBudget now = budget;
     synchronized (now) {
       now.reset();
-      window++;
-      inBackground.asMap().values().forEach(f -> {
-        now.carry(f.decision());
-        f.countedIn().set(window);
-      });
+      startWindow(now);
     }
+  }
+
+  /** Under {@code now}'s lock: the evictions still in progress take their places in the window it starts. */
+  private void startWindow(RemovalBudget now) {
+    window++;
+    inBackground.asMap().values().forEach(f -> {
+      now.carry(f.decision());
+      f.countedIn().set(window);
+    });
   }
 
   /**
@@ -326,7 +335,7 @@ final class RemovalGate implements AutoCloseable {
           .orElse(new Decision(observed.namespace(), observed.pod(), observed.uid(), "", "", origin.strategy(), origin.profile(),
               origin.rule(), Action.EVICT, reason, clock.instant(), ""));
       InFlight adopted = new InFlight(decision, pod.map(RemovalGate::owner).orElse(""), origin.balance(),
-          new Reservation(budget, guard, false, ADOPTED, window, false), true, new AtomicLong(NOT_COUNTED));
+          new Reservation(budget, guard, false, ADOPTED, NOT_COUNTED, false), true, new AtomicLong(NOT_COUNTED));
       if (!inProgressUnlessThere(adopted)) {
         continue;
       }
@@ -365,12 +374,14 @@ final class RemovalGate implements AutoCloseable {
       removedLately.invalidate(pod.uid());
     }
     Unanswered earlier = unanswered.getIfPresent(pod.uid());
+    InFlight inFlight = inBackground.getIfPresent(pod.uid());
     if (earlier != null && !pod.resourceVersion().equals(earlier.decision().resourceVersion())
-        && unanswered.asMap().remove(pod.uid(), earlier) && !pod.terminating()) {
+        && unanswered.asMap().remove(pod.uid(), earlier) && !pod.terminating()
+        && (inFlight == null || inFlight.reservation() != earlier.reservation())) {
       // A later version, not being deleted: the request that got no answer was not carried out, and now cannot be.
+      // (A job's: its reservation is the job's still, given back when the job ends.)
       uncount(earlier.decision(), earlier.reservation());
     }
-    InFlight inFlight = inBackground.getIfPresent(pod.uid());
     if (inFlight != null && pod.terminated()) {
       end(inFlight, "Succeeded".equals(pod.phase()) ? Result.SUCCESS : Result.ERROR, "pod " + pod.phase());
     } else if (inFlight != null && inFlight.requested() && !pod.terminating()) {
@@ -455,8 +466,10 @@ final class RemovalGate implements AutoCloseable {
       return true;
     }
     Integer hourlyCap = hourlyCaps.get(decision.profile());
+    // A retry after no answer needs no place of its own under the hourly cap: its first request's still counts.
+    boolean capTaken = countLeftBy(decision, guard, now).filter(u -> u.reservation().capped()).isPresent();
     Optional<String> throttled = ownerThrottle(pod, active)
-        .or(() -> hourlyCap == null ? Optional.empty() : namespaceCap.check(pod.namespace(), hourlyCap, now));
+        .or(() -> hourlyCap == null || capTaken ? Optional.empty() : namespaceCap.check(pod.namespace(), hourlyCap, now));
     if (throttled.isPresent()) {
       reportOnce(decision, dryRun ? Result.WOULD_BE_LIMITED : Result.LIMITED, throttled.get() + "; retried in the next pass", dryRun);
       return true;
@@ -476,11 +489,10 @@ final class RemovalGate implements AutoCloseable {
     }
     Optional<BlastRadiusGuard.Trip> tripped;
     synchronized (inGuard) {
-      Unanswered earlier = unanswered.getIfPresent(pod.uid());
-      if (earlier != null && earlier.reservation().guard() == inGuard
-          && earlier.decision().resourceVersion().equals(decision.resourceVersion()) && unanswered.asMap().remove(pod.uid(), earlier)) {
+      Optional<Unanswered> earlier = countLeftBy(decision, inGuard, now);
+      if (earlier.isPresent() && unanswered.asMap().remove(pod.uid(), earlier.get())) {
         // The same pod version again after no answer: the guard counted it then, and still does (see Unanswered).
-        Reservation counted = earlier.reservation();
+        Reservation counted = earlier.get().reservation();
         removedLately.put(pod.uid(), pod.key());
         return Optional.of(new Reservation(inBudget, inGuard, counted.capped(), counted.at(), window, true));
       }
@@ -523,6 +535,16 @@ final class RemovalGate implements AutoCloseable {
   }
 
   /**
+   * The count a request for this very pod version left when it got no answer, if {@code inGuard} still holds it: a
+   * resume, or the window moving on, took it away, and then the retry must be counted anew.
+   */
+  private Optional<Unanswered> countLeftBy(Decision decision, BlastRadiusGuard inGuard, Instant now) {
+    return Optional.ofNullable(unanswered.getIfPresent(decision.uid()))
+        .filter(u -> u.reservation().guard() == inGuard && u.decision().resourceVersion().equals(decision.resourceVersion())
+            && inGuard.stillCounts(u.decision(), u.reservation().at(), now));
+  }
+
+  /**
    * Gives back everything a removal reserved that did not happen (refused, failed, gone, or no longer wanted). Its
    * place in the limits only to the window it was taken in: a window a full pass started since never counted it.
    */
@@ -560,11 +582,13 @@ final class RemovalGate implements AutoCloseable {
    * the request that got no answer, which may yet show as carried out.
    */
   private void forget(Decision decision, Reservation r) {
+    Unanswered pending = unanswered.getIfPresent(decision.uid());
     if (r.retried()) {
       unanswered.put(decision.uid(), new Unanswered(decision, r));
-    } else {
+    } else if (pending == null || pending.reservation() != r) {
       uncount(decision, r);
     }
+    // Else a job's eviction that got no answer: the pod settles it (podChanged).
   }
 
   private void uncount(Decision decision, Reservation r) {
@@ -1165,6 +1189,10 @@ final class RemovalGate implements AutoCloseable {
       }
       case CONFLICT -> outcomes.record(now, Result.CONFLICT, "the pod changed: " + result.message(), false);
       default -> {
+        if (result.code() == PodRemover.NO_ANSWER) {
+          // It may have been carried out: if the job ends without another eviction, the guard keeps counting it.
+          unanswered.put(pod.uid(), new Unanswered(now, entry.reservation()));
+        }
         metrics.apiErrors.labels(now.action().wireName(), String.valueOf(result.code())).inc();
         outcomes.record(now, Result.ERROR, result.code() + " " + result.message() + "; retry in " + backOff(pod.uid()).toSeconds() + "s",
             false);

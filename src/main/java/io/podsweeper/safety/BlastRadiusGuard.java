@@ -99,6 +99,18 @@ public final class BlastRadiusGuard {
   }
 
   /**
+   * Whether a removal counted at {@code at} is counted still: not aged out of the window, nor cleared by a resume or
+   * replaced by a restored window.
+   */
+  public synchronized boolean stillCounts(Decision d, Instant at, Instant now) {
+    if (at.isBefore(now.minus(config.window()))) {
+      return false;
+    }
+    Deque<Instant> counted = d.action() == Action.EVICT ? evictionsByNamespace.get(d.namespace()) : removals;
+    return counted != null && counted.contains(at);
+  }
+
+  /**
    * New settings over the same window: a reload that changes the guard must not forget what was removed, or an edit
    * would be a way around it. In place, not a copy: a copy would lose a count, a give-back or a restored window that
    * another thread applies to the old instance meanwhile.

@@ -208,6 +208,25 @@ class EvictionRequestTest {
     }
   }
 
+  /**
+   * A request taken over from an earlier process holds a place only while it is in progress: it was made in a window
+   * of that process, so when it ends it gives the place back, also in the window that took it over.
+   */
+  @Test
+  void aRequestTakenOverGivesItsPlaceBackWhenItEnds() {
+    try (Sweeper s = sweeper(POLICY.replace("maxInFlightPerOwner: 1", "maxTotal: 1") + "fullPassInterval: 1h\n")) {
+      source.put(vm("a", "vm-a"));
+      listed.add(ours("uid-a"));
+      s.adoptEvictionRequests();
+      arrive(s, vm("b", "vm-b"));
+      await().atMost(Duration.ofSeconds(3)).until(() -> results().contains("vms/b limited"));
+      s.evictionRequestObserved(observed("uid-a", List.of("podsweeper.io"), Optional.of("PodDeleted"), Optional.empty(), ""));
+      s.podDeleted(source.pods.remove("vms/a"));
+      arrive(s, pod("b").ns("vms").uid("uid-b").rv("2").created(OLD).ownedBy("VirtualMachineInstance", "vm-b").annotation(OPT_IN, "").build());
+      await().atMost(Duration.ofSeconds(3)).until(() -> requested.contains("vms/b"));
+    }
+  }
+
   @Test
   void withPolicyAllEveryEvictionIsARequest() {
     try (Sweeper s = sweeper(POLICY + "evictionRequests: All\n")) {

@@ -4,15 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.podsweeper.policy.Guard;
 import io.podsweeper.safety.BlastRadiusGuard;
+import io.podsweeper.safety.GuardWindowStore;
 import io.podsweeper.strategy.Action;
 import io.podsweeper.strategy.Decision;
 import io.podsweeper.testing.MemoryGuardWindowStore;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -97,6 +100,42 @@ class GuardJournalTest {
     assertThat(store.remembered()).isEqualTo("evict a 1767225610:3\n");
     assertThat(newLeader.persist(newGuard)).isTrue();
     assertThat(store.remembered()).isEqualTo("evict a 1767225610:3 1767225630:1\n");
+  }
+
+  /**
+   * A write that landed although its answer was lost (a timeout; or the HTTP layer's retry of it refused) is this
+   * replica's own, not another writer's: the next write goes over it without counting its removals twice.
+   */
+  @Test
+  void aWriteWhoseAnswerWasLostIsNotCountedTwice() {
+    MemoryGuardWindowStore memory = new MemoryGuardWindowStore();
+    AtomicBoolean loseTheAnswer = new AtomicBoolean();
+    GuardJournal journal = new GuardJournal(new GuardWindowStore() {
+      @Override
+      public Stored load() {
+        return memory.load();
+      }
+
+      @Override
+      public Optional<String> saveOver(String window, String version) {
+        Optional<String> written = memory.saveOver(window, version);
+        if (loseTheAnswer.getAndSet(false)) {
+          throw new IllegalStateException("timed out");
+        }
+        return written;
+      }
+    }, CLOCK);
+    BlastRadiusGuard guard = new BlastRadiusGuard(Guard.DEFAULTS);
+    assertThat(journal.takeOver(guard)).isTrue();
+    Decision first = eviction();
+    guard.count(first, NOW);
+    guard.count(eviction(), NOW);
+    loseTheAnswer.set(true);
+    assertThat(journal.persist(guard)).as("no answer: the first removal is held").isFalse();
+    guard.uncount(first, NOW);
+    assertThat(journal.persist(guard)).isTrue();
+    assertThat(guard.window(NOW).encode()).isEqualTo("evict a 1767225630:1\n");
+    assertThat(memory.remembered()).isEqualTo("evict a 1767225630:1\n");
   }
 
   /** A term that ended while a removal waited writes nothing: the next term reads first. */

@@ -137,6 +137,25 @@ class MigrationJobGateTest {
     return p;
   }
 
+  /**
+   * A job's eviction that got no answer may have been carried out; when the job then ends without another (its TTL
+   * ran out), the guard keeps counting it: under maxRemovals 1 no second job is admitted.
+   */
+  @Test
+  void aJobsEvictionWithoutAnAnswerStaysCountedWhenTheJobEnds() {
+    try (Sweeper s = sweeper(POLICY.replace("limits: {maxTotal: 1}", "limits: {maxTotal: 5}").replace("guard: {maxNamespaceShare: 1.0}",
+        "guard: {maxRemovals: 1, maxNamespaceShare: 1.0}"))) {
+      RemovalGate gate = s.gate();
+      PodRecord web = running("web");
+      assertThat(gate.admitJob(web, decision(web))).isEmpty();
+      assertThat(gate.evictForJob(web, Optional.empty(),
+          d -> new PodRemover.Result(PodRemover.Outcome.ERROR, PodRemover.NO_ANSWER, "timed out")).outcome()).isEqualTo(RemovalGate.JobSend.HELD);
+      gate.jobEnded(web.uid());
+      PodRecord other = running("other");
+      assertThat(gate.admitJob(other, decision(other))).hasValueSatisfying(why -> assertThat(why).contains("guard"));
+    }
+  }
+
   @Test
   void aJobsEvictionEndsOnceWhenThePodsDeletionIsSeenBeforeTheAnswer() {
     try (Sweeper s = sweeper()) {

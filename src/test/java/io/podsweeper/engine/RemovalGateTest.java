@@ -47,6 +47,8 @@ class RemovalGateTest {
   private final CountDownLatch heldRequestAnswered = new CountDownLatch(1);
   /** Requests for pod "unanswered": none gets an answer (a timeout). */
   private final AtomicInteger unansweredRequests = new AtomicInteger();
+  /** Requests for pod "flaky": the first gets no answer (and was not carried out), every later one is carried out. */
+  private final AtomicInteger flakyRequests = new AtomicInteger();
 
   private Sweeper sweeper(String policy) {
     return sweeper(policy, GuardWindowStore.NONE);
@@ -90,6 +92,9 @@ class RemovalGateTest {
       if (d.name().equals("background")) {
         answerWhenTheTestSays();
         return new PodRemover.Result(PodRemover.Outcome.STARTED, 201, "a migration job carries it out");
+      }
+      if (d.name().equals("flaky") && flakyRequests.incrementAndGet() == 1) {
+        return new PodRemover.Result(PodRemover.Outcome.ERROR, PodRemover.NO_ANSWER, "no answer from the API server: timed out");
       }
       if (d.name().equals("unanswered")) {
         unansweredRequests.incrementAndGet();
@@ -289,6 +294,26 @@ class RemovalGateTest {
   }
 
   /**
+   * A dry-run switch starts the limits afresh, but an eviction still in progress holds its place in the new window
+   * too: back to live, one more removal would go past maxTotal.
+   */
+  @Test
+  void anEvictionInBackgroundHoldsItsPlaceThroughADryRunSwitch() {
+    String live = HEAD + "fullPassInterval: 1h\nlimits: {maxTotal: 1}\nrules: [{name: r, states: [Failed]}]\n";
+    heldRequestAnswered.countDown();
+    try (Sweeper s = sweeper(live)) {
+      PodRecord background = failed("background");
+      source.put(background);
+      s.podChanged(background);
+      await().atMost(Duration.ofSeconds(3)).until(() -> recent.list().stream().anyMatch(e -> e.result().equals("background")));
+      s.reload(PolicyLoader.parse(live.replace("fullPassInterval", "dryRun: true\nfullPassInterval"), "test"));
+      s.reload(PolicyLoader.parse(live, "test"));
+      assertThat(firstResultOf(s, "next")).isEqualTo("limited");
+      assertThat(sent).isEmpty();
+    }
+  }
+
+  /**
    * A request that got no answer may have been carried out: the guard keeps counting it. Under maxRemovals 2, the
    * unanswered one and the next leave no room for a third.
    */
@@ -305,6 +330,37 @@ class RemovalGateTest {
   @Test
   void aRequestRetriedAfterNoAnswerIsCountedOnceByTheGuard() {
     assertThat(removalsUnderMaxTwoAfterNoAnswer(2, Optional.empty())).containsExactly("success", "paused");
+  }
+
+  /**
+   * A retry takes over only a count the guard still holds: after a resume (which starts the window over) or once the
+   * count has left the window, the retry that is carried out must be counted anew, or it would go uncounted.
+   */
+  @Test
+  void aRetryAfterAResumeIsCountedInTheNewWindow() {
+    assertThat(removalsUnderMaxTwoAfterAFlakyRetry("guard: {maxRemovals: 2}", () -> {
+      killSwitch.pause("by hand");
+      assertThat(killSwitch.resume()).isEmpty();
+    })).containsExactly("success", "paused");
+  }
+
+  @Test
+  void aRetryAfterItsCountLeftTheWindowIsCountedAgain() {
+    // The retry comes 5 s after the first request: its count has left a 3 s window.
+    assertThat(removalsUnderMaxTwoAfterAFlakyRetry("guard: {maxRemovals: 2, window: 3s}", () -> {})).containsExactly("success", "paused");
+  }
+
+  /** Pod "flaky" gets no answer, then {@code meanwhile}, then its retry goes; what becomes of two more removals. */
+  private List<String> removalsUnderMaxTwoAfterAFlakyRetry(String guard, Runnable meanwhile) {
+    try (Sweeper s = sweeper(HEAD + guard + "\nrules: [{name: r, states: [Failed]}]\n")) {
+      PodRecord flaky = failed("flaky");
+      source.put(flaky);
+      s.podChanged(flaky);
+      await().atMost(Duration.ofSeconds(3)).until(() -> flakyRequests.get() == 1);
+      meanwhile.run();
+      await().atMost(Duration.ofSeconds(15)).until(() -> sent.stream().anyMatch(d -> d.name().equals("flaky")));
+      return List.of(firstResultOf(s, "first"), firstResultOf(s, "second"));
+    }
   }
 
   /**

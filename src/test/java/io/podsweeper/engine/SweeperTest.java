@@ -235,6 +235,31 @@ class SweeperTest {
     }
   }
 
+  /**
+   * A request that got no answer keeps its place under the hourly cap (it may have happened); its retry takes that
+   * place over instead of waiting for a second one, which under a cap of 1 would hold it for an hour.
+   */
+  @Test
+  void aRetryAfterNoAnswerIsNotHeldByItsOwnPlaceUnderTheHourlyCap() {
+    var rails = CleanupPolicies.clusterRails(Optional.of(yaml("{allowTerminated: true, maxRemovalsPerHourPerNamespace: 1}")));
+    var namespaced = CleanupPolicies.judge(new CleanupPolicies.Source("a", "cleanup",
+        yaml("rules: [{name: failed, states: [Failed], maxAgeAfterFinish: 1h}]")), rails);
+    var file = PolicyLoader.parse(HEAD + "rules: [{name: file, namespaces: {include: [b]}, states: [Failed]}]\n", "test");
+    java.util.concurrent.atomic.AtomicInteger requests = new java.util.concurrent.atomic.AtomicInteger();
+    try (Sweeper s = new Sweeper(CleanupPolicies.compose(file, List.of(namespaced)), source, (d, dryRun) -> {
+      if (requests.incrementAndGet() == 1) {
+        return new PodRemover.Result(PodRemover.Outcome.ERROR, PodRemover.NO_ANSWER, "no answer from the API server: timed out");
+      }
+      sent.add(d);
+      return new PodRemover.Result(PodRemover.Outcome.REMOVED, 200, "");
+    }, new Metrics(), Clock.systemUTC(), recent)) {
+      s.start();
+      arrive(s, failed("a", "a0", "n1"));
+      // The retry comes after the first back-off, 5 s.
+      await().atMost(Duration.ofSeconds(15)).until(() -> sent.size() == 1);
+    }
+  }
+
   @Test
   void dryRunSendsNothingAndReportsOnce() {
     try (Sweeper s = sweeper("dryRun: true\nrules: [{name: r, states: [Failed]}]\n", d -> PodRemover.Outcome.REMOVED)) {
