@@ -7,6 +7,7 @@ import java.time.Clock;
 import java.util.Collections;
 import java.util.Optional;
 import java.util.Set;
+import java.util.UUID;
 import java.util.WeakHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,7 +37,10 @@ final class GuardJournal {
   /** The version of the window this term last read or wrote, and what that version holds. */
   private String storedVersion = "";
   private GuardWindow stored = GuardWindow.EMPTY;
-  /** A write that got no answer (it may have landed), until the next answer: null if none. */
+  /** What this journal calls its writes: {@code writer/n}, so it knows its own among the stored windows. */
+  private final String writer = UUID.randomUUID().toString();
+  private long writes;
+  /** The id of a write that got no answer (it may have landed), until the next answer: null if none. */
   private String unanswered;
   private long durableVersion = -1;
   private BlastRadiusGuard durableGuard;
@@ -63,7 +67,8 @@ final class GuardJournal {
     try {
       for (int attempt = 0; attempt < OWN_WRITES_SEEN; attempt++) {
         String text = guard.window(clock.instant()).encode();
-        Optional<String> written = write(text);
+        String id = writer + "/" + ++writes;
+        Optional<String> written = write(text, id);
         if (written.isPresent()) {
           settled(written.get(), text);
           durableGuard = guard;
@@ -73,7 +78,7 @@ final class GuardJournal {
         GuardWindowStore.Stored theirs = store.load();
         String lost = unanswered;
         unanswered = null;
-        if (theirs.window().equals(text) || theirs.window().equals(lost)) {
+        if (theirs.writeId().equals(id) || theirs.writeId().equals(lost)) {
           // This replica's own write: one whose answer was lost, or the HTTP layer's retry of one that had landed.
           // Not another writer's removals, so nothing to count twice; write what was counted since over it.
           settled(theirs.version(), theirs.window());
@@ -101,10 +106,10 @@ final class GuardJournal {
    * Writes over the version last read or written. A write that throws may have landed all the same: it is remembered
    * until an answer shows what the store holds.
    */
-  private Optional<String> write(String text) {
+  private Optional<String> write(String text, String id) {
     String before = unanswered;
-    unanswered = text;
-    Optional<String> written = store.saveOver(text, storedVersion);
+    unanswered = id;
+    Optional<String> written = store.saveOver(text, storedVersion, id);
     unanswered = written.isPresent() ? null : before;
     return written;
   }

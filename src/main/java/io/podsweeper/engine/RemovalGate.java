@@ -32,7 +32,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiConsumer;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
@@ -92,13 +94,14 @@ final class RemovalGate implements AutoCloseable {
 
   /**
    * What a removal took from the limits, so that everything can be given back together if it does not happen: a place
-   * in the budget's window, a count in the guard's window (and the hourly cap) at {@code at}.
+   * in the budget's window, a count in the guard's window at {@code at}, and a place under the hourly cap at
+   * {@code capAt}, if its profile has one.
    *
    * @param window the limits window it was taken in
    * @param retried the guard's count is that of an earlier request for the same pod version that got no answer
    *     ({@link Unanswered}): it stays until the pod shows whether that one was carried out
    */
-  private record Reservation(RemovalBudget budget, BlastRadiusGuard guard, boolean capped, Instant at, long window,
+  private record Reservation(RemovalBudget budget, BlastRadiusGuard guard, Optional<Instant> capAt, Instant at, long window,
       boolean retried) {}
 
   /**
@@ -119,12 +122,14 @@ final class RemovalGate implements AutoCloseable {
    * @param balance made by a node-aware strategy (re-judged by its profile's protections, not a deadline)
    * @param countedIn the limits window it holds a place in: its reservation's, or the one it was last carried into
    *     (read and written under the budget's lock, with the window)
+   * @param unanswered a job's eviction that got no answer, as sent (it may have been carried out), until the pod shows
+   *     it was not; null if none
    */
   private record InFlight(Decision decision, String owner, boolean balance, Reservation reservation, boolean requested,
-      AtomicLong countedIn) {
+      AtomicLong countedIn, AtomicReference<Decision> unanswered) {
     /** Counted in the window its reservation was taken in. */
     InFlight(Decision decision, String owner, boolean balance, Reservation reservation, boolean requested) {
-      this(decision, owner, balance, reservation, requested, new AtomicLong(reservation.window()));
+      this(decision, owner, balance, reservation, requested, new AtomicLong(reservation.window()), new AtomicReference<>());
     }
 
     String what() {
@@ -234,10 +239,12 @@ final class RemovalGate implements AutoCloseable {
       // A dry-run counted what would have been removed; the live run starts from what really was (the window the
       // cluster remembers), and a dry-run from a clean slate. The rate paced both: it goes on.
       RemovalBudget fresh = new RemovalBudget(now.limits());
-      synchronized (fresh) {
-        budget = fresh;
-        startWindow(fresh);
-      }
+      underBudget(replaced -> {
+        synchronized (fresh) { // the evictions in progress go into the new budget's window before anyone can take it
+          budget = fresh;
+          startWindow(fresh);
+        }
+      });
       bucket.setRate(now.limits().perSecond());
       guard = new BlastRadiusGuard(now.guard());
       journal.forget();
@@ -263,10 +270,25 @@ final class RemovalGate implements AutoCloseable {
 
   /** A full pass starts a new limits window; evictions still in progress keep their places in it. */
   void newWindow() {
-    RemovalBudget now = budget;
-    synchronized (now) {
+    underBudget(now -> {
       now.reset();
       startWindow(now);
+    });
+  }
+
+  /**
+   * Runs {@code change} on the budget in force, under its lock, which also guards {@link #window} and the places of the
+   * evictions in background: read again once locked, as a dry-run switch may have put a new budget in meanwhile.
+   */
+  private void underBudget(Consumer<RemovalBudget> change) {
+    while (true) {
+      RemovalBudget now = budget;
+      synchronized (now) {
+        if (now == budget) {
+          change.accept(now);
+          return;
+        }
+      }
     }
   }
 
@@ -335,7 +357,8 @@ final class RemovalGate implements AutoCloseable {
           .orElse(new Decision(observed.namespace(), observed.pod(), observed.uid(), "", "", origin.strategy(), origin.profile(),
               origin.rule(), Action.EVICT, reason, clock.instant(), ""));
       InFlight adopted = new InFlight(decision, pod.map(RemovalGate::owner).orElse(""), origin.balance(),
-          new Reservation(budget, guard, false, ADOPTED, NOT_COUNTED, false), true, new AtomicLong(NOT_COUNTED));
+          new Reservation(budget, guard, Optional.empty(), ADOPTED, NOT_COUNTED, false), true, new AtomicLong(NOT_COUNTED),
+          new AtomicReference<>());
       if (!inProgressUnlessThere(adopted)) {
         continue;
       }
@@ -373,14 +396,18 @@ final class RemovalGate implements AutoCloseable {
     if (!pod.runningOnNode()) {
       removedLately.invalidate(pod.uid());
     }
-    Unanswered earlier = unanswered.getIfPresent(pod.uid());
+    // A later version, not being deleted, shows that a request that got no answer was not carried out, and now cannot
+    // be (its preconditions). A terminating one may be its doing: it stays counted.
     InFlight inFlight = inBackground.getIfPresent(pod.uid());
-    if (earlier != null && !pod.resourceVersion().equals(earlier.decision().resourceVersion())
-        && unanswered.asMap().remove(pod.uid(), earlier) && !pod.terminating()
-        && (inFlight == null || inFlight.reservation() != earlier.reservation())) {
-      // A later version, not being deleted: the request that got no answer was not carried out, and now cannot be.
-      // (A job's: its reservation is the job's still, given back when the job ends.)
-      uncount(earlier.decision(), earlier.reservation());
+    if (!pod.terminating()) {
+      if (inFlight != null) {
+        inFlight.unanswered().getAndUpdate(d -> d == null || d.resourceVersion().equals(pod.resourceVersion()) ? d : null);
+      }
+      Unanswered earlier = unanswered.getIfPresent(pod.uid());
+      if (earlier != null && !pod.resourceVersion().equals(earlier.decision().resourceVersion())
+          && unanswered.asMap().remove(pod.uid(), earlier)) {
+        uncount(earlier.decision(), earlier.reservation());
+      }
     }
     if (inFlight != null && pod.terminated()) {
       end(inFlight, "Succeeded".equals(pod.phase()) ? Result.SUCCESS : Result.ERROR, "pod " + pod.phase());
@@ -467,7 +494,7 @@ final class RemovalGate implements AutoCloseable {
     }
     Integer hourlyCap = hourlyCaps.get(decision.profile());
     // A retry after no answer needs no place of its own under the hourly cap: its first request's still counts.
-    boolean capTaken = countLeftBy(decision, guard, now).filter(u -> u.reservation().capped()).isPresent();
+    boolean capTaken = capPlaceLeft(unansweredBefore(decision), pod.namespace(), now).isPresent();
     Optional<String> throttled = ownerThrottle(pod, active)
         .or(() -> hourlyCap == null || capTaken ? Optional.empty() : namespaceCap.check(pod.namespace(), hourlyCap, now));
     if (throttled.isPresent()) {
@@ -487,18 +514,25 @@ final class RemovalGate implements AutoCloseable {
           candidate.dryRun());
       return Optional.empty();
     }
-    Optional<BlastRadiusGuard.Trip> tripped;
+    Optional<Unanswered> before = unansweredBefore(decision);
+    Optional<BlastRadiusGuard.Trip> tripped = Optional.empty();
+    Instant countedAt = now;
+    boolean retried = false;
     synchronized (inGuard) {
-      Optional<Unanswered> earlier = countLeftBy(decision, inGuard, now);
-      if (earlier.isPresent() && unanswered.asMap().remove(pod.uid(), earlier.get())) {
-        // The same pod version again after no answer: the guard counted it then, and still does (see Unanswered).
-        Reservation counted = earlier.get().reservation();
-        removedLately.put(pod.uid(), pod.key());
-        return Optional.of(new Reservation(inBudget, inGuard, counted.capped(), counted.at(), window, true));
+      if (before.isPresent() && before.get().reservation().guard() == inGuard
+          && inGuard.stillCounts(before.get().decision(), before.get().reservation().at(), now)
+          && unanswered.asMap().remove(pod.uid(), before.get())) {
+        // The same pod version again after no answer: the guard counted it then, and still does (see Unanswered). A
+        // resume, or the window moving on, took that count away: then it is counted anew.
+        countedAt = before.get().reservation().at();
+        retried = true;
+      } else {
+        tripped = inGuard.check(decision, running(pod.namespace()), running(null), now);
+        if (tripped.isEmpty()) {
+          inGuard.count(decision, now);
+        }
       }
-      tripped = inGuard.check(decision, running(pod.namespace()), running(null), now);
       if (tripped.isEmpty()) {
-        inGuard.count(decision, now);
         // In the same hold as the count: until the pod is in removedLately, running() still counts it, and a check in
         // between would see it twice (running, and in the window) and admit one eviction more than the share allows.
         removedLately.put(pod.uid(), pod.key());
@@ -527,21 +561,32 @@ final class RemovalGate implements AutoCloseable {
       reportOnce(decision, Result.PAUSED, why, false);
       return Optional.empty();
     }
-    boolean capped = hourlyCaps.containsKey(decision.profile());
-    if (capped) {
-      namespaceCap.count(pod.namespace(), now);
+    // At most one of the two requests for this pod version can be carried out: this one takes the earlier one's place
+    // under the hourly cap, while the cap holds it.
+    Optional<Instant> capAt = Optional.empty();
+    if (before.isPresent() && (retried || unanswered.asMap().remove(pod.uid(), before.get()))) {
+      capAt = capPlaceLeft(before, pod.namespace(), now);
     }
-    return Optional.of(new Reservation(inBudget, inGuard, capped, now, window, false));
+    boolean capped = hourlyCaps.containsKey(decision.profile());
+    if (capAt.isPresent() && !capped) {
+      namespaceCap.uncount(pod.namespace(), capAt.get());
+      capAt = Optional.empty();
+    } else if (capAt.isEmpty() && capped) {
+      namespaceCap.count(pod.namespace(), now);
+      capAt = Optional.of(now);
+    }
+    return Optional.of(new Reservation(inBudget, inGuard, capAt, countedAt, window, retried));
   }
 
-  /**
-   * The count a request for this very pod version left when it got no answer, if {@code inGuard} still holds it: a
-   * resume, or the window moving on, took it away, and then the retry must be counted anew.
-   */
-  private Optional<Unanswered> countLeftBy(Decision decision, BlastRadiusGuard inGuard, Instant now) {
+  /** What a request for this very pod version left when it got no answer, if one did. */
+  private Optional<Unanswered> unansweredBefore(Decision decision) {
     return Optional.ofNullable(unanswered.getIfPresent(decision.uid()))
-        .filter(u -> u.reservation().guard() == inGuard && u.decision().resourceVersion().equals(decision.resourceVersion())
-            && inGuard.stillCounts(u.decision(), u.reservation().at(), now));
+        .filter(u -> u.decision().resourceVersion().equals(decision.resourceVersion()));
+  }
+
+  /** Its place under the hourly cap, if the cap holds it still (an hour has not passed). */
+  private Optional<Instant> capPlaceLeft(Optional<Unanswered> before, String namespace, Instant now) {
+    return before.flatMap(u -> u.reservation().capAt()).filter(at -> namespaceCap.holds(namespace, at, now));
   }
 
   /**
@@ -568,13 +613,18 @@ final class RemovalGate implements AutoCloseable {
    * force, its own or one it was carried into.
    */
   private void release(InFlight inFlight) {
-    RemovalBudget now = budget;
-    synchronized (now) {
+    underBudget(now -> {
       if (inFlight.countedIn().get() == window) {
         now.giveBack(inFlight.decision());
       }
+    });
+    Decision sentWithoutAnswer = inFlight.unanswered().getAndSet(null);
+    if (sentWithoutAnswer != null) {
+      // A job's eviction that got no answer may have been carried out: counted until the pod shows it was not.
+      unanswered.put(sentWithoutAnswer.uid(), new Unanswered(sentWithoutAnswer, inFlight.reservation()));
+    } else {
+      forget(inFlight.decision(), inFlight.reservation());
     }
-    forget(inFlight.decision(), inFlight.reservation());
   }
 
   /**
@@ -582,13 +632,11 @@ final class RemovalGate implements AutoCloseable {
    * the request that got no answer, which may yet show as carried out.
    */
   private void forget(Decision decision, Reservation r) {
-    Unanswered pending = unanswered.getIfPresent(decision.uid());
     if (r.retried()) {
       unanswered.put(decision.uid(), new Unanswered(decision, r));
-    } else if (pending == null || pending.reservation() != r) {
+    } else {
       uncount(decision, r);
     }
-    // Else a job's eviction that got no answer: the pod settles it (podChanged).
   }
 
   private void uncount(Decision decision, Reservation r) {
@@ -596,9 +644,7 @@ final class RemovalGate implements AutoCloseable {
       r.guard().uncount(decision, r.at());
       removedLately.invalidate(decision.uid());
     }
-    if (r.capped()) {
-      namespaceCap.uncount(decision.namespace(), r.at());
-    }
+    r.capAt().ifPresent(at -> namespaceCap.uncount(decision.namespace(), at));
   }
 
   /**
@@ -741,12 +787,11 @@ final class RemovalGate implements AutoCloseable {
    * carried into it: see {@link #inProgress}).
    */
   private void uncarry(InFlight inFlight) {
-    RemovalBudget now = budget;
-    synchronized (now) {
+    underBudget(now -> {
       if (inFlight.countedIn().get() == window && inFlight.reservation().window() != window) {
         now.giveBack(inFlight.decision());
       }
-    }
+    });
   }
 
   /**
@@ -755,26 +800,25 @@ final class RemovalGate implements AutoCloseable {
    * replaces gives its place up. Under the budget's lock, as {@link #newWindow}: each window counts it once.
    */
   private void inProgress(InFlight inFlight) {
-    RemovalBudget now = budget;
-    synchronized (now) {
+    underBudget(now -> {
       InFlight replaced = inBackground.asMap().put(inFlight.decision().uid(), inFlight);
       if (replaced != null && replaced.countedIn().get() == window) {
         now.giveBack(replaced.decision());
       }
       countInWindow(now, inFlight);
-    }
+    });
   }
 
   /** As {@link #inProgress}, unless the pod has one in progress already: false then. */
   private boolean inProgressUnlessThere(InFlight inFlight) {
-    RemovalBudget now = budget;
-    synchronized (now) {
-      if (inBackground.asMap().putIfAbsent(inFlight.decision().uid(), inFlight) != null) {
-        return false;
+    AtomicBoolean put = new AtomicBoolean();
+    underBudget(now -> {
+      if (inBackground.asMap().putIfAbsent(inFlight.decision().uid(), inFlight) == null) {
+        countInWindow(now, inFlight);
+        put.set(true);
       }
-      countInWindow(now, inFlight);
-      return true;
-    }
+    });
+    return put.get();
   }
 
   private void countInWindow(RemovalBudget now, InFlight inFlight) {
@@ -1191,7 +1235,7 @@ final class RemovalGate implements AutoCloseable {
       default -> {
         if (result.code() == PodRemover.NO_ANSWER) {
           // It may have been carried out: if the job ends without another eviction, the guard keeps counting it.
-          unanswered.put(pod.uid(), new Unanswered(now, entry.reservation()));
+          entry.unanswered().set(now);
         }
         metrics.apiErrors.labels(now.action().wireName(), String.valueOf(result.code())).inc();
         outcomes.record(now, Result.ERROR, result.code() + " " + result.message() + "; retry in " + backOff(pod.uid()).toSeconds() + "s",

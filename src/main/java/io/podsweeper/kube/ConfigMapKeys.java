@@ -30,17 +30,23 @@ final class ConfigMapKeys {
   }
 
   /**
-   * Writes {@code data} only over the ConfigMap's {@code resourceVersion} (a merge patch that carries it, which the
-   * server takes as a precondition), or, for {@code ""}, only where there is none (a create, with {@code labels}).
-   * Returns the resourceVersion written, or empty when the ConfigMap has changed, been deleted or been created since.
-   * Throws the client's exception when the server refuses.
+   * Writes {@code data} and {@code annotations} only over the ConfigMap's {@code resourceVersion} (a merge patch that
+   * carries it, which the server takes as a precondition), or, for {@code ""}, only where there is none (a create, with
+   * {@code labels}). Returns the resourceVersion written, or empty when the ConfigMap has changed, been deleted or been
+   * created since. Throws the client's exception when the server refuses.
    */
   static Optional<String> writeOver(KubernetesClient client, String namespace, String name, Map<String, String> data,
-      String resourceVersion, Map<String, String> labels) {
+      Map<String, String> annotations, String resourceVersion, Map<String, String> labels) {
     try {
-      ConfigMap written = resourceVersion.isEmpty()
-          ? client.configMaps().inNamespace(namespace).resource(configMap(namespace, name, data, labels)).create()
-          : mergePatch(client, namespace, name, Map.of("metadata", Map.of("resourceVersion", resourceVersion), "data", data));
+      ConfigMap written;
+      if (resourceVersion.isEmpty()) {
+        ConfigMap created = configMap(namespace, name, data, labels);
+        created.getMetadata().setAnnotations(annotations);
+        written = client.configMaps().inNamespace(namespace).resource(created).create();
+      } else {
+        written = mergePatch(client, namespace, name,
+            Map.of("metadata", Map.of("resourceVersion", resourceVersion, "annotations", annotations), "data", data));
+      }
       return Optional.of(written.getMetadata().getResourceVersion());
     } catch (KubernetesClientException e) {
       if (e.getCode() == HttpURLConnection.HTTP_CONFLICT || e.getCode() == HttpURLConnection.HTTP_NOT_FOUND) {

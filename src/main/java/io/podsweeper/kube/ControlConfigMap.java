@@ -74,7 +74,7 @@ public final class ControlConfigMap implements AutoCloseable {
         ConfigMapKeys.write(client, namespace, name, data, Map.of());
         return true;
       }
-      return ConfigMapKeys.writeOver(client, namespace, name, data, over.get(), Map.of()).isPresent();
+      return ConfigMapKeys.writeOver(client, namespace, name, data, Map.of(), over.get(), Map.of()).isPresent();
     } catch (KubernetesClientException e) {
       throw new IllegalStateException("cannot write configmap " + namespace + "/" + name + ": " + ApiAnswers.oneLine(e), e);
     }

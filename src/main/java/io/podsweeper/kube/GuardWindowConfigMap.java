@@ -13,6 +13,8 @@ import java.util.Optional;
  */
 public final class GuardWindowConfigMap implements GuardWindowStore {
   static final String KEY = "window";
+  /** Which write of which replica stored the window (GuardWindowStore.Stored#writeId). */
+  static final String WRITE = "podsweeper.io/guard-window-write";
 
   private final KubernetesClient client;
   private final String namespace;
@@ -31,12 +33,14 @@ public final class GuardWindowConfigMap implements GuardWindowStore {
       return Stored.NOTHING;
     }
     String window = Optional.ofNullable(cm.getData()).map(d -> d.get(KEY)).orElse("");
-    return new Stored(window, cm.getMetadata().getResourceVersion());
+    String writeId = Optional.ofNullable(cm.getMetadata().getAnnotations()).map(a -> a.get(WRITE)).orElse("");
+    return new Stored(window, cm.getMetadata().getResourceVersion(), writeId);
   }
 
-  /** A merge patch of the one key over {@code version} (a create for {@code ""}): an operator may annotate it. */
+  /** A merge patch of the one key and annotation over {@code version} (a create for {@code ""}): an operator may annotate it. */
   @Override
-  public Optional<String> saveOver(String window, String version) {
-    return ConfigMapKeys.writeOver(client, namespace, name, Map.of(KEY, window), version, Map.of("app.kubernetes.io/name", "podsweeper"));
+  public Optional<String> saveOver(String window, String version, String writeId) {
+    return ConfigMapKeys.writeOver(client, namespace, name, Map.of(KEY, window), Map.of(WRITE, writeId), version,
+        Map.of("app.kubernetes.io/name", "podsweeper"));
   }
 }

@@ -99,15 +99,15 @@ public final class BlastRadiusGuard {
   }
 
   /**
-   * Whether a removal counted at {@code at} is counted still: not aged out of the window, nor cleared by a resume or
-   * replaced by a restored window.
+   * Whether a removal counted at {@code at} is counted still: not aged out of the window, nor cleared by a resume. A
+   * window restored since (a new term) holds it at the time it was remembered as ({@link GuardWindow#rememberedAs}).
    */
   public synchronized boolean stillCounts(Decision d, Instant at, Instant now) {
     if (at.isBefore(now.minus(config.window()))) {
       return false;
     }
     Deque<Instant> counted = d.action() == Action.EVICT ? evictionsByNamespace.get(d.namespace()) : removals;
-    return counted != null && counted.contains(at);
+    return counted != null && (counted.contains(at) || counted.contains(GuardWindow.rememberedAs(at)));
   }
 
   /**

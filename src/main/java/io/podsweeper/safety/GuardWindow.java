@@ -36,11 +36,16 @@ public record GuardWindow(Map<String, List<Instant>> evictions, List<Instant> de
     return out.toString();
   }
 
+  /** The time a removal counted at {@code t} is remembered as: rounded up to the next {@link #BUCKET_SECONDS}. */
+  public static Instant rememberedAs(Instant t) {
+    return Instant.ofEpochSecond(Math.floorDiv(t.getEpochSecond() + BUCKET_SECONDS - 1 + (t.getNano() > 0 ? 1 : 0), BUCKET_SECONDS)
+        * BUCKET_SECONDS);
+  }
+
   private static String buckets(List<Instant> times) {
     TreeMap<Long, Integer> counts = new TreeMap<>();
     for (Instant t : times) {
-      long roundedUp = Math.floorDiv(t.getEpochSecond() + BUCKET_SECONDS - 1 + (t.getNano() > 0 ? 1 : 0), BUCKET_SECONDS) * BUCKET_SECONDS;
-      counts.merge(roundedUp, 1, Integer::sum);
+      counts.merge(rememberedAs(t).getEpochSecond(), 1, Integer::sum);
     }
     StringBuilder out = new StringBuilder();
     counts.forEach((second, n) -> out.append(' ').append(second).append(':').append(n));

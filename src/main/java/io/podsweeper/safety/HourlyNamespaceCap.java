@@ -41,6 +41,12 @@ public final class HourlyNamespaceCap {
     removals.computeIfAbsent(namespace, k -> new ArrayDeque<>()).addLast(at);
   }
 
+  /** Whether a removal counted at {@code at} in {@code namespace} holds a place still: it has not aged out. */
+  public synchronized boolean holds(String namespace, Instant at, Instant now) {
+    Deque<Instant> times = removals.get(namespace);
+    return at.isAfter(now.minus(WINDOW)) && times != null && times.contains(at);
+  }
+
   /** Forgets a removal counted at {@code at} that did not happen after all (refused, failed, or gone already). */
   public synchronized void uncount(String namespace, Instant at) {
     Deque<Instant> times = removals.get(namespace);

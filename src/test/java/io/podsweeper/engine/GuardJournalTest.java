@@ -4,18 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.podsweeper.policy.Guard;
 import io.podsweeper.safety.BlastRadiusGuard;
-import io.podsweeper.safety.GuardWindowStore;
 import io.podsweeper.strategy.Action;
 import io.podsweeper.strategy.Decision;
+import io.podsweeper.testing.AnswerLostStore;
 import io.podsweeper.testing.MemoryGuardWindowStore;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -103,34 +101,35 @@ class GuardJournalTest {
   }
 
   /**
+   * Another writer's window can read exactly as this one's would (times are remembered in 10 s buckets): still another
+   * writer's, whose removal counts here too. Only the write's own name tells this replica's writes from others'.
+   */
+  @Test
+  void anotherWritersWindowThatReadsTheSameIsStillCounted() {
+    GuardJournal newLeader = new GuardJournal(store, CLOCK);
+    BlastRadiusGuard guard = new BlastRadiusGuard(Guard.DEFAULTS);
+    assertThat(newLeader.takeOver(guard)).isTrue();
+    store.writeAsAnotherReplica("evict a 1767225610:2 1767225630:1\n"); // the deposed leader's eviction, its write late
+    guard.count(eviction(), NOW); // this leader's eviction of another pod, in the same 10 s
+    assertThat(newLeader.persist(guard)).as("held once, to count the other write").isFalse();
+    assertThat(guard.window(NOW).encode()).isEqualTo("evict a 1767225610:2 1767225630:2\n");
+  }
+
+  /**
    * A write that landed although its answer was lost (a timeout; or the HTTP layer's retry of it refused) is this
    * replica's own, not another writer's: the next write goes over it without counting its removals twice.
    */
   @Test
   void aWriteWhoseAnswerWasLostIsNotCountedTwice() {
     MemoryGuardWindowStore memory = new MemoryGuardWindowStore();
-    AtomicBoolean loseTheAnswer = new AtomicBoolean();
-    GuardJournal journal = new GuardJournal(new GuardWindowStore() {
-      @Override
-      public Stored load() {
-        return memory.load();
-      }
-
-      @Override
-      public Optional<String> saveOver(String window, String version) {
-        Optional<String> written = memory.saveOver(window, version);
-        if (loseTheAnswer.getAndSet(false)) {
-          throw new IllegalStateException("timed out");
-        }
-        return written;
-      }
-    }, CLOCK);
+    AnswerLostStore answerLost = new AnswerLostStore(memory);
+    GuardJournal journal = new GuardJournal(answerLost, CLOCK);
     BlastRadiusGuard guard = new BlastRadiusGuard(Guard.DEFAULTS);
     assertThat(journal.takeOver(guard)).isTrue();
     Decision first = eviction();
     guard.count(first, NOW);
     guard.count(eviction(), NOW);
-    loseTheAnswer.set(true);
+    answerLost.loseTheNextAnswer();
     assertThat(journal.persist(guard)).as("no answer: the first removal is held").isFalse();
     guard.uncount(first, NOW);
     assertThat(journal.persist(guard)).isTrue();

@@ -11,6 +11,7 @@ import io.podsweeper.safety.BlastRadiusGuard;
 import io.podsweeper.safety.GuardWindowStore;
 import io.podsweeper.strategy.Action;
 import io.podsweeper.strategy.Decision;
+import io.podsweeper.testing.AnswerLostStore;
 import io.podsweeper.testing.ApiServerExtension;
 import io.podsweeper.testing.Manifests;
 import io.podsweeper.testing.TestApiServer;
@@ -36,9 +37,7 @@ class GuardWindowIT {
 
   @Test
   void aDeposedLeadersLateWriteDoesNotOverwriteTheNewLeadersWindow(TestApiServer server) throws Exception {
-    Manifests.applyBase(server);
-    server.client().configMaps().inNamespace(NS).withName(NAME).delete();
-    await().atMost(Duration.ofSeconds(5)).until(() -> server.client().configMaps().inNamespace(NS).withName(NAME).get() == null);
+    noWindowYet(server);
     Clock clock = Clock.systemUTC();
     try (KubernetesClient oldReplica = asDeployed(server); KubernetesClient newReplica = asDeployed(server)) {
       CountDownLatch onTheWire = new CountDownLatch(1);
@@ -77,6 +76,39 @@ class GuardWindowIT {
     }
   }
 
+  /**
+   * A write the server carried out whose answer was lost is this replica's own: the next write goes over it (a 409
+   * first, then a read that finds the write's name on the ConfigMap) without counting its evictions twice.
+   */
+  @Test
+  void aWriteWhoseAnswerWasLostIsKnownAsItsOwn(TestApiServer server) throws Exception {
+    noWindowYet(server);
+    Clock clock = Clock.systemUTC();
+    try (KubernetesClient replica = asDeployed(server)) {
+      AnswerLostStore answerLost = new AnswerLostStore(new GuardWindowConfigMap(replica, NS, NAME));
+      GuardJournal journal = new GuardJournal(answerLost, clock);
+      BlastRadiusGuard guard = new BlastRadiusGuard(Guard.DEFAULTS);
+      assertThat(journal.takeOver(guard)).isTrue();
+      Instant at = clock.instant();
+      guard.count(eviction(), at);
+      guard.count(eviction(), at);
+      answerLost.loseTheNextAnswer();
+      assertThat(journal.persist(guard)).as("no answer: held").isFalse();
+      assertThat(window(server)).as("but written").matches("evict a \\d+:2\n");
+      guard.uncount(eviction(), at);
+      assertThat(journal.persist(guard)).isTrue();
+      assertThat(window(server)).matches("evict a \\d+:1\n");
+      assertThat(guard.window(clock.instant()).evictions().get("a")).as("not counted twice").hasSize(1);
+    }
+  }
+
+  /** The manifests applied, and no guard window stored yet. */
+  private static void noWindowYet(TestApiServer server) throws Exception {
+    Manifests.applyBase(server);
+    server.client().configMaps().inNamespace(NS).withName(NAME).delete();
+    await().atMost(Duration.ofSeconds(5)).until(() -> server.client().configMaps().inNamespace(NS).withName(NAME).get() == null);
+  }
+
   private static KubernetesClient asDeployed(TestApiServer server) throws Exception {
     return new KubernetesClientBuilder().withConfig(Manifests.serviceAccountConfig(server, Manifests.SERVICE_ACCOUNT)).build();
   }
@@ -97,7 +129,7 @@ class GuardWindowIT {
     }
 
     @Override
-    public Optional<String> saveOver(String window, String version) {
+    public Optional<String> saveOver(String window, String version, String writeId) {
       if (!version.isEmpty()) {
         onTheWire.countDown();
         try {
@@ -106,7 +138,7 @@ class GuardWindowIT {
           Thread.currentThread().interrupt();
         }
       }
-      return store.saveOver(window, version);
+      return store.saveOver(window, version, writeId);
     }
   }
 }

@@ -139,10 +139,28 @@ class MigrationJobGateTest {
 
   /**
    * A job's eviction that got no answer may have been carried out; when the job then ends without another (its TTL
-   * ran out), the guard keeps counting it: under maxRemovals 1 no second job is admitted.
+   * ran out), the guard keeps counting it: under maxRemovals 1 no second job is admitted. So too when the pod is seen
+   * terminating first (the eviction did happen); not when a later version of the pod, not terminating, shows it did
+   * not.
    */
   @Test
   void aJobsEvictionWithoutAnAnswerStaysCountedWhenTheJobEnds() {
+    assertThat(secondJobAfterAnUnansweredEvictionAnd(Optional.empty())).hasValueSatisfying(why -> assertThat(why).contains("guard"));
+  }
+
+  @Test
+  void aJobsEvictionWithoutAnAnswerStaysCountedWhenThePodTerminatesBeforeTheJobEnds() {
+    assertThat(secondJobAfterAnUnansweredEvictionAnd(Optional.of(pod("web").rv("2").terminating())))
+        .hasValueSatisfying(why -> assertThat(why).contains("guard"));
+  }
+
+  @Test
+  void aJobsEvictionWithoutAnAnswerIsForgottenWhenThePodShowsItDidNotHappen() {
+    assertThat(secondJobAfterAnUnansweredEvictionAnd(Optional.of(pod("web").rv("2")))).isEmpty();
+  }
+
+  /** Under guard.maxRemovals 1, job web's eviction gets no answer, web shows as {@code next}, the job ends: a second job? */
+  private Optional<String> secondJobAfterAnUnansweredEvictionAnd(Optional<PodFixtures.PodBuilder> next) {
     try (Sweeper s = sweeper(POLICY.replace("limits: {maxTotal: 1}", "limits: {maxTotal: 5}").replace("guard: {maxNamespaceShare: 1.0}",
         "guard: {maxRemovals: 1, maxNamespaceShare: 1.0}"))) {
       RemovalGate gate = s.gate();
@@ -150,9 +168,14 @@ class MigrationJobGateTest {
       assertThat(gate.admitJob(web, decision(web))).isEmpty();
       assertThat(gate.evictForJob(web, Optional.empty(),
           d -> new PodRemover.Result(PodRemover.Outcome.ERROR, PodRemover.NO_ANSWER, "timed out")).outcome()).isEqualTo(RemovalGate.JobSend.HELD);
+      next.map(b -> b.ns("a").on("n1").uid(web.uid()).ownedBy("ReplicaSet", "rs").phase("Running").container(PodFixtures.running("c")).build())
+          .ifPresent(changed -> {
+            source.put(changed);
+            gate.podChanged(changed);
+          });
       gate.jobEnded(web.uid());
       PodRecord other = running("other");
-      assertThat(gate.admitJob(other, decision(other))).hasValueSatisfying(why -> assertThat(why).contains("guard"));
+      return gate.admitJob(other, decision(other));
     }
   }
 

@@ -23,6 +23,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
@@ -350,14 +351,28 @@ class RemovalGateTest {
     assertThat(removalsUnderMaxTwoAfterAFlakyRetry("guard: {maxRemovals: 2, window: 3s}", () -> {})).containsExactly("success", "paused");
   }
 
+  /** A new term restores the window in 10 s buckets: the count is held still, and the retry takes it over. */
+  @Test
+  void aRetryInANewTermIsCountedOnce() {
+    MemoryGuardWindowStore store = new MemoryGuardWindowStore();
+    assertThat(removalsUnderMaxTwoAfterAFlakyRetry("guard: {maxRemovals: 2}", store, s -> {
+      s.setLeading(false);
+      s.setLeading(true);
+    })).containsExactly("success", "paused");
+  }
+
   /** Pod "flaky" gets no answer, then {@code meanwhile}, then its retry goes; what becomes of two more removals. */
   private List<String> removalsUnderMaxTwoAfterAFlakyRetry(String guard, Runnable meanwhile) {
-    try (Sweeper s = sweeper(HEAD + guard + "\nrules: [{name: r, states: [Failed]}]\n")) {
+    return removalsUnderMaxTwoAfterAFlakyRetry(guard, GuardWindowStore.NONE, s -> meanwhile.run());
+  }
+
+  private List<String> removalsUnderMaxTwoAfterAFlakyRetry(String guard, GuardWindowStore store, Consumer<Sweeper> meanwhile) {
+    try (Sweeper s = sweeper(HEAD + guard + "\nrules: [{name: r, states: [Failed]}]\n", store)) {
       PodRecord flaky = failed("flaky");
       source.put(flaky);
       s.podChanged(flaky);
       await().atMost(Duration.ofSeconds(3)).until(() -> flakyRequests.get() == 1);
-      meanwhile.run();
+      meanwhile.accept(s);
       await().atMost(Duration.ofSeconds(15)).until(() -> sent.stream().anyMatch(d -> d.name().equals("flaky")));
       return List.of(firstResultOf(s, "first"), firstResultOf(s, "second"));
     }

@@ -21,6 +21,7 @@ import io.podsweeper.policy.CleanupPolicies;
 import io.podsweeper.policy.Policy;
 import io.podsweeper.policy.PolicyLoader;
 import io.podsweeper.policy.YamlDocuments;
+import io.podsweeper.safety.GuardWindowStore;
 import io.podsweeper.strategy.Decision;
 import java.time.Clock;
 import java.time.Duration;
@@ -241,10 +242,32 @@ class SweeperTest {
    */
   @Test
   void aRetryAfterNoAnswerIsNotHeldByItsOwnPlaceUnderTheHourlyCap() {
-    var rails = CleanupPolicies.clusterRails(Optional.of(yaml("{allowTerminated: true, maxRemovalsPerHourPerNamespace: 1}")));
+    assertThat(underAnHourlyCapAfterARetry(1, killSwitch -> {})).isEqualTo("limited");
+  }
+
+  /**
+   * Also when the retry is counted anew by the guard (here after a resume): of the two requests for one pod version at
+   * most one happens, so they hold one place under the cap, and a second pod fits under a cap of 2.
+   */
+  @Test
+  void aRetryCountedAnewTakesItsFirstRequestsPlaceUnderTheHourlyCap() {
+    assertThat(underAnHourlyCapAfterARetry(2, killSwitch -> {
+      killSwitch.pause("by hand");
+      assertThat(killSwitch.resume()).isEmpty();
+    })).isEqualTo("success");
+  }
+
+  /**
+   * Under a namespaced policy capped at {@code cap} removals an hour: pod a0's first request gets no answer, then
+   * {@code meanwhile}, then its retry goes (5 s later); returns what becomes of pod a1.
+   */
+  private String underAnHourlyCapAfterARetry(int cap, Consumer<KillSwitch> meanwhile) {
+    var rails = CleanupPolicies.clusterRails(Optional.of(yaml("{allowTerminated: true, maxRemovalsPerHourPerNamespace: " + cap + "}")));
     var namespaced = CleanupPolicies.judge(new CleanupPolicies.Source("a", "cleanup",
         yaml("rules: [{name: failed, states: [Failed], maxAgeAfterFinish: 1h}]")), rails);
     var file = PolicyLoader.parse(HEAD + "rules: [{name: file, namespaces: {include: [b]}, states: [Failed]}]\n", "test");
+    Metrics metrics = new Metrics();
+    KillSwitch killSwitch = new KillSwitch(metrics, (paused, reason, over) -> true);
     java.util.concurrent.atomic.AtomicInteger requests = new java.util.concurrent.atomic.AtomicInteger();
     try (Sweeper s = new Sweeper(CleanupPolicies.compose(file, List.of(namespaced)), source, (d, dryRun) -> {
       if (requests.incrementAndGet() == 1) {
@@ -252,11 +275,15 @@ class SweeperTest {
       }
       sent.add(d);
       return new PodRemover.Result(PodRemover.Outcome.REMOVED, 200, "");
-    }, new Metrics(), Clock.systemUTC(), recent)) {
+    }, metrics, Clock.systemUTC(), recent, killSwitch, why -> {}, GuardWindowStore.NONE)) {
       s.start();
       arrive(s, failed("a", "a0", "n1"));
-      // The retry comes after the first back-off, 5 s.
+      await().atMost(Duration.ofSeconds(3)).until(() -> requests.get() == 1);
+      meanwhile.accept(killSwitch);
       await().atMost(Duration.ofSeconds(15)).until(() -> sent.size() == 1);
+      arrive(s, failed("a", "a1", "n1"));
+      await().atMost(Duration.ofSeconds(3)).until(() -> recent.list().stream().anyMatch(e -> e.decision().name().equals("a1")));
+      return recent.list(e -> e.decision().name().equals("a1")).get(0).result();
     }
   }
 

@@ -7,6 +7,7 @@ import java.util.Optional;
 public final class MemoryGuardWindowStore implements GuardWindowStore {
   private String window;
   private long version;
+  private String writeId = "";
   private Runnable beforeWrite = () -> {};
 
   /** Nothing remembered yet. */
@@ -25,6 +26,7 @@ public final class MemoryGuardWindowStore implements GuardWindowStore {
   /** Another replica's write, blind: a new version. */
   public synchronized void writeAsAnotherReplica(String window) {
     this.window = window;
+    this.writeId = "another replica's";
     version++;
   }
 
@@ -35,11 +37,11 @@ public final class MemoryGuardWindowStore implements GuardWindowStore {
 
   @Override
   public synchronized Stored load() {
-    return window == null ? Stored.NOTHING : new Stored(window, Long.toString(version));
+    return window == null ? Stored.NOTHING : new Stored(window, Long.toString(version), writeId);
   }
 
   @Override
-  public Optional<String> saveOver(String window, String over) {
+  public Optional<String> saveOver(String window, String over, String writeId) {
     Runnable hook;
     synchronized (this) {
       hook = beforeWrite;
@@ -51,6 +53,7 @@ public final class MemoryGuardWindowStore implements GuardWindowStore {
         return Optional.empty();
       }
       writeAsAnotherReplica(window);
+      this.writeId = writeId;
       return Optional.of(Long.toString(version));
     }
   }
