@@ -5,6 +5,8 @@ import io.podsweeper.safety.GuardWindow;
 import io.podsweeper.safety.GuardWindowStore;
 import java.time.Clock;
 import java.util.Collections;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
@@ -40,8 +42,11 @@ final class GuardJournal {
   /** What this journal calls its writes: {@code writer/n}, so it knows its own among the stored windows. */
   private final String writer = UUID.randomUUID().toString();
   private long writes;
-  /** The id of a write that got no answer (it may have landed), until the next answer: null if none. */
-  private String unanswered;
+  /**
+   * Writes that got no answer since the store was last known to hold one of this journal's writes, by id: what each
+   * sent. Any of them may have landed.
+   */
+  private final Map<String, String> unanswered = new HashMap<>();
   private long durableVersion = -1;
   private BlastRadiusGuard durableGuard;
 
@@ -76,10 +81,11 @@ final class GuardJournal {
           return true;
         }
         GuardWindowStore.Stored theirs = store.load();
-        String lost = unanswered;
-        unanswered = null;
-        if (theirs.writeId().equals(id) || theirs.writeId().equals(lost)) {
-          // This replica's own write: one whose answer was lost, or the HTTP layer's retry of one that had landed.
+        // This replica's own write, whose answer was lost (or the HTTP layer's retry of one that had landed, then
+        // refused): its name and its text. The name alone could be left by a writer that patches the text only.
+        boolean own = theirs.window().equals(theirs.writeId().equals(id) ? text : unanswered.get(theirs.writeId()));
+        unanswered.clear();
+        if (own) {
           // Not another writer's removals, so nothing to count twice; write what was counted since over it.
           settled(theirs.version(), theirs.window());
           continue;
@@ -107,10 +113,12 @@ final class GuardJournal {
    * until an answer shows what the store holds.
    */
   private Optional<String> write(String text, String id) {
-    String before = unanswered;
-    unanswered = id;
+    unanswered.put(id, text);
     Optional<String> written = store.saveOver(text, storedVersion, id);
-    unanswered = written.isPresent() ? null : before;
+    unanswered.remove(id);
+    if (written.isPresent()) {
+      unanswered.clear(); // this write is stored now, over any of them
+    }
     return written;
   }
 

@@ -38,6 +38,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiConsumer;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
@@ -281,16 +282,26 @@ final class RemovalGate implements AutoCloseable {
    * evictions in background: read again once locked, as a dry-run switch may have put a new budget in meanwhile.
    */
   private void underBudget(Consumer<RemovalBudget> change) {
+    fromBudget(now -> {
+      change.accept(now);
+      return null;
+    });
+  }
+
+  /** As {@link #underBudget}, for a change that answers something. */
+  private <T> T fromBudget(Function<RemovalBudget, T> change) {
     while (true) {
       RemovalBudget now = budget;
       synchronized (now) {
         if (now == budget) {
-          change.accept(now);
-          return;
+          return change.apply(now);
         }
       }
     }
   }
+
+  /** A place taken from the budget in force, in the limits window then in force, or why not. */
+  private record Taken(RemovalBudget budget, long window, Optional<String> refusal) {}
 
   /** Under {@code now}'s lock: the evictions still in progress take their places in the window it starts. */
   private void startWindow(RemovalBudget now) {
@@ -507,8 +518,8 @@ final class RemovalGate implements AutoCloseable {
   /** Takes the removal from the budget, the guard's window and the hourly cap, or says no (and takes nothing). */
   private Optional<Reservation> reserve(PodRecord pod, Candidate candidate, BlastRadiusGuard inGuard, Instant now) {
     Decision decision = candidate.decision();
-    RemovalBudget inBudget = budget;
-    Optional<String> limit = inBudget.take(decision);
+    Taken taken = fromBudget(in -> new Taken(in, window, in.take(decision)));
+    Optional<String> limit = taken.refusal();
     if (limit.isPresent()) {
       reportOnce(decision, candidate.dryRun() ? Result.WOULD_BE_LIMITED : Result.LIMITED, limit.get() + "; retried in the next pass",
           candidate.dryRun());
@@ -539,13 +550,13 @@ final class RemovalGate implements AutoCloseable {
       }
     }
     if (tripped.isPresent() && candidate.dryRun()) {
-      inBudget.giveBack(decision);
+      giveBack(decision, taken.budget(), taken.window());
       reportOnce(decision, Result.WOULD_TRIP_GUARD, "blast-radius guard: " + tripped.get().reason()
           + "; the live run would pause " + (tripped.get().evictionsOnly() ? "evictions" : "removals") + " here", true);
       return Optional.empty();
     }
     if (tripped.isPresent()) {
-      inBudget.giveBack(decision);
+      giveBack(decision, taken.budget(), taken.window());
       boolean evictionsOnly = tripped.get().evictionsOnly();
       String why = "blast-radius guard: " + tripped.get().reason() + "; " + (evictionsOnly ? "evictions" : "removals")
           + " are paused until an operator resumes (data.paused: \"false\" in the control ConfigMap, or POST /api/v1/resume),"
@@ -561,21 +572,15 @@ final class RemovalGate implements AutoCloseable {
       reportOnce(decision, Result.PAUSED, why, false);
       return Optional.empty();
     }
-    // At most one of the two requests for this pod version can be carried out: this one takes the earlier one's place
-    // under the hourly cap, while the cap holds it.
-    Optional<Instant> capAt = Optional.empty();
-    if (before.isPresent() && (retried || unanswered.asMap().remove(pod.uid(), before.get()))) {
-      capAt = capPlaceLeft(before, pod.namespace(), now);
-    }
-    boolean capped = hourlyCaps.containsKey(decision.profile());
-    if (capAt.isPresent() && !capped) {
-      namespaceCap.uncount(pod.namespace(), capAt.get());
-      capAt = Optional.empty();
-    } else if (capAt.isEmpty() && capped) {
+    // A retry keeps its first request's place under the hourly cap while the cap holds it; one counted anew takes a
+    // place of its own, and the first request keeps its own until this one's answer shows which of them went
+    // (supersede).
+    Optional<Instant> capAt = retried ? capPlaceLeft(before, pod.namespace(), now) : Optional.empty();
+    if (capAt.isEmpty() && hourlyCaps.containsKey(decision.profile())) {
       namespaceCap.count(pod.namespace(), now);
       capAt = Optional.of(now);
     }
-    return Optional.of(new Reservation(inBudget, inGuard, capAt, countedAt, window, retried));
+    return Optional.of(new Reservation(taken.budget(), inGuard, capAt, countedAt, taken.window(), retried));
   }
 
   /** What a request for this very pod version left when it got no answer, if one did. */
@@ -600,13 +605,17 @@ final class RemovalGate implements AutoCloseable {
 
   /** Gives a removal's place in the limits back, to the window it was taken in only. */
   private void giveBack(Decision decision, Reservation r) {
-    RemovalBudget from = r.budget();
+    giveBack(decision, r.budget(), r.window());
+  }
+
+  private void giveBack(Decision decision, RemovalBudget from, long takenIn) {
     synchronized (from) { // as in newWindow, which starts the next window
-      if (r.window() == window) {
+      if (takenIn == window) {
         from.giveBack(decision);
       }
     }
   }
+
 
   /**
    * An eviction in progress that did not happen after all (withdrawn, canceled): it holds a place in the window in
@@ -645,6 +654,22 @@ final class RemovalGate implements AutoCloseable {
       removedLately.invalidate(decision.uid());
     }
     r.capAt().ifPresent(at -> namespaceCap.uncount(decision.namespace(), at));
+  }
+
+  /**
+   * This request was carried out, or got no answer either: of it and an earlier request for the same pod version that
+   * got no answer, at most one can have happened (the preconditions), so this one's counts stand for both.
+   */
+  private void supersede(Decision decision, Reservation r) {
+    Unanswered earlier = unanswered.getIfPresent(decision.uid());
+    if (earlier != null && earlier.reservation() != r && earlier.decision().resourceVersion().equals(decision.resourceVersion())
+        && unanswered.asMap().remove(decision.uid(), earlier)) {
+      Reservation counted = earlier.reservation();
+      synchronized (counted.guard()) {
+        counted.guard().uncount(earlier.decision(), counted.at());
+      }
+      counted.capAt().ifPresent(at -> namespaceCap.uncount(decision.namespace(), at));
+    }
   }
 
   /**
@@ -946,6 +971,7 @@ final class RemovalGate implements AutoCloseable {
     switch (result.outcome()) {
       case REMOVED -> {
         backoff.invalidate(uid);
+        supersede(decision, reservation);
         outcomes.record(decision, Result.SUCCESS, result.message(), false);
       }
       case REFUSED -> {
@@ -974,6 +1000,7 @@ final class RemovalGate implements AutoCloseable {
           // The server may have carried it out: the limits give its place back (upstream counts only evictions that
           // succeeded), but the guard and the hourly cap keep counting it, erring strict, as does removedLately.
           giveBack(decision, reservation);
+          supersede(decision, reservation);
           unanswered.put(uid, new Unanswered(decision, reservation));
         } else {
           release(decision, reservation);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.podsweeper.policy.Guard;
 import io.podsweeper.safety.BlastRadiusGuard;
+import io.podsweeper.safety.GuardWindowStore;
 import io.podsweeper.strategy.Action;
 import io.podsweeper.strategy.Decision;
 import io.podsweeper.testing.AnswerLostStore;
@@ -11,6 +12,7 @@ import io.podsweeper.testing.MemoryGuardWindowStore;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -27,6 +29,9 @@ class GuardJournalTest {
 
   private final MemoryGuardWindowStore store = new MemoryGuardWindowStore(REMEMBERED);
   private final GuardJournal journal = new GuardJournal(store, CLOCK);
+  /** Nothing stored yet, and a way to lose the next write's answer. */
+  private final MemoryGuardWindowStore memory = new MemoryGuardWindowStore();
+  private final AnswerLostStore answerLost = new AnswerLostStore(memory);
 
   /**
    * A dry-run switch replaces the guard and forgets the term; a caller that read the guard just before reads the
@@ -121,11 +126,8 @@ class GuardJournalTest {
    */
   @Test
   void aWriteWhoseAnswerWasLostIsNotCountedTwice() {
-    MemoryGuardWindowStore memory = new MemoryGuardWindowStore();
-    AnswerLostStore answerLost = new AnswerLostStore(memory);
     GuardJournal journal = new GuardJournal(answerLost, CLOCK);
-    BlastRadiusGuard guard = new BlastRadiusGuard(Guard.DEFAULTS);
-    assertThat(journal.takeOver(guard)).isTrue();
+    BlastRadiusGuard guard = guardReadBy(journal);
     Decision first = eviction();
     guard.count(first, NOW);
     guard.count(eviction(), NOW);
@@ -135,6 +137,56 @@ class GuardJournalTest {
     assertThat(journal.persist(guard)).isTrue();
     assertThat(guard.window(NOW).encode()).isEqualTo("evict a 1767225630:1\n");
     assertThat(memory.remembered()).isEqualTo("evict a 1767225630:1\n");
+  }
+
+  /**
+   * Two writes in a row without an answer, the first landed and the second not: the stored window is still this
+   * replica's own, and what it counted (a removal held, then given back) is not counted again.
+   */
+  @Test
+  void twoWritesInARowWithoutAnAnswerAreBothKnownAsItsOwn() {
+    GuardJournal journal = new GuardJournal(new GuardWindowStore() {
+      @Override
+      public Stored load() {
+        return memory.load();
+      }
+
+      @Override
+      public Optional<String> saveOver(String window, String version, String writeId) {
+        if (window.contains(":2")) {
+          throw new IllegalStateException("connection reset (never reached the server)");
+        }
+        return answerLost.saveOver(window, version, writeId);
+      }
+    }, CLOCK);
+    BlastRadiusGuard guard = guardReadBy(journal);
+    Decision first = eviction();
+    guard.count(first, NOW);
+    answerLost.loseTheNextAnswer();
+    assertThat(journal.persist(guard)).as("landed, no answer").isFalse();
+    guard.count(eviction(), NOW);
+    assertThat(journal.persist(guard)).as("not sent at all").isFalse();
+    guard.uncount(first, NOW);
+    guard.uncount(first, NOW);
+    guard.count(eviction(), NOW);
+    assertThat(journal.persist(guard)).isTrue();
+    assertThat(guard.window(NOW).encode()).isEqualTo("evict a 1767225630:1\n");
+  }
+
+  /**
+   * A writer that writes the text only leaves the name of this replica's lost write on the stored window: the text
+   * shows it is another writer's, whose removal counts here too.
+   */
+  @Test
+  void aLostWritesNameLeftOnAnotherWritersWindowDoesNotMakeItItsOwn() {
+    GuardJournal journal = new GuardJournal(answerLost, CLOCK);
+    BlastRadiusGuard guard = guardReadBy(journal);
+    guard.count(eviction(), NOW);
+    answerLost.loseTheNextAnswer();
+    assertThat(journal.persist(guard)).isFalse();
+    memory.writeTextOnlyAsAnotherReplica("evict a 1767225610:1\n");
+    assertThat(journal.persist(guard)).as("held once, to count the other write").isFalse();
+    assertThat(guard.window(NOW).encode()).isEqualTo("evict a 1767225610:1 1767225630:1\n");
   }
 
   /** A term that ended while a removal waited writes nothing: the next term reads first. */
@@ -155,6 +207,12 @@ class GuardJournalTest {
     assertThat(journal.startOver(guard)).isTrue();
     assertThat(store.remembered()).isEmpty();
     assertThat(guard.window(NOW)).isEqualTo(io.podsweeper.safety.GuardWindow.EMPTY);
+  }
+
+  private static BlastRadiusGuard guardReadBy(GuardJournal journal) {
+    BlastRadiusGuard guard = new BlastRadiusGuard(Guard.DEFAULTS);
+    assertThat(journal.takeOver(guard)).isTrue();
+    return guard;
   }
 
   private static Decision eviction() {

@@ -242,7 +242,7 @@ class SweeperTest {
    */
   @Test
   void aRetryAfterNoAnswerIsNotHeldByItsOwnPlaceUnderTheHourlyCap() {
-    assertThat(underAnHourlyCapAfterARetry(1, killSwitch -> {})).isEqualTo("limited");
+    assertThat(underAnHourlyCapAfterARetry(1, killSwitch -> {}, PodRemover.Outcome.REMOVED)).isEqualTo("limited");
   }
 
   /**
@@ -251,17 +251,28 @@ class SweeperTest {
    */
   @Test
   void aRetryCountedAnewTakesItsFirstRequestsPlaceUnderTheHourlyCap() {
-    assertThat(underAnHourlyCapAfterARetry(2, killSwitch -> {
-      killSwitch.pause("by hand");
-      assertThat(killSwitch.resume()).isEmpty();
-    })).isEqualTo("success");
+    assertThat(underAnHourlyCapAfterARetry(2, SweeperTest::resume, PodRemover.Outcome.REMOVED)).isEqualTo("success");
+  }
+
+  /**
+   * But a retry counted anew that then fails (here: the pod changed, as the first request's eviction would change it)
+   * leaves the first request its place: that one may have gone.
+   */
+  @Test
+  void aRetryCountedAnewThatFailsLeavesItsFirstRequestsPlaceUnderTheHourlyCap() {
+    assertThat(underAnHourlyCapAfterARetry(1, SweeperTest::resume, PodRemover.Outcome.CONFLICT)).isEqualTo("limited");
+  }
+
+  private static void resume(KillSwitch killSwitch) {
+    killSwitch.pause("by hand");
+    assertThat(killSwitch.resume()).isEmpty();
   }
 
   /**
    * Under a namespaced policy capped at {@code cap} removals an hour: pod a0's first request gets no answer, then
-   * {@code meanwhile}, then its retry goes (5 s later); returns what becomes of pod a1.
+   * {@code meanwhile}, then its retry (5 s later) gets {@code retried}; returns what becomes of pod a1.
    */
-  private String underAnHourlyCapAfterARetry(int cap, Consumer<KillSwitch> meanwhile) {
+  private String underAnHourlyCapAfterARetry(int cap, Consumer<KillSwitch> meanwhile, PodRemover.Outcome retried) {
     var rails = CleanupPolicies.clusterRails(Optional.of(yaml("{allowTerminated: true, maxRemovalsPerHourPerNamespace: " + cap + "}")));
     var namespaced = CleanupPolicies.judge(new CleanupPolicies.Source("a", "cleanup",
         yaml("rules: [{name: failed, states: [Failed], maxAgeAfterFinish: 1h}]")), rails);
@@ -273,14 +284,19 @@ class SweeperTest {
       if (requests.incrementAndGet() == 1) {
         return new PodRemover.Result(PodRemover.Outcome.ERROR, PodRemover.NO_ANSWER, "no answer from the API server: timed out");
       }
-      sent.add(d);
-      return new PodRemover.Result(PodRemover.Outcome.REMOVED, 200, "");
+      PodRemover.Outcome outcome = d.name().equals("a0") ? retried : PodRemover.Outcome.REMOVED;
+      return new PodRemover.Result(outcome, outcome == PodRemover.Outcome.CONFLICT ? 409 : 200, "");
     }, metrics, Clock.systemUTC(), recent, killSwitch, why -> {}, GuardWindowStore.NONE)) {
       s.start();
       arrive(s, failed("a", "a0", "n1"));
       await().atMost(Duration.ofSeconds(3)).until(() -> requests.get() == 1);
       meanwhile.accept(killSwitch);
-      await().atMost(Duration.ofSeconds(15)).until(() -> sent.size() == 1);
+      await().atMost(Duration.ofSeconds(15)).until(() -> !recent.list(e -> e.decision().name().equals("a0")).get(0).result().equals("error"));
+      if (retried == PodRemover.Outcome.CONFLICT) {
+        // What made the pod change: the first request, carried out after all.
+        arrive(s, pod("a0").ns("a").on("n1").created(OLD).rv("2").phase("Failed").terminating()
+            .container(PodFixtures.terminatedAt("c", "Error", 1, OLD.plusSeconds(1))).build());
+      }
       arrive(s, failed("a", "a1", "n1"));
       await().atMost(Duration.ofSeconds(3)).until(() -> recent.list().stream().anyMatch(e -> e.decision().name().equals("a1")));
       return recent.list(e -> e.decision().name().equals("a1")).get(0).result();

@@ -30,6 +30,12 @@ public final class MemoryGuardWindowStore implements GuardWindowStore {
     version++;
   }
 
+  /** Another replica's write of the text only (as a replica from before writes were named would make): a new version. */
+  public synchronized void writeTextOnlyAsAnotherReplica(String window) {
+    this.window = window;
+    version++;
+  }
+
   /** Runs before each write is judged, outside the lock: a write held there is one on the wire, its version chosen. */
   public synchronized void beforeEachWrite(Runnable hook) {
     beforeWrite = hook;
