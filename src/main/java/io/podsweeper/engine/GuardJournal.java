@@ -5,7 +5,7 @@ import io.podsweeper.safety.GuardWindow;
 import io.podsweeper.safety.GuardWindowStore;
 import java.time.Clock;
 import java.util.Collections;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -27,6 +27,8 @@ final class GuardJournal {
   private static final Logger LOG = LoggerFactory.getLogger(GuardJournal.class);
   /** How often one persist may find its own earlier write in the store and write again over it. */
   private static final int OWN_WRITES_SEEN = 3;
+  /** How many writes without an answer are remembered, newest first. */
+  private static final int UNANSWERED_KEPT = 8;
 
   private final GuardWindowStore store;
   private final Clock clock;
@@ -46,7 +48,14 @@ final class GuardJournal {
    * Writes that got no answer since the store was last known to hold one of this journal's writes, by id: what each
    * sent. Any of them may have landed.
    */
-  private final Map<String, String> unanswered = new HashMap<>();
+  private final Map<String, String> unanswered = new LinkedHashMap<>() {
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<String, String> eldest) {
+      // Writes that keep failing (a refusal, the server away) must not pile up: forgetting one errs strict, as its
+      // removals, if it landed, are then counted again.
+      return size() > UNANSWERED_KEPT;
+    }
+  };
   private long durableVersion = -1;
   private BlastRadiusGuard durableGuard;
 
@@ -160,6 +169,11 @@ final class GuardJournal {
     boolean read = takeOver(guard);
     guard.reset();
     return read && persist(guard);
+  }
+
+  /** How many writes without an answer are remembered now (bounded: writes may keep failing for hours). */
+  synchronized int writesWithoutAnswer() {
+    return unanswered.size();
   }
 
   /** Leadership lost: the next term starts by reading what the other leader wrote meanwhile. */

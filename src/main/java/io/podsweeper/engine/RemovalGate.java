@@ -657,7 +657,8 @@ final class RemovalGate implements AutoCloseable {
   }
 
   /**
-   * This request was carried out, or got no answer either: of it and an earlier request for the same pod version that
+   * This request was carried out (or accepted, to be carried out in background), or got no answer either: of it and an
+   * earlier request for the same pod version that
    * got no answer, at most one can have happened (the preconditions), so this one's counts stand for both.
    */
   private void supersede(Decision decision, Reservation r) {
@@ -740,10 +741,12 @@ final class RemovalGate implements AutoCloseable {
       backoff.invalidate(decision.uid());
       // Replaces one taken over from an earlier term while this request (which joined it) was on its way: counted once.
       inProgress(new InFlight(decision, owner(pod), candidate.balance(), reservation, true));
+      supersede(decision, reservation);
       outcomes.record(decision, Result.BACKGROUND, "EvictionRequest " + decision.uid() + " made, requester " + EvictionRequester.REQUESTER
           + ": the pod leaves in its own time", false);
     } else if (result.outcome() == PodRemover.Outcome.STARTED) {
       jobStarted(pod, candidate, reservation, result.message());
+      supersede(decision, reservation);
     } else {
       settle(pod, decision, reservation, result);
     }
@@ -978,6 +981,7 @@ final class RemovalGate implements AutoCloseable {
         if (acceptedInBackground(pod, result)) {
           // Accepted: the pod leaves in its own time (e.g. a live migration). It keeps its place in the limits.
           inProgress(new InFlight(decision, owner(pod), false, reservation, false));
+          supersede(decision, reservation);
           outcomes.record(decision, Result.BACKGROUND, result.message(), false);
           return;
         }
@@ -1244,6 +1248,7 @@ final class RemovalGate implements AutoCloseable {
       case REMOVED -> {
         // It happened: counted in the window it was admitted in, no longer in progress (unless the pod's deletion,
         // seen meanwhile, ended it already).
+        supersede(now, entry.reservation());
         if (settles(entry)) {
           uncarry(entry);
           outcomes.record(now, Result.SUCCESS, result.message(), false);

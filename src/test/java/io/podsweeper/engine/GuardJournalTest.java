@@ -189,6 +189,28 @@ class GuardJournalTest {
     assertThat(guard.window(NOW).encode()).isEqualTo("evict a 1767225610:1 1767225630:1\n");
   }
 
+  /** Writes that keep failing (a refusal, the server away, for hours) are not all remembered. */
+  @Test
+  void writesThatKeepFailingAreNotAllRemembered() {
+    GuardJournal journal = new GuardJournal(new GuardWindowStore() {
+      @Override
+      public Stored load() {
+        return Stored.NOTHING;
+      }
+
+      @Override
+      public Optional<String> saveOver(String window, String version, String writeId) {
+        throw new IllegalStateException("403 forbidden");
+      }
+    }, CLOCK);
+    BlastRadiusGuard guard = guardReadBy(journal);
+    for (int i = 0; i < 1000; i++) {
+      guard.count(eviction(), NOW);
+      assertThat(journal.persist(guard)).isFalse();
+    }
+    assertThat(journal.writesWithoutAnswer()).isLessThanOrEqualTo(8);
+  }
+
   /** A term that ended while a removal waited writes nothing: the next term reads first. */
   @Test
   void aGuardNotReadThisTermWritesNothing() {

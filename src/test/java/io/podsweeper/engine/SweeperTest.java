@@ -263,6 +263,12 @@ class SweeperTest {
     assertThat(underAnHourlyCapAfterARetry(1, SweeperTest::resume, PodRemover.Outcome.CONFLICT)).isEqualTo("limited");
   }
 
+  /** So too when the retry is accepted to be carried out in background (an evacuation). */
+  @Test
+  void aRetryCountedAnewAcceptedInBackgroundTakesItsFirstRequestsPlaceUnderTheHourlyCap() {
+    assertThat(underAnHourlyCapAfterARetry(2, SweeperTest::resume, PodRemover.Outcome.REFUSED)).isEqualTo("success");
+  }
+
   private static void resume(KillSwitch killSwitch) {
     killSwitch.pause("by hand");
     assertThat(killSwitch.resume()).isEmpty();
@@ -270,7 +276,8 @@ class SweeperTest {
 
   /**
    * Under a namespaced policy capped at {@code cap} removals an hour: pod a0's first request gets no answer, then
-   * {@code meanwhile}, then its retry (5 s later) gets {@code retried}; returns what becomes of pod a1.
+   * {@code meanwhile}, then its retry (5 s later) gets {@code retried} (REFUSED: accepted as an evacuation); returns
+   * what becomes of pod a1.
    */
   private String underAnHourlyCapAfterARetry(int cap, Consumer<KillSwitch> meanwhile, PodRemover.Outcome retried) {
     var rails = CleanupPolicies.clusterRails(Optional.of(yaml("{allowTerminated: true, maxRemovalsPerHourPerNamespace: " + cap + "}")));
@@ -285,10 +292,18 @@ class SweeperTest {
         return new PodRemover.Result(PodRemover.Outcome.ERROR, PodRemover.NO_ANSWER, "no answer from the API server: timed out");
       }
       PodRemover.Outcome outcome = d.name().equals("a0") ? retried : PodRemover.Outcome.REMOVED;
-      return new PodRemover.Result(outcome, outcome == PodRemover.Outcome.CONFLICT ? 409 : 200, "");
+      return switch (outcome) {
+        case REMOVED -> {
+          source.pods.remove(d.podKey()); // gone, as the informer will show: no later pass sends it again
+          yield new PodRemover.Result(outcome, 200, "");
+        }
+        case REFUSED -> new PodRemover.Result(outcome, 429, RemovalGate.EVACUATION_MESSAGE);
+        default -> new PodRemover.Result(outcome, 409, "the object has been modified");
+      };
     }, metrics, Clock.systemUTC(), recent, killSwitch, why -> {}, GuardWindowStore.NONE)) {
       s.start();
-      arrive(s, failed("a", "a0", "n1"));
+      arrive(s, pod("a0").ns("a").on("n1").created(OLD).phase("Failed").annotation(PodRecord.REQUEST_EVICT_ONLY_ANNOTATION, "")
+          .container(PodFixtures.terminatedAt("c", "Error", 1, OLD.plusSeconds(1))).build());
       await().atMost(Duration.ofSeconds(3)).until(() -> requests.get() == 1);
       meanwhile.accept(killSwitch);
       await().atMost(Duration.ofSeconds(15)).until(() -> !recent.list(e -> e.decision().name().equals("a0")).get(0).result().equals("error"));
