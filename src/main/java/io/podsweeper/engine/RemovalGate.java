@@ -533,11 +533,11 @@ final class RemovalGate implements AutoCloseable {
       if (before.isPresent() && before.get().reservation().guard() == inGuard
           && inGuard.stillCounts(before.get().decision(), before.get().reservation().at(), now)
           && unanswered.asMap().remove(pod.uid(), before.get())) {
-        // The same pod version again after no answer: the guard counted it then, and still does (see Unanswered). A
-        // resume, or the window moving on, took that count away: then it is counted anew.
+        // The same pod version again after no answer: the guard counted it then, and still does (see Unanswered).
         countedAt = before.get().reservation().at();
         retried = true;
       } else {
+        // A first request; or a retry whose count a resume, or the window moving on, took away: counted anew.
         tripped = inGuard.check(decision, running(pod.namespace()), running(null), now);
         if (tripped.isEmpty()) {
           inGuard.count(decision, now);
