@@ -657,8 +657,8 @@ final class RemovalGate implements AutoCloseable {
   }
 
   /**
-   * This request was carried out (or accepted, to be carried out in background), or got no answer either: of it and an
-   * earlier request for the same pod version that
+   * This request was carried out (or accepted by the eviction endpoint, to be carried out in background, or its pod is
+   * seen gone), or got no answer either: of it and an earlier request for the same pod version that
    * got no answer, at most one can have happened (the preconditions), so this one's counts stand for both.
    */
   private void supersede(Decision decision, Reservation r) {
@@ -741,12 +741,10 @@ final class RemovalGate implements AutoCloseable {
       backoff.invalidate(decision.uid());
       // Replaces one taken over from an earlier term while this request (which joined it) was on its way: counted once.
       inProgress(new InFlight(decision, owner(pod), candidate.balance(), reservation, true));
-      supersede(decision, reservation);
       outcomes.record(decision, Result.BACKGROUND, "EvictionRequest " + decision.uid() + " made, requester " + EvictionRequester.REQUESTER
           + ": the pod leaves in its own time", false);
     } else if (result.outcome() == PodRemover.Outcome.STARTED) {
       jobStarted(pod, candidate, reservation, result.message());
-      supersede(decision, reservation);
     } else {
       settle(pod, decision, reservation, result);
     }
@@ -789,6 +787,9 @@ final class RemovalGate implements AutoCloseable {
       return;
     }
     uncarry(inFlight);
+    // Made without the pod's preconditions (a job, an EvictionRequest), it stood for nothing until now: the pod has
+    // gone or finished, one removal, which its counts stand for.
+    supersede(inFlight.decision(), inFlight.reservation());
     String last = progress.remove(uid);
     outcomes.record(inFlight.decision(), result, inFlight.what() + " ended: " + how + (last == null ? "" : " (last progress: " + last + ")"), false);
     freed(inFlight);

@@ -269,21 +269,34 @@ class SweeperTest {
     assertThat(underAnHourlyCapAfterARetry(2, SweeperTest::resume, PodRemover.Outcome.REFUSED)).isEqualTo("success");
   }
 
+  /**
+   * A retry that only starts a migration job (made without the pod's preconditions) proves nothing: when the first
+   * request's eviction turns out to have landed late and the job then fails, the first request keeps its place.
+   */
+  @Test
+  void aRetryWhoseJobFailsLeavesItsFirstRequestsPlaceUnderTheHourlyCap() {
+    assertThat(underAnHourlyCapAfterARetry(1, SweeperTest::resume, PodRemover.Outcome.STARTED)).isEqualTo("limited");
+  }
+
+  private static PodFixtures.PodBuilder running(String name) {
+    return pod(name).ns("a").on("n1").uid("uid-" + name).created(OLD).phase("Running").container(PodFixtures.running("c"));
+  }
+
   private static void resume(KillSwitch killSwitch) {
     killSwitch.pause("by hand");
     assertThat(killSwitch.resume()).isEmpty();
   }
 
   /**
-   * Under a namespaced policy capped at {@code cap} removals an hour: pod a0's first request gets no answer, then
-   * {@code meanwhile}, then its retry (5 s later) gets {@code retried} (REFUSED: accepted as an evacuation); returns
-   * what becomes of pod a1.
+   * Under a namespaced policy capped at {@code cap} removals an hour: running pod a0's first request gets no answer, then
+   * {@code meanwhile}, then its retry (5 s later) gets {@code retried} (REFUSED: accepted as an evacuation; STARTED: a
+   * migration job, which then fails); returns what becomes of pod a1.
    */
   private String underAnHourlyCapAfterARetry(int cap, Consumer<KillSwitch> meanwhile, PodRemover.Outcome retried) {
-    var rails = CleanupPolicies.clusterRails(Optional.of(yaml("{allowTerminated: true, maxRemovalsPerHourPerNamespace: " + cap + "}")));
-    var namespaced = CleanupPolicies.judge(new CleanupPolicies.Source("a", "cleanup",
-        yaml("rules: [{name: failed, states: [Failed], maxAgeAfterFinish: 1h}]")), rails);
-    var file = PolicyLoader.parse(HEAD + "rules: [{name: file, namespaces: {include: [b]}, states: [Failed]}]\n", "test");
+    var rails = CleanupPolicies.clusterRails(Optional.of(yaml("{maxRemovalsPerHourPerNamespace: " + cap + "}")));
+    var namespaced = CleanupPolicies.judge(new CleanupPolicies.Source("a", "cleanup", yaml("rules: [{name: old, maxAge: 1h}]")), rails);
+    var file = PolicyLoader.parse(HEAD + "guard: {maxNamespaceShare: 1.0, maxClusterShare: 1.0}\n"
+        + "rules: [{name: file, namespaces: {include: [b]}, maxAge: 1h}]\n", "test");
     Metrics metrics = new Metrics();
     KillSwitch killSwitch = new KillSwitch(metrics, (paused, reason, over) -> true);
     java.util.concurrent.atomic.AtomicInteger requests = new java.util.concurrent.atomic.AtomicInteger();
@@ -298,21 +311,23 @@ class SweeperTest {
           yield new PodRemover.Result(outcome, 200, "");
         }
         case REFUSED -> new PodRemover.Result(outcome, 429, RemovalGate.EVACUATION_MESSAGE);
+        case STARTED -> new PodRemover.Result(outcome, 201, "PodMigrationJob created");
         default -> new PodRemover.Result(outcome, 409, "the object has been modified");
       };
     }, metrics, Clock.systemUTC(), recent, killSwitch, why -> {}, GuardWindowStore.NONE)) {
       s.start();
-      arrive(s, pod("a0").ns("a").on("n1").created(OLD).phase("Failed").annotation(PodRecord.REQUEST_EVICT_ONLY_ANNOTATION, "")
-          .container(PodFixtures.terminatedAt("c", "Error", 1, OLD.plusSeconds(1))).build());
+      arrive(s, running("a0").annotation(PodRecord.REQUEST_EVICT_ONLY_ANNOTATION, "").build());
       await().atMost(Duration.ofSeconds(3)).until(() -> requests.get() == 1);
       meanwhile.accept(killSwitch);
       await().atMost(Duration.ofSeconds(15)).until(() -> !recent.list(e -> e.decision().name().equals("a0")).get(0).result().equals("error"));
-      if (retried == PodRemover.Outcome.CONFLICT) {
+      if (retried == PodRemover.Outcome.CONFLICT || retried == PodRemover.Outcome.STARTED) {
         // What made the pod change: the first request, carried out after all.
-        arrive(s, pod("a0").ns("a").on("n1").created(OLD).rv("2").phase("Failed").terminating()
-            .container(PodFixtures.terminatedAt("c", "Error", 1, OLD.plusSeconds(1))).build());
+        arrive(s, running("a0").rv("2").terminating().build());
       }
-      arrive(s, failed("a", "a1", "n1"));
+      if (retried == PodRemover.Outcome.STARTED) {
+        s.gate().jobEnded("uid-a0"); // the job fails: its pod is being deleted
+      }
+      arrive(s, running("a1").build());
       await().atMost(Duration.ofSeconds(3)).until(() -> recent.list().stream().anyMatch(e -> e.decision().name().equals("a1")));
       return recent.list(e -> e.decision().name().equals("a1")).get(0).result();
     }
