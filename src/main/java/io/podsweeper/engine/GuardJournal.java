@@ -84,7 +84,7 @@ final class GuardJournal {
         String id = writer + "/" + ++writes;
         Optional<String> written = write(text, id);
         if (written.isPresent()) {
-          settled(written.get(), text);
+          settled(written.get(), readable(text));
           durableGuard = guard;
           durableVersion = version;
           return true;
@@ -96,7 +96,7 @@ final class GuardJournal {
         unanswered.clear();
         if (own) {
           // Not another writer's removals, so nothing to count twice; write what was counted since over it.
-          settled(theirs.version(), theirs.window());
+          settled(theirs.version(), readable(theirs.window()));
           continue;
         }
         // Another replica wrote since: a deposed leader whose write came late, or the new leader if this replica was
@@ -104,8 +104,7 @@ final class GuardJournal {
         // then a deposed replica knows it no longer leads).
         GuardWindow read = readable(theirs.window());
         guard.absorb(read.addedSince(stored));
-        storedVersion = theirs.version();
-        stored = read;
+        settled(theirs.version(), read);
         LOG.warn("another replica wrote the blast-radius guard's window meanwhile: its removals are counted too, holding "
             + "this one for a moment");
         return false;
@@ -131,9 +130,10 @@ final class GuardJournal {
     return written;
   }
 
-  private void settled(String version, String text) {
+  /** The store is known to hold {@code window} at {@code version}: the next write goes over it. */
+  private void settled(String version, GuardWindow window) {
     storedVersion = version;
-    stored = readable(text);
+    stored = window;
   }
 
   /**
@@ -151,8 +151,7 @@ final class GuardJournal {
       LOG.warn("cannot read the blast-radius guard's window from the cluster, holding removals: {}", e.getMessage());
       return false;
     }
-    stored = readable(remembered.window());
-    storedVersion = remembered.version();
+    settled(remembered.version(), readable(remembered.window()));
     if (!storedVersion.isEmpty()) {
       guard.restore(stored);
     }

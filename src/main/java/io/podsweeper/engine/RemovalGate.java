@@ -649,9 +649,16 @@ final class RemovalGate implements AutoCloseable {
   }
 
   private void uncount(Decision decision, Reservation r) {
+    uncount(decision, r, true);
+  }
+
+  /** As above; {@code notBeingRemoved} false keeps the pod among those being removed (its removal stands). */
+  private void uncount(Decision decision, Reservation r, boolean notBeingRemoved) {
     synchronized (r.guard()) { // as in reserve: the window and removedLately change together
       r.guard().uncount(decision, r.at());
-      removedLately.invalidate(decision.uid());
+      if (notBeingRemoved) {
+        removedLately.invalidate(decision.uid());
+      }
     }
     r.capAt().ifPresent(at -> namespaceCap.uncount(decision.namespace(), at));
   }
@@ -662,14 +669,9 @@ final class RemovalGate implements AutoCloseable {
    * got no answer, at most one can have happened (the preconditions), so this one's counts stand for both.
    */
   private void supersede(Decision decision, Reservation r) {
-    Unanswered earlier = unanswered.getIfPresent(decision.uid());
-    if (earlier != null && earlier.reservation() != r && earlier.decision().resourceVersion().equals(decision.resourceVersion())
-        && unanswered.asMap().remove(decision.uid(), earlier)) {
-      Reservation counted = earlier.reservation();
-      synchronized (counted.guard()) {
-        counted.guard().uncount(earlier.decision(), counted.at());
-      }
-      counted.capAt().ifPresent(at -> namespaceCap.uncount(decision.namespace(), at));
+    Optional<Unanswered> earlier = unansweredBefore(decision).filter(u -> u.reservation() != r);
+    if (earlier.isPresent() && unanswered.asMap().remove(decision.uid(), earlier.get())) {
+      uncount(earlier.get().decision(), earlier.get().reservation(), false);
     }
   }
 
