@@ -42,7 +42,7 @@ final class PagedLists<L> implements AutoCloseable {
   }
 
   private final Fetch fetch;
-  /** Reads a page from its JSON, inflated as it is read. */
+  /** Reads a page from its body (JSON, or the API server's protobuf where that was asked for), inflated as it is read. */
   private final Function<InputStream, L> decode;
   /** The next page, asked for before the informer asks for it; null when there is none. */
   private final AtomicReference<Ahead> ahead = new AtomicReference<>();
@@ -66,7 +66,7 @@ final class PagedLists<L> implements AutoCloseable {
     }
     return body.thenApply(bytes -> {
       continueToken(bytes).ifPresent(token -> askAhead(options, token));
-      return decode.apply(json(bytes));
+      return decode.apply(inflated(bytes));
     });
   }
 
@@ -87,7 +87,17 @@ final class PagedLists<L> implements AutoCloseable {
    * Reads no further than the metadata.
    */
   static Optional<String> continueToken(byte[] list) {
-    try (JsonParser parser = JSON.createParser(json(list))) {
+    try (InputStream in = inflated(list)) {
+      KubeProtobuf.Body body = KubeProtobuf.body(in);
+      return body.protobuf() ? KubeProtobuf.continueToken(body.in()) : jsonContinueToken(body.in());
+    } catch (IOException | IllegalArgumentException e) {
+      // Not a list that far: the decoder will say what is wrong with it.
+      return Optional.empty();
+    }
+  }
+
+  private static Optional<String> jsonContinueToken(InputStream json) throws IOException {
+    try (JsonParser parser = JSON.createParser(json)) {
       if (parser.nextToken() != JsonToken.START_OBJECT) {
         return Optional.empty();
       }
@@ -111,21 +121,19 @@ final class PagedLists<L> implements AutoCloseable {
         parser.skipChildren();
       }
       return Optional.empty();
-    } catch (IOException e) {
-      // Not JSON that far: the decoder will say what is wrong with it.
-      return Optional.empty();
     }
   }
 
   /**
-   * A list's JSON, inflated as it is read if the server compressed it (gzip's first byte, 0x1f, never begins JSON).
+   * A list's body, inflated as it is read if the server compressed it (gzip's first byte, 0x1f, begins neither JSON nor
+   * the API server's protobuf).
    *
    * <p>Why inflated here, as it is decoded, and not as it arrives: a page of 500 pods is about 4 MB of JSON, and
    * 2.5 % (the load test's pods) to 10 % (realistic ones) of that compressed. Inflated first, it was copied three
    * times on its way to the decoder, and these copies were a quarter of the bytes allocated while 10,000 pods were
    * listed (docs/benchmarks.md, fifth pass).
    */
-  static InputStream json(byte[] body) {
+  static InputStream inflated(byte[] body) {
     InputStream bytes = new ByteArrayInputStream(body);
     if (body.length == 0 || body[0] != GZIP_FIRST_BYTE) {
       return bytes;

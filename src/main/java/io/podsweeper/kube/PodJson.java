@@ -5,19 +5,14 @@ import com.fasterxml.jackson.core.JsonStreamContext;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.DeserializationContext;
 import com.fasterxml.jackson.databind.deser.std.StdDeserializer;
-import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.podsweeper.cluster.ContainerStatus;
 import io.podsweeper.cluster.NodeSelectorTerm;
 import io.podsweeper.cluster.OwnerRef;
-import io.podsweeper.cluster.PodCondition;
 import io.podsweeper.cluster.PodRecord;
 import io.podsweeper.cluster.Scheduling;
-import io.podsweeper.cluster.Toleration;
-import io.podsweeper.cluster.Volumes;
 import io.podsweeper.policy.LabelSelector;
 import java.io.IOException;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -34,31 +29,11 @@ import java.util.Set;
  * <p>Why not fabric8's Pod: decoding a pod into fabric8 objects (Jackson's data binding, a bean per nested type) only
  * to copy a few fields out of it allocated 38 % more and took a fifth longer per page, and a quarter longer for 10,000
  * pods read by a fresh JVM, where a start spends it (docs/benchmarks.md, seventh pass). The informers get a
- * {@link Decoded} pod: fabric8 needs an object with the pod's identity to key its store and find deletions, and
+ * {@link PodReading.Decoded} pod: fabric8 needs an object with the pod's identity to key its store and find deletions, and
  * the record rides along in it.
  */
 final class PodJson {
   private PodJson() {}
-
-  /** What fabric8's informers get for a pod: its identity, and its record (or why there is none). */
-  static final class Decoded extends Pod {
-    private final transient PodRecord record;
-    private final transient RuntimeException unreadable;
-
-    private Decoded(String namespace, String name, String uid, String resourceVersion, PodRecord record, RuntimeException unreadable) {
-      setMetadata(new ObjectMetaBuilder().withNamespace(namespace).withName(name).withUid(uid).withResourceVersion(resourceVersion).build());
-      this.record = record;
-      this.unreadable = unreadable;
-    }
-
-    /** The pod's record; an IllegalArgumentException if the pod could not be read into one. */
-    PodRecord record() {
-      if (unreadable != null) {
-        throw new IllegalArgumentException("a pod that cannot be read: " + unreadable.getMessage(), unreadable);
-      }
-      return record;
-    }
-  }
 
   /** How the informers' serialization reads a Pod, wherever one appears: a list's items, a watch event's object. */
   static final class Deserializer extends StdDeserializer<Pod> {
@@ -77,15 +52,15 @@ final class PodJson {
    * cannot be made of (say a selector with an operator no Kubernetes has) is still read to its end, so that one odd pod
    * does not fail the list it came in; its Decoded says why.
    */
-  static Decoded decoded(JsonParser parser) throws IOException {
+  static PodReading.Decoded decoded(JsonParser parser) throws IOException {
     JsonStreamContext pod = parser.getParsingContext();
     Reading reading = new Reading();
     try {
       fields(parser, reading::top);
-      return new Decoded(reading.namespace, reading.name, reading.uid, reading.resourceVersion, reading.record(), null);
+      return reading.decoded();
     } catch (RuntimeException e) {
       skipToEnd(parser, pod);
-      return new Decoded(reading.namespace, reading.name, reading.uid, reading.resourceVersion, null, e);
+      return reading.unreadable(e);
     }
   }
 
@@ -103,45 +78,8 @@ final class PodJson {
     }
   }
 
-  /** Everything read of one pod so far; the record is made when the whole pod has been read. */
-  private static final class Reading {
-    String namespace;
-    String name;
-    String uid;
-    String resourceVersion;
-    String created;
-    String deleted;
-    Map<String, String> labels = Map.of();
-    final Map<String, String> annotations = new HashMap<>();
-    final List<OwnerRef> owners = new ArrayList<>();
-
-    boolean hasSpec;
-    String nodeName;
-    OptionalInt priority = OptionalInt.empty();
-    String priorityClassName;
-    final List<String> images = new ArrayList<>();
-    final Map<String, Long> requests = new HashMap<>();
-    /** Each main and init container's requests and limits, for the QoS class when the status has none. */
-    final List<Resources> resources = new ArrayList<>();
-    Map<String, String> nodeSelector = Map.of();
-    final List<NodeSelectorTerm> requiredNodeAffinity = new ArrayList<>();
-    final List<Scheduling.PreferredTerm> preferredNodeAffinity = new ArrayList<>();
-    final List<Scheduling.PodAffinityTerm> antiAffinity = new ArrayList<>();
-    final List<Toleration> tolerations = new ArrayList<>();
-    final List<Scheduling.SpreadConstraint> spreadConstraints = new ArrayList<>();
-    boolean localStorage;
-    final List<String> claims = new ArrayList<>();
-    boolean resourceClaims;
-
-    String phase;
-    String reason;
-    String startTime;
-    String qosClass;
-    final List<PodCondition> conditions = new ArrayList<>();
-    final List<ContainerStatus> mainStatuses = new ArrayList<>();
-    final List<ContainerStatus> initStatuses = new ArrayList<>();
-    final List<ContainerStatus> ephemeralStatuses = new ArrayList<>();
-
+  /** A pod read from its JSON. */
+  private static final class Reading extends PodReading {
     void top(String field, JsonParser p) throws IOException {
       switch (field) {
         case "metadata" -> fields(p, this::metadata);
@@ -160,8 +98,8 @@ final class PodJson {
         case "name" -> name = text(p);
         case "uid" -> uid = text(p);
         case "resourceVersion" -> resourceVersion = text(p);
-        case "creationTimestamp" -> created = text(p);
-        case "deletionTimestamp" -> deleted = text(p);
+        case "creationTimestamp" -> created = PodRecords.time(text(p));
+        case "deletionTimestamp" -> deleted = PodRecords.time(text(p));
         case "labels" -> labels = PodRecords.shared(stringMap(p));
         case "annotations" -> fields(p, (key, q) -> {
           String value = text(q);
@@ -189,10 +127,7 @@ final class PodJson {
         case "containers" -> elements(p, q -> {
           Container container = new Container();
           fields(q, container::field);
-          images.add(PodRecords.shared(PodRecords.nullToEmpty(container.image)));
-          container.resources.requests.forEach((resource, quantity) ->
-              requests.merge(PodRecords.shared(resource), PodRecords.amount(resource, quantity), Long::sum));
-          resources.add(container.resources);
+          container(container.image, container.resources);
         });
         case "initContainers" -> elements(p, q -> {
           Container container = new Container();
@@ -203,10 +138,10 @@ final class PodJson {
         case "affinity" -> fields(p, this::affinity);
         case "tolerations" -> elements(p, q -> {
           Map<String, String> t = stringMap(q);
-          tolerations.add(new Toleration(shared(t, "key", ""), shared(t, "operator", "Equal"), shared(t, "value", ""), shared(t, "effect", "")));
+          toleration(t.get("key"), t.get("operator"), t.get("value"), t.get("effect"));
         });
         case "topologySpreadConstraints" -> elements(p, q -> {
-          Spread spread = new Spread();
+          JsonSpread spread = new JsonSpread();
           fields(q, spread::field);
           spreadConstraints.add(spread.constraint());
         });
@@ -271,46 +206,17 @@ final class PodJson {
       switch (field) {
         case "phase" -> phase = PodRecords.shared(text(p));
         case "reason" -> reason = PodRecords.shared(text(p));
-        case "startTime" -> startTime = text(p);
+        case "startTime" -> startTime = PodRecords.time(text(p));
         case "qosClass" -> qosClass = text(p);
         case "conditions" -> elements(p, q -> {
           Map<String, String> c = stringMap(q);
-          conditions.add(new PodCondition(shared(c, "type", ""), shared(c, "status", ""), Optional.ofNullable(PodRecords.shared(c.get("reason"))),
-              PodRecords.time(c.get("lastTransitionTime"))));
+          condition(c.get("type"), c.get("status"), c.get("reason"), PodRecords.time(c.get("lastTransitionTime")));
         });
         case "containerStatuses" -> containerStatuses(p, mainStatuses, ContainerStatus.Kind.MAIN);
         case "initContainerStatuses" -> containerStatuses(p, initStatuses, ContainerStatus.Kind.INIT);
         case "ephemeralContainerStatuses" -> containerStatuses(p, ephemeralStatuses, ContainerStatus.Kind.EPHEMERAL);
         default -> p.skipChildren();
       }
-    }
-
-    PodRecord record() {
-      List<ContainerStatus> containers = new ArrayList<>(mainStatuses);
-      containers.addAll(initStatuses);
-      containers.addAll(ephemeralStatuses);
-      return new PodRecord(
-          PodRecords.shared(namespace),
-          name,
-          PodRecords.nullToEmpty(uid),
-          PodRecords.nullToEmpty(resourceVersion),
-          PodRecords.time(created).orElse(Instant.EPOCH),
-          PodRecords.time(deleted),
-          PodRecords.nullToEmpty(nodeName),
-          phase != null ? phase : "Pending",
-          Optional.ofNullable(reason),
-          labels,
-          annotations,
-          owners,
-          containers,
-          priority,
-          PodRecords.nullToEmpty(priorityClassName),
-          PodRecords.time(startTime),
-          conditions,
-          hasSpec ? new Volumes(localStorage, claims, resourceClaims) : Volumes.NONE,
-          hasSpec ? new Scheduling(nodeSelector, requiredNodeAffinity, preferredNodeAffinity, tolerations, antiAffinity, requests,
-              qosClass != null ? qosClass : Resources.qosClass(resources), spreadConstraints) : Scheduling.NONE,
-          images);
     }
   }
 
@@ -333,7 +239,7 @@ final class PodJson {
 
   private static final class Container {
     String image;
-    final Resources resources = new Resources();
+    final PodReading.Resources resources = new PodReading.Resources();
 
     void field(String field, JsonParser p) throws IOException {
       switch (field) {
@@ -350,36 +256,8 @@ final class PodJson {
     }
   }
 
-  /** A container's requests and limits, as quantities. */
-  private static final class Resources {
-    Map<String, String> requests = Map.of();
-    Map<String, String> limits = Map.of();
-
-    /** The QoS class the API server would give a pod of these containers (its main and init containers). */
-    static String qosClass(List<Resources> containers) {
-      boolean any = false;
-      boolean guaranteed = !containers.isEmpty();
-      for (Resources c : containers) {
-        for (String resource : List.of("cpu", "memory")) {
-          String limit = c.limits.get(resource);
-          String request = c.requests.getOrDefault(resource, limit);
-          any |= limit != null || request != null;
-          guaranteed &= limit != null && request != null && PodRecords.amount(resource, limit) == PodRecords.amount(resource, request);
-        }
-      }
-      return !any ? "BestEffort" : guaranteed ? "Guaranteed" : "Burstable";
-    }
-  }
-
-  private static final class Spread {
-    int maxSkew = 1;
-    String topologyKey;
-    String whenUnsatisfiable;
-    LabelSelector selector = PodRecords.SELECTS_NOTHING;
-    final List<String> matchLabelKeys = new ArrayList<>();
-    String nodeAffinityPolicy;
-    String nodeTaintsPolicy;
-
+  /** A topology spread constraint read from its JSON. */
+  private static final class JsonSpread extends PodReading.Spread {
     void field(String field, JsonParser p) throws IOException {
       switch (field) {
         case "maxSkew" -> {
@@ -399,11 +277,6 @@ final class PodJson {
         case "nodeTaintsPolicy" -> nodeTaintsPolicy = text(p);
         default -> p.skipChildren();
       }
-    }
-
-    Scheduling.SpreadConstraint constraint() {
-      return new Scheduling.SpreadConstraint(maxSkew, PodRecords.shared(PodRecords.nullToEmpty(topologyKey)), PodRecords.shared(PodRecords.nullToEmpty(whenUnsatisfiable)),
-          selector, matchLabelKeys, !"Ignore".equals(nodeAffinityPolicy), "Honor".equals(nodeTaintsPolicy));
     }
   }
 
@@ -509,69 +382,53 @@ final class PodJson {
 
   private static void containerStatuses(JsonParser p, List<ContainerStatus> out, ContainerStatus.Kind kind) throws IOException {
     elements(p, q -> {
-      Status status = new Status();
-      fields(q, status::field);
-      out.add(new ContainerStatus(PodRecords.shared(status.name), kind, status.now.waiting, status.now.terminatedReason,
-          status.now.exitCode, status.now.finishedAt, status.restartCount, status.last.terminatedReason, status.last.exitCode));
+      PodReading.Status status = new PodReading.Status();
+      fields(q, (field, r) -> status(field, r, status));
+      out.add(status.status(kind));
     });
   }
 
-  private static final class Status {
-    String name;
-    int restartCount;
-    final State now = new State();
-    final State last = new State();
-
-    void field(String field, JsonParser p) throws IOException {
-      switch (field) {
-        case "name" -> name = text(p);
-        case "restartCount" -> {
-          Integer value = integer(p);
-          restartCount = value != null ? value : 0;
-        }
-        case "state" -> fields(p, now::field);
-        case "lastState" -> fields(p, last::field);
-        default -> p.skipChildren();
+  private static void status(String field, JsonParser p, PodReading.Status status) throws IOException {
+    switch (field) {
+      case "name" -> status.name = text(p);
+      case "restartCount" -> {
+        Integer value = integer(p);
+        status.restartCount = value != null ? value : 0;
       }
+      case "state" -> fields(p, (stateField, q) -> state(stateField, q, status.now));
+      case "lastState" -> fields(p, (stateField, q) -> state(stateField, q, status.last));
+      default -> p.skipChildren();
     }
   }
 
-  /** A container's state: why it waits, or how it ended. */
-  private static final class State {
-    Optional<String> waiting = Optional.empty();
-    Optional<String> terminatedReason = Optional.empty();
-    OptionalInt exitCode = OptionalInt.empty();
-    Optional<Instant> finishedAt = Optional.empty();
-
-    void field(String field, JsonParser p) throws IOException {
-      switch (field) {
-        case "waiting" -> {
-          if (p.currentToken() == JsonToken.START_OBJECT) {
-            Map<String, String> w = stringMap(p);
-            waiting = Optional.ofNullable(PodRecords.shared(w.get("reason")));
-          } else {
-            p.skipChildren();
-          }
+  private static void state(String field, JsonParser p, PodReading.State state) throws IOException {
+    switch (field) {
+      case "waiting" -> {
+        if (p.currentToken() == JsonToken.START_OBJECT) {
+          Map<String, String> w = stringMap(p);
+          state.waiting = Optional.ofNullable(PodRecords.shared(w.get("reason")));
+        } else {
+          p.skipChildren();
         }
-        case "terminated" -> {
-          if (p.currentToken() == JsonToken.START_OBJECT) {
-            fields(p, (terminatedField, q) -> {
-              switch (terminatedField) {
-                case "reason" -> terminatedReason = Optional.ofNullable(PodRecords.shared(text(q)));
-                case "exitCode" -> {
-                  Integer code = integer(q);
-                  exitCode = code != null ? OptionalInt.of(code) : OptionalInt.empty();
-                }
-                case "finishedAt" -> finishedAt = PodRecords.time(text(q));
-                default -> q.skipChildren();
-              }
-            });
-          } else {
-            p.skipChildren();
-          }
-        }
-        default -> p.skipChildren();
       }
+      case "terminated" -> {
+        if (p.currentToken() == JsonToken.START_OBJECT) {
+          fields(p, (terminatedField, q) -> {
+            switch (terminatedField) {
+              case "reason" -> state.terminatedReason = Optional.ofNullable(PodRecords.shared(text(q)));
+              case "exitCode" -> {
+                Integer code = integer(q);
+                state.exitCode = code != null ? OptionalInt.of(code) : OptionalInt.empty();
+              }
+              case "finishedAt" -> state.finishedAt = PodRecords.time(text(q));
+              default -> q.skipChildren();
+            }
+          });
+        } else {
+          p.skipChildren();
+        }
+      }
+      default -> p.skipChildren();
     }
   }
 
@@ -648,9 +505,4 @@ final class PodJson {
     });
     return map.isEmpty() ? Map.of() : map;
   }
-
-  private static String shared(Map<String, String> fields, String field, String absent) {
-    return PodRecords.shared(fields.getOrDefault(field, absent));
-  }
-
 }

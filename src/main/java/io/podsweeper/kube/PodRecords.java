@@ -86,7 +86,7 @@ public final class PodRecords {
    * list), read from its JSON as the informers read it.
    */
   public static PodRecord pod(Pod pod) {
-    if (pod instanceof PodJson.Decoded decoded) {
+    if (pod instanceof PodReading.Decoded decoded) {
       return decoded.record();
     }
     try (JsonParser parser = JSON.createParser(WHOLE.asJson(pod))) {

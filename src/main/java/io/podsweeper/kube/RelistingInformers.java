@@ -3,6 +3,8 @@ package io.podsweeper.kube;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.KubernetesResourceList;
 import io.fabric8.kubernetes.api.model.ListOptions;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodList;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -19,6 +21,7 @@ import io.fabric8.kubernetes.client.informers.cache.ItemStore;
 import io.fabric8.kubernetes.client.informers.impl.DefaultSharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.impl.ListerWatcher;
 import io.fabric8.kubernetes.client.utils.URLUtils;
+import java.io.IOException;
 import java.io.InputStream;
 import java.net.HttpURLConnection;
 import java.net.MalformedURLException;
@@ -89,7 +92,8 @@ final class RelistingInformers implements AutoCloseable {
       Class<T> type, Class<L> listType, Function<KubernetesClient, Informable<T>> operation, ItemStore<T> store) {
     @SuppressWarnings("unchecked") // every operation of the client is a BaseOperation, which is fabric8's ListerWatcher
     ListerWatcher<T, L> source = (ListerWatcher<T, L>) operation.apply(client);
-    PagedLists<L> pages = new PagedLists<>(options -> page((OperationSupport) source, options), body -> decode(body, listType));
+    boolean protobuf = type == Pod.class;
+    PagedLists<L> pages = new PagedLists<>(options -> page((OperationSupport) source, options, protobuf), body -> decode(body, listType));
     lists.add(pages);
     ExecutorService thread = Executors.newSingleThreadExecutor(r -> {
       Thread t = new Thread(r, "informer-" + type.getSimpleName());
@@ -112,9 +116,12 @@ final class RelistingInformers implements AutoCloseable {
    * <p>Why compressed: a list of 10,000 pods is 77 MiB of JSON, about a tenth of that compressed. With the JIT limited
    * to C1 (docs/benchmarks.md), AES-GCM runs without its intrinsics, and decrypting the uncompressed bytes was ~40 % of
    * the decoding threads' CPU at start; inflating is native zlib. The server compresses only lists above 128 KiB, and
-   * fabric8 neither asks for compression nor inflates: {@link PagedLists#json} does.
+   * fabric8 neither asks for compression nor inflates: {@link PagedLists#inflated} does.
+   *
+   * <p>Pods are asked for as protobuf, as client-go asks for them ({@link KubeProtobuf}): decoding their JSON was most
+   * of the CPU a start spends on them. The other kinds, a few dozen objects in all, stay JSON and fabric8's decoding.
    */
-  private CompletableFuture<byte[]> page(OperationSupport source, ListOptions options) {
+  private CompletableFuture<byte[]> page(OperationSupport source, ListOptions options, boolean protobuf) {
     HttpClient http = client.getHttpClient();
     HttpRequest request;
     try {
@@ -125,21 +132,34 @@ final class RelistingInformers implements AutoCloseable {
       if (options.getResourceVersion() != null) {
         url.addQueryParameter("resourceVersion", options.getResourceVersion());
       }
-      request = http.newHttpRequestBuilder().url(url.build()).header("Accept-Encoding", "gzip").build();
+      HttpRequest.Builder builder = http.newHttpRequestBuilder().url(url.build()).header("Accept-Encoding", "gzip");
+      if (protobuf) {
+        builder.header("Accept", KubeProtobuf.ACCEPT);
+      }
+      request = builder.build();
     } catch (MalformedURLException e) {
       return CompletableFuture.failedFuture(KubernetesClientException.launderThrowable(e));
     }
     return http.sendAsync(request, byte[].class).thenApply(response -> {
       if (!response.isSuccessful()) {
-        throw OperationSupport.requestFailure(request, OperationSupport.createStatus(response, client.getKubernetesSerialization()));
+        throw OperationSupport.requestFailure(request,
+            KubeProtobuf.status(response.body()).orElseGet(() -> OperationSupport.createStatus(response, client.getKubernetesSerialization())));
       }
       return response.body();
     });
   }
 
-  /** A list as fabric8 decodes it, with the informers' slim serialization. */
-  private <L> L decode(InputStream json, Class<L> listType) {
-    return client.getKubernetesSerialization().unmarshal(json, listType);
+  /** A list of pods from its protobuf ({@link PodProto}); any list's JSON as fabric8 decodes it, with the informers' slim serialization. */
+  private <L> L decode(InputStream body, Class<L> listType) {
+    try {
+      KubeProtobuf.Body read = KubeProtobuf.body(body);
+      if (read.protobuf() && listType == PodList.class) {
+        return listType.cast(PodProto.list(read.in()));
+      }
+      return client.getKubernetesSerialization().unmarshal(read.in(), listType);
+    } catch (IOException e) {
+      throw new KubernetesClientException("a list of " + listType.getSimpleName() + " that cannot be read: " + e.getMessage(), e);
+    }
   }
 
   @Override

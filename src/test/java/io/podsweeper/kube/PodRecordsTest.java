@@ -46,9 +46,9 @@ class PodRecordsTest {
    * with most of what a real one carries (managedFields, env, probes, mounts, projected volumes) around them. The
    * same record comes of a fabric8 Pod (snapshots, the CLI), of a list's items and of a watch event's object.
    */
-  @Test
-  void aPodsJsonBecomesItsRecord() {
-    Pod full = pod().editMetadata().withLabels(Map.of("app", "web")).withAnnotations(Map.of(PodRecord.EVICT_ANNOTATION, "true", "x", "y"))
+  /** A pod with most of what a real one carries, every field a record is made of set (PodProtoIT reads it from a server). */
+  static Pod full() {
+    return pod().editMetadata().withLabels(Map.of("app", "web")).withAnnotations(Map.of(PodRecord.EVICT_ANNOTATION, "true", "x", "y"))
         .withDeletionTimestamp("2026-01-02T00:00:00Z")
         .addNewOwnerReference().withKind("ReplicaSet").withName("web-1").withUid("rs").withController(true).endOwnerReference()
         .withManagedFields(new ManagedFieldsEntryBuilder().withManager("kubelet").withOperation("Update")
@@ -68,7 +68,7 @@ class PodRecordsTest {
         .addNewVolume().withName("token").withNewProjected().addNewSource().withNewServiceAccountToken().withPath("token").endServiceAccountToken()
         .endSource().endProjected().endVolume()
         .withNewSecurityContext().withRunAsUser(1000L).endSecurityContext().withRestartPolicy("Never").withServiceAccountName("web")
-        .addNewToleration().withKey("k").withOperator("Exists").withEffect("NoSchedule").withTolerationSeconds(30L).endToleration()
+        .addNewToleration().withKey("k").withOperator("Exists").withEffect("NoExecute").withTolerationSeconds(30L).endToleration()
         .withNewAffinity().withNewPodAntiAffinity().addNewRequiredDuringSchedulingIgnoredDuringExecution().withTopologyKey("kubernetes.io/hostname")
         .withNewLabelSelector().addToMatchLabels("app", "web").addNewMatchExpression().withKey("tier").withOperator("In").withValues("a", "b")
         .endMatchExpression().endLabelSelector().withNamespaces("shop").withNewNamespaceSelector().endNamespaceSelector()
@@ -90,6 +90,11 @@ class PodRecordsTest {
         .withNewLastState().withNewTerminated().withExitCode(1).withReason("Error").endTerminated().endLastState()
         .withNewState().withNewWaiting().withReason("CrashLoopBackOff").endWaiting().endState().endContainerStatus()
         .endStatus().build();
+  }
+
+  @Test
+  void aPodsJsonBecomesItsRecord() {
+    Pod full = full();
     LabelSelector web = new LabelSelector(Map.of("app", "web"), List.of());
     PodRecord expected = new PodRecord("ns", "p", "u", "1", Instant.parse("2026-01-01T00:00:00Z"), Optional.of(Instant.parse("2026-01-02T00:00:00Z")),
         "n1", "Running", Optional.of("Testing"), Map.of("app", "web"), Map.of(PodRecord.EVICT_ANNOTATION, "true"),
@@ -104,7 +109,7 @@ class PodRecordsTest {
         new Scheduling(Map.of("zone", "a"),
             List.of(new NodeSelectorTerm(List.of(new NodeSelectorTerm.Requirement("disk", "In", List.of("ssd"))))),
             List.of(new Scheduling.PreferredTerm(7, new NodeSelectorTerm(List.of(new NodeSelectorTerm.Requirement("zone", "Exists", List.of()))))),
-            List.of(new Toleration("k", "Exists", "", "NoSchedule")),
+            List.of(new Toleration("k", "Exists", "", "NoExecute")),
             List.of(new Scheduling.PodAffinityTerm(new LabelSelector(Map.of("app", "web"),
                 List.of(new LabelSelector.Requirement("tier", LabelSelector.Operator.In, Set.of("a", "b")))), Set.of("shop"),
                 Optional.of(LabelSelector.EVERYTHING), "kubernetes.io/hostname")),

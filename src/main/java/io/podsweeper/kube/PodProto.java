@@ -1,0 +1,456 @@
+package io.podsweeper.kube;
+
+import static io.podsweeper.kube.KubeProtobuf.fields;
+import static io.podsweeper.kube.KubeProtobuf.int32;
+import static io.podsweeper.kube.KubeProtobuf.message;
+import static io.podsweeper.kube.KubeProtobuf.text;
+
+import com.google.protobuf.CodedInputStream;
+import io.fabric8.kubernetes.api.model.ListMetaBuilder;
+import io.fabric8.kubernetes.api.model.PodList;
+import io.podsweeper.cluster.ContainerStatus;
+import io.podsweeper.cluster.NodeSelectorTerm;
+import io.podsweeper.cluster.OwnerRef;
+import io.podsweeper.cluster.Scheduling;
+import io.podsweeper.policy.LabelSelector;
+import java.io.IOException;
+import java.io.InputStream;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Set;
+
+/**
+ * A pod's protobuf (k8s.io/api/core/v1 Pod, as the API server serves a list of pods), read straight into its record in
+ * one pass: the fields a record is made of, by their numbers in k8s.io/api's generated.proto, everything else skipped
+ * unread. It reads what {@link PodJson} reads of a pod's JSON, into the same {@link PodReading}, and the two make the
+ * same record of the same pod (PodProtoIT reads pods from a real API server both ways).
+ *
+ * <p>Where the formats differ: the API server writes every string field, empty ones too, where its JSON leaves them
+ * out, so an empty string reads as absent ({@link KubeProtobuf#text}); map values and list elements are kept as they
+ * are, as JSON keeps them. A timestamp is a message of seconds (Kubernetes writes no nanoseconds), and an empty one is
+ * the zero time, which JSON writes as null.
+ */
+final class PodProto {
+  private PodProto() {}
+
+  /** A list of pods from its protobuf (the stream at the envelope's magic bytes): its metadata, and each pod decoded. */
+  static PodList list(InputStream body) throws IOException {
+    KubeProtobuf.ListPage<PodReading.Decoded> page = KubeProtobuf.list(body, PodProto::decoded);
+    PodList list = new PodList();
+    list.setMetadata(new ListMetaBuilder().withResourceVersion(page.resourceVersion()).withContinue(page.continueToken())
+        .withRemainingItemCount(page.remainingItemCount()).build());
+    list.setItems(new ArrayList<>(page.items()));
+    return list;
+  }
+
+  /**
+   * The pod in the stream, read to its end. A pod the record cannot be made of is reported in its Decoded, as
+   * {@link PodJson} does, so that one odd pod does not fail the list it came in.
+   */
+  static PodReading.Decoded decoded(CodedInputStream in) throws IOException {
+    Reading reading = new Reading();
+    try {
+      fields(in, reading::top);
+      return reading.decoded();
+    } catch (RuntimeException e) {
+      return reading.unreadable(e);
+    }
+  }
+
+  private static final class Reading extends PodReading {
+    void top(int field, int tag, CodedInputStream in) throws IOException {
+      switch (field) {
+        case 1 -> message(in, tag, this::metadata);
+        case 2 -> {
+          hasSpec = true;
+          message(in, tag, this::spec);
+        }
+        case 3 -> message(in, tag, this::status);
+        default -> in.skipField(tag);
+      }
+    }
+
+    void metadata(int field, int tag, CodedInputStream in) throws IOException {
+      switch (field) {
+        case 1 -> name = text(in, tag);
+        case 3 -> namespace = text(in, tag);
+        case 5 -> uid = text(in, tag);
+        case 6 -> resourceVersion = text(in, tag);
+        case 8 -> created = time(in, tag);
+        case 9 -> deleted = time(in, tag);
+        case 11 -> {
+          Map<String, String> all = labels.isEmpty() ? new HashMap<>() : labels;
+          entry(in, tag, (key, value) -> all.put(PodRecords.shared(key), PodRecords.shared(value)));
+          labels = all;
+        }
+        case 12 -> entry(in, tag, (key, value) -> {
+          if (PodRecords.KEPT_ANNOTATIONS.contains(key)) {
+            annotations.put(PodRecords.shared(key), PodRecords.shared(value));
+          }
+        });
+        case 13 -> {
+          String[] owner = new String[3];
+          boolean[] controller = {false};
+          message(in, tag, (f, t, q) -> {
+            switch (f) {
+              case 1 -> owner[0] = text(q, t);
+              case 3 -> owner[1] = text(q, t);
+              case 4 -> owner[2] = text(q, t);
+              case 6 -> controller[0] = int32(q, t) != 0;
+              default -> q.skipField(t);
+            }
+          });
+          owners.add(new OwnerRef(PodRecords.shared(owner[0]), PodRecords.shared(owner[1]), PodRecords.shared(owner[2]), controller[0]));
+        }
+        default -> in.skipField(tag);
+      }
+    }
+
+    void spec(int field, int tag, CodedInputStream in) throws IOException {
+      switch (field) {
+        case 1 -> message(in, tag, (f, t, volume) -> {
+          if (f == 2) {
+            message(volume, t, this::volumeSource);
+          } else {
+            volume.skipField(t);
+          }
+        });
+        case 2 -> {
+          Container container = readContainer(in, tag);
+          container(container.image, container.resources);
+        }
+        case 20 -> resources.add(readContainer(in, tag).resources);
+        case 7 -> {
+          Map<String, String> all = nodeSelector.isEmpty() ? new HashMap<>() : nodeSelector;
+          entry(in, tag, all::put);
+          nodeSelector = all;
+        }
+        case 10 -> nodeName = PodRecords.shared(text(in, tag));
+        case 18 -> message(in, tag, this::affinity);
+        case 22 -> {
+          String[] t = new String[4];
+          message(in, tag, (f, ft, q) -> {
+            if (f >= 1 && f <= 4) {
+              t[f - 1] = text(q, ft);
+            } else {
+              q.skipField(ft);
+            }
+          });
+          toleration(t[0], t[1], t[2], t[3]);
+        }
+        case 24 -> priorityClassName = PodRecords.shared(text(in, tag));
+        case 25 -> priority = OptionalInt.of(int32(in, tag));
+        case 33 -> {
+          PodReading.Spread spread = new PodReading.Spread();
+          message(in, tag, (f, t, q) -> {
+            switch (f) {
+              case 1 -> spread.maxSkew = int32(q, t);
+              case 2 -> spread.topologyKey = text(q, t);
+              case 3 -> spread.whenUnsatisfiable = text(q, t);
+              case 4 -> spread.selector = labelSelector(q, t);
+              case 6 -> spread.nodeAffinityPolicy = text(q, t);
+              case 7 -> spread.nodeTaintsPolicy = text(q, t);
+              case 8 -> spread.matchLabelKeys.add(PodRecords.shared(string(q, t)));
+              default -> q.skipField(t);
+            }
+          });
+          spreadConstraints.add(spread.constraint());
+        }
+        case 39 -> {
+          resourceClaims = true;
+          in.skipField(tag);
+        }
+        default -> in.skipField(tag);
+      }
+    }
+
+    void volumeSource(int field, int tag, CodedInputStream in) throws IOException {
+      switch (field) {
+        case 1, 2 -> { // hostPath, emptyDir
+          localStorage = true;
+          in.skipField(tag);
+        }
+        case 10 -> message(in, tag, (f, t, q) -> { // persistentVolumeClaim
+          if (f == 1) {
+            String claim = text(q, t);
+            if (claim != null) {
+              claims.add(claim);
+            }
+          } else {
+            q.skipField(t);
+          }
+        });
+        default -> in.skipField(tag);
+      }
+    }
+
+    void affinity(int field, int tag, CodedInputStream in) throws IOException {
+      switch (field) {
+        case 1 -> message(in, tag, (kind, t, q) -> { // nodeAffinity
+          switch (kind) {
+            case 1 -> message(q, t, (f, ft, r) -> { // required: a NodeSelector
+              if (f == 1) {
+                requiredNodeAffinity.add(nodeSelectorTerm(r, ft));
+              } else {
+                r.skipField(ft);
+              }
+            });
+            case 2 -> { // preferred
+              int[] weight = {0};
+              NodeSelectorTerm[] term = {new NodeSelectorTerm(List.of())};
+              message(q, t, (f, ft, r) -> {
+                switch (f) {
+                  case 1 -> weight[0] = int32(r, ft);
+                  case 2 -> term[0] = nodeSelectorTerm(r, ft);
+                  default -> r.skipField(ft);
+                }
+              });
+              preferredNodeAffinity.add(new Scheduling.PreferredTerm(weight[0], term[0]));
+            }
+            default -> q.skipField(t);
+          }
+        });
+        case 3 -> message(in, tag, (kind, t, q) -> { // podAntiAffinity
+          if (kind == 1) {
+            antiAffinity.add(podAffinityTerm(q, t));
+          } else {
+            q.skipField(t);
+          }
+        });
+        default -> in.skipField(tag);
+      }
+    }
+
+    void status(int field, int tag, CodedInputStream in) throws IOException {
+      switch (field) {
+        case 1 -> phase = PodRecords.shared(text(in, tag));
+        case 4 -> reason = PodRecords.shared(text(in, tag));
+        case 7 -> startTime = time(in, tag);
+        case 9 -> qosClass = text(in, tag);
+        case 2 -> {
+          Condition c = new Condition();
+          message(in, tag, (f, t, q) -> {
+            switch (f) {
+              case 1 -> c.type = text(q, t);
+              case 2 -> c.status = text(q, t);
+              case 5 -> c.reason = text(q, t);
+              case 4 -> c.lastTransition = time(q, t);
+              default -> q.skipField(t);
+            }
+          });
+          condition(c.type, c.status, c.reason, c.lastTransition);
+        }
+        case 8 -> mainStatuses.add(containerStatus(in, tag).status(ContainerStatus.Kind.MAIN));
+        case 10 -> initStatuses.add(containerStatus(in, tag).status(ContainerStatus.Kind.INIT));
+        case 13 -> ephemeralStatuses.add(containerStatus(in, tag).status(ContainerStatus.Kind.EPHEMERAL));
+        default -> in.skipField(tag);
+      }
+    }
+  }
+
+  private static final class Condition {
+    String type;
+    String status;
+    String reason;
+    Optional<Instant> lastTransition = Optional.empty();
+  }
+
+  private static final class Container {
+    String image;
+    final PodReading.Resources resources = new PodReading.Resources();
+  }
+
+  private static Container readContainer(CodedInputStream in, int tag) throws IOException {
+    Container container = new Container();
+    Map<String, String> requests = new HashMap<>();
+    Map<String, String> limits = new HashMap<>();
+    message(in, tag, (f, t, q) -> {
+      switch (f) {
+        case 2 -> container.image = text(q, t);
+        case 8 -> message(q, t, (kind, kt, r) -> {
+          switch (kind) {
+            case 1 -> quantityEntry(r, kt, limits);
+            case 2 -> quantityEntry(r, kt, requests);
+            default -> r.skipField(kt);
+          }
+        });
+        default -> q.skipField(t);
+      }
+    });
+    container.resources.requests = requests.isEmpty() ? Map.of() : requests;
+    container.resources.limits = limits.isEmpty() ? Map.of() : limits;
+    return container;
+  }
+
+  private static PodReading.Status containerStatus(CodedInputStream in, int tag) throws IOException {
+    PodReading.Status status = new PodReading.Status();
+    message(in, tag, (f, t, q) -> {
+      switch (f) {
+        case 1 -> status.name = text(q, t);
+        case 2 -> message(q, t, (kind, kt, r) -> state(kind, kt, r, status.now));
+        case 3 -> message(q, t, (kind, kt, r) -> state(kind, kt, r, status.last));
+        case 5 -> status.restartCount = int32(q, t);
+        default -> q.skipField(t);
+      }
+    });
+    return status;
+  }
+
+  private static void state(int kind, int tag, CodedInputStream in, PodReading.State state) throws IOException {
+    switch (kind) {
+      case 1 -> { // waiting
+        String[] reason = new String[1];
+        message(in, tag, (f, t, q) -> {
+          if (f == 1) {
+            reason[0] = text(q, t);
+          } else {
+            q.skipField(t);
+          }
+        });
+        state.waiting = Optional.ofNullable(PodRecords.shared(reason[0]));
+      }
+      case 3 -> message(in, tag, (f, t, q) -> { // terminated
+        switch (f) {
+          case 1 -> state.exitCode = OptionalInt.of(int32(q, t));
+          case 3 -> state.terminatedReason = Optional.ofNullable(PodRecords.shared(text(q, t)));
+          case 6 -> state.finishedAt = time(q, t);
+          default -> q.skipField(t);
+        }
+      });
+      default -> in.skipField(tag);
+    }
+  }
+
+  private static Scheduling.PodAffinityTerm podAffinityTerm(CodedInputStream in, int tag) throws IOException {
+    LabelSelector[] selector = {PodRecords.SELECTS_NOTHING};
+    List<String> namespaces = new ArrayList<>();
+    @SuppressWarnings("unchecked")
+    Optional<LabelSelector>[] namespaceSelector = new Optional[] {Optional.empty()};
+    String[] topologyKey = new String[1];
+    message(in, tag, (f, t, q) -> {
+      switch (f) {
+        case 1 -> selector[0] = labelSelector(q, t);
+        case 2 -> namespaces.add(string(q, t));
+        case 3 -> topologyKey[0] = text(q, t);
+        case 4 -> namespaceSelector[0] = Optional.of(labelSelector(q, t));
+        default -> q.skipField(t);
+      }
+    });
+    return new Scheduling.PodAffinityTerm(selector[0], Set.copyOf(namespaces), namespaceSelector[0], PodRecords.nullToEmpty(topologyKey[0]));
+  }
+
+  private static NodeSelectorTerm nodeSelectorTerm(CodedInputStream in, int tag) throws IOException {
+    List<NodeSelectorTerm.Requirement> requirements = new ArrayList<>();
+    message(in, tag, (f, t, q) -> {
+      if (f == 1) {
+        Expression e = expression(q, t);
+        requirements.add(new NodeSelectorTerm.Requirement(e.key, e.operator, e.values));
+      } else {
+        q.skipField(t);
+      }
+    });
+    return new NodeSelectorTerm(requirements);
+  }
+
+  private static LabelSelector labelSelector(CodedInputStream in, int tag) throws IOException {
+    Map<String, String> matchLabels = new HashMap<>();
+    List<LabelSelector.Requirement> requirements = new ArrayList<>();
+    message(in, tag, (f, t, q) -> {
+      switch (f) {
+        case 1 -> entry(q, t, matchLabels::put);
+        case 2 -> {
+          Expression e = expression(q, t);
+          requirements.add(new LabelSelector.Requirement(e.key, LabelSelector.Operator.valueOf(e.operator), new LinkedHashSet<>(e.values)));
+        }
+        default -> q.skipField(t);
+      }
+    });
+    return new LabelSelector(matchLabels.isEmpty() ? Map.of() : matchLabels, requirements);
+  }
+
+  /** A selector's requirement (a NodeSelectorRequirement or a LabelSelectorRequirement: the same fields). */
+  private static final class Expression {
+    String key;
+    String operator;
+    final List<String> values = new ArrayList<>();
+  }
+
+  private static Expression expression(CodedInputStream in, int tag) throws IOException {
+    Expression e = new Expression();
+    message(in, tag, (f, t, q) -> {
+      switch (f) {
+        case 1 -> e.key = text(q, t);
+        case 2 -> e.operator = text(q, t);
+        case 3 -> e.values.add(string(q, t));
+        default -> q.skipField(t);
+      }
+    });
+    return e;
+  }
+
+  @FunctionalInterface
+  private interface Entry {
+    void put(String key, String value);
+  }
+
+  /** One entry of a map of strings: its key (field 1) and its value (field 2), empty strings kept. */
+  private static void entry(CodedInputStream in, int tag, Entry entry) throws IOException {
+    String[] kv = {"", ""};
+    message(in, tag, (f, t, q) -> {
+      if (f == 1 || f == 2) {
+        kv[f - 1] = string(q, t);
+      } else {
+        q.skipField(t);
+      }
+    });
+    entry.put(kv[0], kv[1]);
+  }
+
+  /** One entry of a map of quantities: the value is a Quantity, whose field 1 is its text. */
+  private static void quantityEntry(CodedInputStream in, int tag, Map<String, String> into) throws IOException {
+    String[] kv = {"", null};
+    message(in, tag, (f, t, q) -> {
+      switch (f) {
+        case 1 -> kv[0] = string(q, t);
+        case 2 -> message(q, t, (qf, qt, r) -> {
+          if (qf == 1) {
+            kv[1] = text(r, qt);
+          } else {
+            r.skipField(qt);
+          }
+        });
+        default -> q.skipField(t);
+      }
+    });
+    if (kv[1] != null) {
+      into.put(kv[0], kv[1]);
+    }
+  }
+
+  /** A string as written, an empty one too (map values, list elements). */
+  private static String string(CodedInputStream in, int tag) throws IOException {
+    String text = text(in, tag);
+    return text != null ? text : "";
+  }
+
+  /** A timestamp (k8s.io/apimachinery's Time: seconds, 1, and nanoseconds, 2, which Kubernetes never writes). */
+  private static Optional<Instant> time(CodedInputStream in, int tag) throws IOException {
+    long[] seconds = {0};
+    boolean[] any = {false};
+    message(in, tag, (f, t, q) -> {
+      if (f == 1) {
+        seconds[0] = q.readInt64();
+        any[0] = true;
+      } else {
+        q.skipField(t);
+      }
+    });
+    return any[0] ? Optional.of(Instant.ofEpochSecond(seconds[0])) : Optional.empty(); // none: the zero time
+  }
+}

@@ -1,0 +1,176 @@
+package io.podsweeper.kube;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.google.protobuf.CodedOutputStream;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodList;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.podsweeper.cluster.PodRecord;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.zip.GZIPOutputStream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Pods read from the API server's protobuf. PodProtoIT compares the two formats on what a 1.20 API server writes;
+ * these are the fields it does not have (newer Kubernetes), and the list around the pods, with the bytes written
+ * here by field number as k8s.io/api's generated.proto gives them.
+ */
+class PodProtoTest {
+  /** A protobuf message, written field by field. */
+  private static final class Message {
+    private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    private final CodedOutputStream out = CodedOutputStream.newInstance(bytes);
+
+    Message text(int field, String value) {
+      return write(() -> out.writeString(field, value));
+    }
+
+    Message number(int field, long value) {
+      return write(() -> out.writeInt64(field, value));
+    }
+
+    Message message(int field, Message value) {
+      return write(() -> out.writeByteArray(field, value.bytes()));
+    }
+
+    /** A map<string, string> entry. */
+    Message entry(int field, String key, String value) {
+      return message(field, new Message().text(1, key).text(2, value));
+    }
+
+    byte[] bytes() {
+      write(() -> {});
+      return bytes.toByteArray();
+    }
+
+    private Message write(IoAction action) {
+      try {
+        action.run();
+        out.flush();
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      return this;
+    }
+
+    private interface IoAction {
+      void run() throws IOException;
+    }
+  }
+
+  private static Message metadata(String name) {
+    return new Message().text(1, name).text(3, "ns").text(5, "uid-" + name).text(6, "7").message(8, new Message().number(1, 1_767_225_600L));
+  }
+
+  /** A list as the API server sends it: "k8s\0", then an Unknown whose raw (field 2) is the list. */
+  private static byte[] list(Message list) {
+    byte[] envelope = new Message().message(1, new Message().text(1, "PodList").text(2, "v1")).message(2, list).text(4, "application/vnd.kubernetes.protobuf").bytes();
+    byte[] body = new byte[envelope.length + 4];
+    System.arraycopy("k8s\0".getBytes(StandardCharsets.ISO_8859_1), 0, body, 0, 4);
+    System.arraycopy(envelope, 0, body, 4, envelope.length);
+    return body;
+  }
+
+  private static PodList read(byte[] body) throws IOException {
+    InputStream in = PagedLists.inflated(body);
+    KubeProtobuf.Body read = KubeProtobuf.body(in);
+    assertThat(read.protobuf()).isTrue();
+    return PodProto.list(read.in());
+  }
+
+  @Test
+  void whatA120ServerDoesNotWriteIsReadAsItsJsonIs() throws IOException {
+    Message spec = new Message()
+        .message(2, new Message().text(1, "main").text(2, "busybox"))
+        .message(18, new Message().message(3, new Message().message(1, new Message().text(3, "zone").message(4, new Message()))))
+        .message(33, new Message().number(1, 1).text(2, "zone").text(3, "ScheduleAnyway").message(4, new Message().entry(1, "app", "web"))
+            .text(6, "Ignore").text(7, "Honor").text(8, "pod-template-hash"))
+        .message(39, new Message().text(1, "gpu").text(3, "gpu-claim"));
+    Message status = new Message().text(1, "Running").text(9, "BestEffort")
+        .message(13, new Message().text(1, "debug").message(2, new Message().message(3, new Message().number(1, 0).text(3, "Completed")
+            .message(6, new Message()))));
+    Message pod = new Message().message(1, metadata("p").entry(11, "empty", "")).message(2, spec).message(3, status);
+
+    PodRecord fromProtobuf = PodRecords.pod(read(list(new Message().message(1, new Message().text(2, "9")).message(2, pod))).getItems().get(0));
+
+    Pod same = new PodBuilder().withNewMetadata().withName("p").withNamespace("ns").withUid("uid-p").withResourceVersion("7")
+        .withCreationTimestamp("2026-01-01T00:00:00Z").addToLabels("empty", "").endMetadata()
+        .withNewSpec().addNewContainer().withName("main").withImage("busybox").endContainer()
+        .withNewAffinity().withNewPodAntiAffinity().addNewRequiredDuringSchedulingIgnoredDuringExecution().withTopologyKey("zone")
+        .withNewNamespaceSelector().endNamespaceSelector().endRequiredDuringSchedulingIgnoredDuringExecution().endPodAntiAffinity().endAffinity()
+        .addNewTopologySpreadConstraint().withMaxSkew(1).withTopologyKey("zone").withWhenUnsatisfiable("ScheduleAnyway")
+        .withNewLabelSelector().addToMatchLabels("app", "web").endLabelSelector().withNodeAffinityPolicy("Ignore").withNodeTaintsPolicy("Honor")
+        .withMatchLabelKeys("pod-template-hash").endTopologySpreadConstraint()
+        .addNewResourceClaim().withName("gpu").withResourceClaimName("gpu-claim").endResourceClaim()
+        .endSpec()
+        .withNewStatus().withPhase("Running").withQosClass("BestEffort").addNewEphemeralContainerStatus().withName("debug").withNewState()
+        .withNewTerminated().withExitCode(0).withReason("Completed").endTerminated().endState().endEphemeralContainerStatus().endStatus().build();
+    PodRecord fromJson = PodRecords.pod(PodRecords.serialization().unmarshal(new KubernetesSerialization().asJson(same), Pod.class));
+    assertThat(fromProtobuf).isEqualTo(fromJson);
+    // Read, not equal for want of reading: each is there.
+    assertThat(fromProtobuf.scheduling().requiredPodAntiAffinity()).singleElement().satisfies(t -> assertThat(t.namespaceSelector()).isPresent());
+    assertThat(fromProtobuf.scheduling().spreadConstraints()).singleElement().satisfies(c -> {
+      assertThat(c.matchLabelKeys()).containsExactly("pod-template-hash");
+      assertThat(c.honorNodeAffinity()).isFalse();
+      assertThat(c.honorNodeTaints()).isTrue();
+    });
+    assertThat(fromProtobuf.volumes().resourceClaims()).isTrue();
+    assertThat(fromProtobuf.containers()).singleElement().satisfies(c -> assertThat(c.finishedAt()).isEmpty()); // the zero time
+    assertThat(fromProtobuf.labels()).containsEntry("empty", "");
+  }
+
+  /** One pod the record cannot be made of does not fail the list it came in, as with JSON (PodRecordsTest). */
+  @Test
+  void anUnreadablePodFailsAloneNotItsList() throws IOException {
+    Message odd = new Message().message(1, metadata("odd")).message(2, new Message().message(18, new Message().message(3,
+        new Message().message(1, new Message().text(3, "zone").message(1, new Message().message(2, new Message().text(1, "app").text(2, "Near")))))));
+    Message list = new Message().message(1, new Message().text(2, "9")).message(2, new Message().message(1, metadata("a")))
+        .message(2, odd).message(2, new Message().message(1, metadata("b")));
+
+    PodList read = read(gzip(list(list)));
+
+    assertThat(read.getItems()).extracting(p -> p.getMetadata().getName()).containsExactly("a", "odd", "b");
+    assertThat(PodRecords.pod(read.getItems().get(2)).name()).isEqualTo("b");
+    assertThatThrownBy(() -> PodRecords.pod(read.getItems().get(1))).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Near");
+  }
+
+  @Test
+  void aListsMetadataIsReadAndItsContinueTokenBeforeItsItems() throws IOException {
+    byte[] body = list(new Message().message(1, new Message().text(2, "42").text(3, "next-page").number(4, 1500))
+        .message(2, new Message().message(1, metadata("a"))));
+
+    PodList read = read(body);
+
+    assertThat(read.getMetadata().getResourceVersion()).isEqualTo("42");
+    assertThat(read.getMetadata().getContinue()).isEqualTo("next-page");
+    assertThat(read.getMetadata().getRemainingItemCount()).isEqualTo(1500L);
+    assertThat(PagedLists.continueToken(body)).hasValue("next-page");
+    assertThat(PagedLists.continueToken(gzip(body))).hasValue("next-page");
+    assertThat(PagedLists.continueToken(list(new Message().message(1, new Message().text(2, "42"))))).isEmpty();
+  }
+
+  @Test
+  void aBodyThatIsNotTheApiServersProtobufIsAClearError() {
+    byte[] json = "{\"kind\":\"PodList\"}".getBytes(StandardCharsets.UTF_8);
+    assertThatThrownBy(() -> KubeProtobuf.list(new ByteArrayInputStream(json), PodProto::decoded)).isInstanceOf(IOException.class)
+        .hasMessageContaining("not the API server's protobuf");
+    byte[] truncated = java.util.Arrays.copyOf(list(new Message().message(2, new Message().message(1, metadata("a")))), 20);
+    assertThatThrownBy(() -> read(truncated)).isInstanceOf(IOException.class);
+  }
+
+  private static byte[] gzip(byte[] body) throws IOException {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    try (GZIPOutputStream gzip = new GZIPOutputStream(out)) {
+      gzip.write(body);
+    }
+    return out.toByteArray();
+  }
+}
