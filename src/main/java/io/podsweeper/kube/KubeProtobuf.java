@@ -115,7 +115,7 @@ final class KubeProtobuf {
           switch (field) {
             case 2 -> resourceVersion = text(q, t);
             case 3 -> continueToken = text(q, t);
-            case 4 -> remaining = q.readInt64();
+            case 4 -> remaining = int64(q, t);
             default -> q.skipField(t);
           }
         });
@@ -132,13 +132,14 @@ final class KubeProtobuf {
   /**
    * The Status of a failed request, if the API server wrote it as protobuf (as it does when protobuf was asked for):
    * its status, message, reason and code (k8s.io/apimachinery's meta/v1 Status: 2, 3, 4 and 6), so that the error
-   * says what the server said. Empty for anything else, which fabric8 reads as it reads any error.
+   * says what the server said; a Status without a code gets the response's. Empty for anything else, which fabric8
+   * reads as it reads any error.
    */
-  static Optional<Status> status(byte[] body) {
+  static Optional<Status> status(byte[] body, int httpCode) {
     if (body == null || body.length < MAGIC.length || !Arrays.equals(body, 0, MAGIC.length, MAGIC, 0, MAGIC.length)) {
       return Optional.empty();
     }
-    StatusBuilder status = new StatusBuilder();
+    StatusBuilder status = new StatusBuilder().withCode(httpCode);
     try {
       envelope(new ByteArrayInputStream(body), (number, tag, in) -> {
         switch (number) {
@@ -188,7 +189,7 @@ final class KubeProtobuf {
     in.popLimit(limit);
   }
 
-  /** A string field; null for an empty one, as the API server's JSON leaves empty strings out. */
+  /** A string field; null for an empty one, as the API server's JSON leaves out an empty omitempty field. */
   static String text(CodedInputStream in, int tag) throws IOException {
     lengthDelimited(tag);
     String text = in.readString();
@@ -197,10 +198,20 @@ final class KubeProtobuf {
 
   /** A varint field of 32 bits (int32, bool as 0 or 1). */
   static int int32(CodedInputStream in, int tag) throws IOException {
+    varint(tag);
+    return in.readInt32();
+  }
+
+  /** A varint field of 64 bits (int64). */
+  static long int64(CodedInputStream in, int tag) throws IOException {
+    varint(tag);
+    return in.readInt64();
+  }
+
+  private static void varint(int tag) {
     if (WireFormat.getTagWireType(tag) != WireFormat.WIRETYPE_VARINT) {
       throw new IllegalArgumentException("field " + WireFormat.getTagFieldNumber(tag) + " is not a number");
     }
-    return in.readInt32();
   }
 
   private static void lengthDelimited(int tag) {

@@ -6,6 +6,7 @@ import static io.podsweeper.kube.KubeProtobuf.message;
 import static io.podsweeper.kube.KubeProtobuf.text;
 
 import com.google.protobuf.CodedInputStream;
+import com.google.protobuf.InvalidProtocolBufferException;
 import io.fabric8.kubernetes.api.model.ListMetaBuilder;
 import io.fabric8.kubernetes.api.model.PodList;
 import io.podsweeper.cluster.ContainerStatus;
@@ -31,9 +32,10 @@ import java.util.Set;
  * unread. It reads what {@link PodJson} reads of a pod's JSON, into the same {@link PodReading}, and the two make the
  * same record of the same pod (PodProtoIT reads pods from a real API server both ways).
  *
- * <p>Where the formats differ: the API server writes every string field, empty ones too, where its JSON leaves them
- * out, so an empty string reads as absent ({@link KubeProtobuf#text}); map values and list elements are kept as they
- * are, as JSON keeps them. A timestamp is a message of seconds (Kubernetes writes no nanoseconds), and an empty one is
+ * <p>Where the formats differ: the API server writes every string field in protobuf, empty ones too, where its JSON
+ * leaves out the empty ones of fields marked omitempty. So an empty string reads as absent ({@link KubeProtobuf#text})
+ * for those, and as itself ({@link #string}) for the fields the JSON always writes (an owner's kind, name and uid, a
+ * selector requirement's key and operator, a container status's name, ...), for map values and for list elements. A timestamp is a message of seconds (Kubernetes writes no nanoseconds), and an empty one is
  * the zero time, which JSON writes as null.
  */
 final class PodProto {
@@ -60,6 +62,9 @@ final class PodProto {
       return reading.decoded();
     } catch (RuntimeException e) {
       return reading.unreadable(e);
+    } catch (InvalidProtocolBufferException e) {
+      // The pod's own bytes (a copy: the list's stream is where it was) are not protobuf: that pod alone.
+      return reading.unreadable(new IllegalArgumentException(e.getMessage(), e));
     }
   }
 
@@ -99,9 +104,9 @@ final class PodProto {
           boolean[] controller = {false};
           message(in, tag, (f, t, q) -> {
             switch (f) {
-              case 1 -> owner[0] = text(q, t);
-              case 3 -> owner[1] = text(q, t);
-              case 4 -> owner[2] = text(q, t);
+              case 1 -> owner[0] = string(q, t);
+              case 3 -> owner[1] = string(q, t);
+              case 4 -> owner[2] = string(q, t);
               case 6 -> controller[0] = int32(q, t) != 0;
               default -> q.skipField(t);
             }
@@ -151,8 +156,8 @@ final class PodProto {
           message(in, tag, (f, t, q) -> {
             switch (f) {
               case 1 -> spread.maxSkew = int32(q, t);
-              case 2 -> spread.topologyKey = text(q, t);
-              case 3 -> spread.whenUnsatisfiable = text(q, t);
+              case 2 -> spread.topologyKey = string(q, t);
+              case 3 -> spread.whenUnsatisfiable = string(q, t);
               case 4 -> spread.selector = labelSelector(q, t);
               case 6 -> spread.nodeAffinityPolicy = text(q, t);
               case 7 -> spread.nodeTaintsPolicy = text(q, t);
@@ -178,10 +183,7 @@ final class PodProto {
         }
         case 10 -> message(in, tag, (f, t, q) -> { // persistentVolumeClaim
           if (f == 1) {
-            String claim = text(q, t);
-            if (claim != null) {
-              claims.add(claim);
-            }
+            claims.add(string(q, t));
           } else {
             q.skipField(t);
           }
@@ -237,8 +239,8 @@ final class PodProto {
           Condition c = new Condition();
           message(in, tag, (f, t, q) -> {
             switch (f) {
-              case 1 -> c.type = text(q, t);
-              case 2 -> c.status = text(q, t);
+              case 1 -> c.type = string(q, t);
+              case 2 -> c.status = string(q, t);
               case 5 -> c.reason = text(q, t);
               case 4 -> c.lastTransition = time(q, t);
               default -> q.skipField(t);
@@ -292,7 +294,7 @@ final class PodProto {
     PodReading.Status status = new PodReading.Status();
     message(in, tag, (f, t, q) -> {
       switch (f) {
-        case 1 -> status.name = text(q, t);
+        case 1 -> status.name = string(q, t);
         case 2 -> message(q, t, (kind, kt, r) -> state(kind, kt, r, status.now));
         case 3 -> message(q, t, (kind, kt, r) -> state(kind, kt, r, status.last));
         case 5 -> status.restartCount = int32(q, t);
@@ -337,7 +339,7 @@ final class PodProto {
       switch (f) {
         case 1 -> selector[0] = labelSelector(q, t);
         case 2 -> namespaces.add(string(q, t));
-        case 3 -> topologyKey[0] = text(q, t);
+        case 3 -> topologyKey[0] = string(q, t);
         case 4 -> namespaceSelector[0] = Optional.of(labelSelector(q, t));
         default -> q.skipField(t);
       }
@@ -385,8 +387,8 @@ final class PodProto {
     Expression e = new Expression();
     message(in, tag, (f, t, q) -> {
       switch (f) {
-        case 1 -> e.key = text(q, t);
-        case 2 -> e.operator = text(q, t);
+        case 1 -> e.key = string(q, t);
+        case 2 -> e.operator = string(q, t);
         case 3 -> e.values.add(string(q, t));
         default -> q.skipField(t);
       }
@@ -433,7 +435,7 @@ final class PodProto {
     }
   }
 
-  /** A string as written, an empty one too (map values, list elements). */
+  /** A string as written, an empty one too: a field the JSON writes when empty (no omitempty), a map value, a list element. */
   private static String string(CodedInputStream in, int tag) throws IOException {
     String text = text(in, tag);
     return text != null ? text : "";
@@ -445,7 +447,7 @@ final class PodProto {
     boolean[] any = {false};
     message(in, tag, (f, t, q) -> {
       if (f == 1) {
-        seconds[0] = q.readInt64();
+        seconds[0] = KubeProtobuf.int64(q, t);
         any[0] = true;
       } else {
         q.skipField(t);

@@ -216,8 +216,10 @@ public final class PodRecords {
     if (utcSeconds != null) {
       return Optional.of(utcSeconds);
     }
+    // Go writes a year after 9999 as its digits, unsigned ("10000-01-01T00:00:00Z"), where ISO 8601 signs it.
+    boolean unsignedYearAfter9999 = Character.isDigit(text.charAt(0)) && text.indexOf('-') > 4;
     try {
-      return Optional.of(Instant.parse(text));
+      return Optional.of(Instant.parse(unsignedYearAfter9999 ? "+" + text : text));
     } catch (DateTimeParseException e) {
       return Optional.empty();
     }

@@ -143,7 +143,7 @@ final class RelistingInformers implements AutoCloseable {
     return http.sendAsync(request, byte[].class).thenApply(response -> {
       if (!response.isSuccessful()) {
         throw OperationSupport.requestFailure(request,
-            KubeProtobuf.status(response.body()).orElseGet(() -> OperationSupport.createStatus(response, client.getKubernetesSerialization())));
+            KubeProtobuf.status(response.body(), response.code()).orElseGet(() -> OperationSupport.createStatus(response, client.getKubernetesSerialization())));
       }
       return response.body();
     });

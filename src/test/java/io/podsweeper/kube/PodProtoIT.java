@@ -16,6 +16,7 @@ import io.podsweeper.testing.ApiServerExtension;
 import io.podsweeper.testing.TestApiServer;
 import java.io.ByteArrayInputStream;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -47,6 +48,14 @@ class PodProtoIT {
         .addNewContainer().withName("main").withImage("busybox").withNewResources().addToRequests("cpu", new Quantity("1"))
         .addToLimits("cpu", new Quantity("1")).addToRequests("memory", new Quantity("1Gi")).addToLimits("memory", new Quantity("1Gi"))
         .endResources().endContainer().endSpec().build()).create();
+    // Empty strings where the JSON writes them (no omitempty), which the server accepts here.
+    Pod edge = client.pods().inNamespace(ns).resource(new PodBuilder().withNewMetadata().withName("edge").withLabels(Map.of("app", "web"))
+        .endMetadata().withNewSpec().addNewContainer().withName("main").withImage("busybox").endContainer()
+        .addNewTopologySpreadConstraint().withMaxSkew(1).withTopologyKey("zone").withWhenUnsatisfiable("DoNotSchedule")
+        .withNewLabelSelector().addNewMatchExpression().withKey("").withOperator("Exists").endMatchExpression().endLabelSelector()
+        .endTopologySpreadConstraint().endSpec().build()).create();
+    client.pods().inNamespace(ns).resource(new PodBuilder(edge).withNewStatus().withPhase("Running").addNewContainerStatus().withName("")
+        .withNewState().withNewRunning().endRunning().endState().endContainerStatus().endStatus().build()).updateStatus();
     client.pods().inNamespace(ns).withName("full").delete(); // held by its finalizer: a pod being deleted
     try {
       byte[] protobuf = list(ns, KubeProtobuf.ACCEPT);
@@ -55,7 +64,7 @@ class PodProtoIT {
       assertThat(new String(protobuf, 0, 4, java.nio.charset.StandardCharsets.ISO_8859_1)).isEqualTo("k8s\0");
       List<PodRecord> fromProtobuf = records(PodProto.list(KubeProtobuf.body(new ByteArrayInputStream(protobuf)).in()));
       List<PodRecord> fromJson = records(PodRecords.serialization().unmarshal(new ByteArrayInputStream(json), PodList.class));
-      assertThat(fromProtobuf).hasSize(2).isEqualTo(fromJson);
+      assertThat(fromProtobuf).hasSize(3).isEqualTo(fromJson);
       PodRecord read = fromProtobuf.stream().filter(p -> p.name().equals("full")).findFirst().orElseThrow();
       // Set by the server's encoder, and read: not a pair of empty records that happen to be equal.
       assertThat(read.deletionTimestamp()).isPresent();
@@ -80,12 +89,12 @@ class PodProtoIT {
     HttpResponse<byte[]> response = get("api/v1/pods?limit=10&continue=not-a-token", KubeProtobuf.ACCEPT);
 
     assertThat(response.code()).isEqualTo(400);
-    assertThat(KubeProtobuf.status(response.body())).hasValueSatisfying(status -> {
+    assertThat(KubeProtobuf.status(response.body(), 0)).hasValueSatisfying(status -> { // the code read from the body
       assertThat(status.getCode()).isEqualTo(400);
       assertThat(status.getReason()).isEqualTo("BadRequest");
       assertThat(status.getMessage()).contains("continue");
     });
-    assertThat(KubeProtobuf.status(get("api/v1/pods?limit=10&continue=not-a-token", "application/json").body())).isEmpty();
+    assertThat(KubeProtobuf.status(get("api/v1/pods?limit=10&continue=not-a-token", "application/json").body(), 400)).isEmpty();
   }
 
   private byte[] list(String namespace, String accept) throws Exception {

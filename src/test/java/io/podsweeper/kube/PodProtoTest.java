@@ -41,6 +41,11 @@ class PodProtoTest {
       return write(() -> out.writeByteArray(field, value.bytes()));
     }
 
+    /** Bytes as they are, tags and all (for malformed input). */
+    Message raw(byte... value) {
+      return write(() -> out.writeRawBytes(value));
+    }
+
     /** A map<string, string> entry. */
     Message entry(int field, String key, String value) {
       return message(field, new Message().text(1, key).text(2, value));
@@ -166,11 +171,129 @@ class PodProtoTest {
     assertThatThrownBy(() -> read(truncated)).isInstanceOf(IOException.class);
   }
 
+  /** A Status the server wrote as protobuf is read; one without a code gets the response's. */
+  @Test
+  void anErrorsStatusIsReadAndKeepsTheResponsesCodeWhenItHasNone() {
+    byte[] gone = list(new Message().text(2, "Failure").text(3, "the continue token expired").text(4, "Expired").number(6, 410));
+    assertThat(KubeProtobuf.status(gone, 500)).hasValueSatisfying(status -> {
+      assertThat(status.getCode()).isEqualTo(410);
+      assertThat(status.getReason()).isEqualTo("Expired");
+      assertThat(status.getMessage()).isEqualTo("the continue token expired");
+    });
+    assertThat(KubeProtobuf.status(list(new Message().text(2, "Failure")), 503)).hasValueSatisfying(status -> assertThat(status.getCode()).isEqualTo(503));
+    assertThat(KubeProtobuf.status("{\"kind\":\"Status\"}".getBytes(StandardCharsets.UTF_8), 500)).isEmpty();
+  }
+
   private static byte[] gzip(byte[] body) throws IOException {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     try (GZIPOutputStream gzip = new GZIPOutputStream(out)) {
       gzip.write(body);
     }
     return out.toByteArray();
+  }
+
+  // ---- audit of 7b55012 -------------------------------------------------------------------------------------------
+
+  /** The record the watch (JSON) makes of a pod given as the API server's JSON. */
+  private static PodRecord fromJson(String json) {
+    return PodRecords.pod(PodRecords.serialization().unmarshal(new ByteArrayInputStream(json.getBytes(StandardCharsets.UTF_8)), Pod.class));
+  }
+
+  private static PodRecord onlyPod(Message pod) throws IOException {
+    return PodRecords.pod(read(list(new Message().message(1, new Message().text(2, "9")).message(2, pod))).getItems().get(0));
+  }
+
+  private static final String JSON_METADATA =
+      "\"metadata\":{\"name\":\"p\",\"namespace\":\"ns\",\"uid\":\"uid-p\",\"resourceVersion\":\"7\",\"creationTimestamp\":\"2026-01-01T00:00:00Z\"}";
+
+  /**
+   * A topology spread constraint's labelSelector requirement with an empty key (a 1.20-1.26 server does not validate
+   * the spread constraint's selector; from 1.27 such pods are still served and updatable): LabelSelectorRequirement.key
+   * has no omitempty, so JSON says "key":"" and protobuf writes field 1 empty. PodJson keeps "", PodProto makes null.
+   */
+  @Test
+  void aSpreadSelectorRequirementWithAnEmptyKeyIsReadAsItsJsonIs() throws IOException {
+    Message spec = new Message().message(2, new Message().text(1, "main").text(2, "busybox"))
+        .message(33, new Message().number(1, 1).text(2, "zone").text(3, "DoNotSchedule")
+            .message(4, new Message().message(2, new Message().text(1, "").text(2, "Exists"))));
+    PodRecord fromProtobuf = onlyPod(new Message().message(1, metadata("p")).message(2, spec).message(3, new Message()));
+
+    PodRecord fromJson = fromJson("{" + JSON_METADATA + ",\"spec\":{\"containers\":[{\"name\":\"main\",\"image\":\"busybox\"}],"
+        + "\"topologySpreadConstraints\":[{\"maxSkew\":1,\"topologyKey\":\"zone\",\"whenUnsatisfiable\":\"DoNotSchedule\","
+        + "\"labelSelector\":{\"matchExpressions\":[{\"key\":\"\",\"operator\":\"Exists\"}]}}]},\"status\":{}}");
+
+    assertThat(fromProtobuf).isEqualTo(fromJson);
+    // What TopologySpread does with every pod of the namespace on a counted node: with a null key, an NPE (the
+    // record's labels are Map.copyOf, which rejects get(null)), and the whole balance pass fails.
+    java.util.Map<String, String> labels = java.util.Map.copyOf(java.util.Map.of("app", "web"));
+    assertThat(fromJson.scheduling().spreadConstraints().get(0).selector().matches(labels)).isFalse();
+    assertThat(fromProtobuf.scheduling().spreadConstraints().get(0).selector().matches(labels)).isFalse();
+  }
+
+  /**
+   * A container status with an empty name (ContainerStatus.name has no omitempty; a pods/status update is not checked
+   * for names on a 1.20 server): JSON "name":"" makes "", protobuf's empty field 1 makes null.
+   */
+  @Test
+  void aContainerStatusWithAnEmptyNameIsReadAsItsJsonIs() throws IOException {
+    Message status = new Message().text(1, "Running")
+        .message(8, new Message().text(1, "").message(2, new Message()).message(3, new Message()).number(4, 0).number(5, 0).text(6, "").text(7, ""));
+    PodRecord fromProtobuf = onlyPod(new Message().message(1, metadata("p")).message(2, new Message()).message(3, status));
+
+    PodRecord fromJson = fromJson("{" + JSON_METADATA + ",\"spec\":{},\"status\":{\"phase\":\"Running\",\"containerStatuses\":"
+        + "[{\"name\":\"\",\"state\":{},\"lastState\":{},\"ready\":false,\"restartCount\":0,\"image\":\"\",\"imageID\":\"\"}]}}");
+
+    assertThat(fromProtobuf).isEqualTo(fromJson);
+  }
+
+  /**
+   * A pod whose own bytes are malformed (a negative length inside it) is read from a copy of its bytes, so it could fail
+   * alone as a pod the record cannot be made of does; instead InvalidProtocolBufferException (an IOException, which
+   * PodProto.decoded does not catch) fails the whole page.
+   */
+  @Test
+  void aMalformedPodFailsAloneNotItsList() throws IOException {
+    Message odd = new Message().message(1, metadata("odd")).raw((byte) 0x12, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0x0f);
+    Message list = new Message().message(1, new Message().text(2, "9")).message(2, new Message().message(1, metadata("a")))
+        .message(2, odd).message(2, new Message().message(1, metadata("b")));
+
+    PodList read = read(list(list));
+
+    assertThat(read.getItems()).extracting(p -> p.getMetadata().getName()).containsExactly("a", "odd", "b");
+    assertThatThrownBy(() -> PodRecords.pod(read.getItems().get(1))).isInstanceOf(IllegalArgumentException.class);
+  }
+
+  /**
+   * A timestamp with a wrong wire type: int32 fields are checked (IllegalArgumentException: that pod alone), a Time's
+   * seconds are not, and the misread runs past the Time's end: the whole page fails.
+   */
+  @Test
+  void aTimestampOfTheWrongWireTypeFailsAloneNotItsList() throws IOException {
+    Message odd = new Message().message(1, new Message().text(1, "odd").text(3, "ns").message(8, new Message().text(1, "abc")));
+    Message list = new Message().message(1, new Message().text(2, "9")).message(2, new Message().message(1, metadata("a")))
+        .message(2, odd).message(2, new Message().message(1, metadata("b")));
+
+    PodList read = read(list(list));
+
+    assertThat(read.getItems()).extracting(p -> p.getMetadata().getName()).containsExactly("a", "odd", "b");
+  }
+
+  /**
+   * A time after 9999 (only a protobuf client can write one: Go's RFC 3339 parser takes four-digit years): the API
+   * server's JSON writes it with a five-digit year, "10000-01-01T00:00:00Z", which PodRecords.time cannot parse
+   * (Instant.parse wants "+10000-..."), so JSON makes no finishedAt where protobuf makes one.
+   */
+  @Test
+  void aTimeAfterTheYear9999IsReadAsItsJsonIs() throws IOException {
+    long year10000 = java.time.Instant.parse("+10000-01-01T00:00:00Z").getEpochSecond();
+    Message status = new Message().text(1, "Failed").message(8, new Message().text(1, "main").message(2, new Message().message(3,
+        new Message().number(1, 1).text(3, "Error").message(6, new Message().number(1, year10000).number(2, 0)))).number(5, 0));
+    PodRecord fromProtobuf = onlyPod(new Message().message(1, metadata("p")).message(2, new Message()).message(3, status));
+
+    PodRecord fromJson = fromJson("{" + JSON_METADATA + ",\"spec\":{},\"status\":{\"phase\":\"Failed\",\"containerStatuses\":"
+        + "[{\"name\":\"main\",\"state\":{\"terminated\":{\"exitCode\":1,\"reason\":\"Error\",\"startedAt\":null,"
+        + "\"finishedAt\":\"10000-01-01T00:00:00Z\"}},\"lastState\":{},\"ready\":false,\"restartCount\":0,\"image\":\"\",\"imageID\":\"\"}]}}");
+
+    assertThat(fromProtobuf).isEqualTo(fromJson);
   }
 }
