@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * The API server's protobuf, as far as a list of pods needs it: the envelope, a list's metadata and its items, and
@@ -187,6 +188,36 @@ final class KubeProtobuf {
     int limit = in.pushLimit(in.readRawVarint32());
     fields(in, reader);
     in.popLimit(limit);
+  }
+
+  /** The string field {@code number} of the embedded message at the stream (as {@link #text}), the rest skipped; null if absent. */
+  static String textField(CodedInputStream in, int tag, int number) throws IOException {
+    return oneField(in, tag, number, KubeProtobuf::text, null);
+  }
+
+  /** The int64 field {@code number} of the embedded message at the stream, the rest skipped; empty if absent. */
+  static OptionalLong int64Field(CodedInputStream in, int tag, int number) throws IOException {
+    return oneField(in, tag, number, (q, t) -> OptionalLong.of(int64(q, t)), OptionalLong.empty());
+  }
+
+  @FunctionalInterface
+  private interface ValueReader<T> {
+    T read(CodedInputStream in, int tag) throws IOException;
+  }
+
+  private static <T> T oneField(CodedInputStream in, int tag, int number, ValueReader<T> reader, T absent) throws IOException {
+    lengthDelimited(tag);
+    int limit = in.pushLimit(in.readRawVarint32());
+    T value = absent;
+    for (int field = in.readTag(); field != 0; field = in.readTag()) {
+      if (WireFormat.getTagFieldNumber(field) == number) {
+        value = reader.read(in, field);
+      } else {
+        in.skipField(field);
+      }
+    }
+    in.popLimit(limit);
+    return value;
   }
 
   /** A string field; null for an empty one, as the API server's JSON leaves out an empty omitempty field. */

@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.Set;
 
 /**
@@ -100,18 +101,17 @@ final class PodProto {
           }
         });
         case 13 -> {
-          String[] owner = new String[3];
-          boolean[] controller = {false};
+          Owner owner = new Owner();
           message(in, tag, (f, t, q) -> {
             switch (f) {
-              case 1 -> owner[0] = string(q, t);
-              case 3 -> owner[1] = string(q, t);
-              case 4 -> owner[2] = string(q, t);
-              case 6 -> controller[0] = int32(q, t) != 0;
+              case 1 -> owner.kind = string(q, t);
+              case 3 -> owner.name = string(q, t);
+              case 4 -> owner.uid = string(q, t);
+              case 6 -> owner.controller = int32(q, t) != 0;
               default -> q.skipField(t);
             }
           });
-          owners.add(new OwnerRef(PodRecords.shared(owner[0]), PodRecords.shared(owner[1]), PodRecords.shared(owner[2]), controller[0]));
+          owners.add(new OwnerRef(PodRecords.shared(owner.kind), PodRecords.shared(owner.name), PodRecords.shared(owner.uid), owner.controller));
         }
         default -> in.skipField(tag);
       }
@@ -139,15 +139,17 @@ final class PodProto {
         case 10 -> nodeName = PodRecords.shared(text(in, tag));
         case 18 -> message(in, tag, this::affinity);
         case 22 -> {
-          String[] t = new String[4];
-          message(in, tag, (f, ft, q) -> {
-            if (f >= 1 && f <= 4) {
-              t[f - 1] = text(q, ft);
-            } else {
-              q.skipField(ft);
+          Toleration toleration = new Toleration();
+          message(in, tag, (f, t, q) -> {
+            switch (f) {
+              case 1 -> toleration.key = text(q, t);
+              case 2 -> toleration.operator = text(q, t);
+              case 3 -> toleration.value = text(q, t);
+              case 4 -> toleration.effect = text(q, t);
+              default -> q.skipField(t);
             }
           });
-          toleration(t[0], t[1], t[2], t[3]);
+          toleration(toleration.key, toleration.operator, toleration.value, toleration.effect);
         }
         case 24 -> priorityClassName = PodRecords.shared(text(in, tag));
         case 25 -> priority = OptionalInt.of(int32(in, tag));
@@ -204,16 +206,15 @@ final class PodProto {
               }
             });
             case 2 -> { // preferred
-              int[] weight = {0};
-              NodeSelectorTerm[] term = {new NodeSelectorTerm(List.of())};
+              Preferred preferred = new Preferred();
               message(q, t, (f, ft, r) -> {
                 switch (f) {
-                  case 1 -> weight[0] = int32(r, ft);
-                  case 2 -> term[0] = nodeSelectorTerm(r, ft);
+                  case 1 -> preferred.weight = int32(r, ft);
+                  case 2 -> preferred.term = nodeSelectorTerm(r, ft);
                   default -> r.skipField(ft);
                 }
               });
-              preferredNodeAffinity.add(new Scheduling.PreferredTerm(weight[0], term[0]));
+              preferredNodeAffinity.add(new Scheduling.PreferredTerm(preferred.weight, preferred.term));
             }
             default -> q.skipField(t);
           }
@@ -254,6 +255,34 @@ final class PodProto {
         default -> in.skipField(tag);
       }
     }
+  }
+
+  private static final class Owner {
+    String kind;
+    String name;
+    String uid;
+    boolean controller;
+  }
+
+  private static final class Toleration {
+    String key;
+    String operator;
+    String value;
+    String effect;
+  }
+
+  /** A preferred node affinity term: a weight and a node selector term. */
+  private static final class Preferred {
+    int weight;
+    NodeSelectorTerm term = new NodeSelectorTerm(List.of());
+  }
+
+  /** A required pod anti-affinity term; a missing selector selects nothing. */
+  private static final class AffinityTerm {
+    LabelSelector selector = PodRecords.SELECTS_NOTHING;
+    final List<String> namespaces = new ArrayList<>();
+    Optional<LabelSelector> namespaceSelector = Optional.empty();
+    String topologyKey;
   }
 
   private static final class Condition {
@@ -306,17 +335,7 @@ final class PodProto {
 
   private static void state(int kind, int tag, CodedInputStream in, PodReading.State state) throws IOException {
     switch (kind) {
-      case 1 -> { // waiting
-        String[] reason = new String[1];
-        message(in, tag, (f, t, q) -> {
-          if (f == 1) {
-            reason[0] = text(q, t);
-          } else {
-            q.skipField(t);
-          }
-        });
-        state.waiting = Optional.ofNullable(PodRecords.shared(reason[0]));
-      }
+      case 1 -> state.waiting = Optional.ofNullable(PodRecords.shared(KubeProtobuf.textField(in, tag, 1))); // waiting: its reason
       case 3 -> message(in, tag, (f, t, q) -> { // terminated
         switch (f) {
           case 1 -> state.exitCode = OptionalInt.of(int32(q, t));
@@ -330,21 +349,17 @@ final class PodProto {
   }
 
   private static Scheduling.PodAffinityTerm podAffinityTerm(CodedInputStream in, int tag) throws IOException {
-    LabelSelector[] selector = {PodRecords.SELECTS_NOTHING};
-    List<String> namespaces = new ArrayList<>();
-    @SuppressWarnings("unchecked")
-    Optional<LabelSelector>[] namespaceSelector = new Optional[] {Optional.empty()};
-    String[] topologyKey = new String[1];
+    AffinityTerm term = new AffinityTerm();
     message(in, tag, (f, t, q) -> {
       switch (f) {
-        case 1 -> selector[0] = labelSelector(q, t);
-        case 2 -> namespaces.add(string(q, t));
-        case 3 -> topologyKey[0] = string(q, t);
-        case 4 -> namespaceSelector[0] = Optional.of(labelSelector(q, t));
+        case 1 -> term.selector = labelSelector(q, t);
+        case 2 -> term.namespaces.add(string(q, t));
+        case 3 -> term.topologyKey = string(q, t);
+        case 4 -> term.namespaceSelector = Optional.of(labelSelector(q, t));
         default -> q.skipField(t);
       }
     });
-    return new Scheduling.PodAffinityTerm(selector[0], Set.copyOf(namespaces), namespaceSelector[0], PodRecords.nullToEmpty(topologyKey[0]));
+    return new Scheduling.PodAffinityTerm(term.selector, Set.copyOf(term.namespaces), term.namespaceSelector, PodRecords.nullToEmpty(term.topologyKey));
   }
 
   private static NodeSelectorTerm nodeSelectorTerm(CodedInputStream in, int tag) throws IOException {
@@ -420,13 +435,7 @@ final class PodProto {
     message(in, tag, (f, t, q) -> {
       switch (f) {
         case 1 -> kv[0] = string(q, t);
-        case 2 -> message(q, t, (qf, qt, r) -> {
-          if (qf == 1) {
-            kv[1] = text(r, qt);
-          } else {
-            r.skipField(qt);
-          }
-        });
+        case 2 -> kv[1] = KubeProtobuf.textField(q, t, 1);
         default -> q.skipField(t);
       }
     });
@@ -443,16 +452,7 @@ final class PodProto {
 
   /** A timestamp (k8s.io/apimachinery's Time: seconds, 1, and nanoseconds, 2, which Kubernetes never writes). */
   private static Optional<Instant> time(CodedInputStream in, int tag) throws IOException {
-    long[] seconds = {0};
-    boolean[] any = {false};
-    message(in, tag, (f, t, q) -> {
-      if (f == 1) {
-        seconds[0] = KubeProtobuf.int64(q, t);
-        any[0] = true;
-      } else {
-        q.skipField(t);
-      }
-    });
-    return any[0] ? Optional.of(Instant.ofEpochSecond(seconds[0])) : Optional.empty(); // none: the zero time
+    OptionalLong seconds = KubeProtobuf.int64Field(in, tag, 1);
+    return seconds.isPresent() ? Optional.of(Instant.ofEpochSecond(seconds.getAsLong())) : Optional.empty(); // none: the zero time
   }
 }
