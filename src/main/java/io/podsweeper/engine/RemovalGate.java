@@ -32,7 +32,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiConsumer;
@@ -616,7 +615,6 @@ final class RemovalGate implements AutoCloseable {
     }
   }
 
-
   /**
    * An eviction in progress that did not happen after all (withdrawn, canceled): it holds a place in the window in
    * force, its own or one it was carried into.
@@ -842,14 +840,13 @@ final class RemovalGate implements AutoCloseable {
 
   /** As {@link #inProgress}, unless the pod has one in progress already: false then. */
   private boolean inProgressUnlessThere(InFlight inFlight) {
-    AtomicBoolean put = new AtomicBoolean();
-    underBudget(now -> {
-      if (inBackground.asMap().putIfAbsent(inFlight.decision().uid(), inFlight) == null) {
-        countInWindow(now, inFlight);
-        put.set(true);
+    return fromBudget(now -> {
+      if (inBackground.asMap().putIfAbsent(inFlight.decision().uid(), inFlight) != null) {
+        return false;
       }
+      countInWindow(now, inFlight);
+      return true;
     });
-    return put.get();
   }
 
   private void countInWindow(RemovalBudget now, InFlight inFlight) {

@@ -200,8 +200,9 @@ final class KubeProtobuf {
     return oneField(in, tag, number, (q, t) -> OptionalLong.of(int64(q, t)), OptionalLong.empty());
   }
 
+  /** Reads the value of a field: its tag read, the stream at the value. */
   @FunctionalInterface
-  private interface ValueReader<T> {
+  interface ValueReader<T> {
     T read(CodedInputStream in, int tag) throws IOException;
   }
 

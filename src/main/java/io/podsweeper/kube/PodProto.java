@@ -90,12 +90,8 @@ final class PodProto {
         case 6 -> resourceVersion = text(in, tag);
         case 8 -> created = time(in, tag);
         case 9 -> deleted = time(in, tag);
-        case 11 -> {
-          Map<String, String> all = labels.isEmpty() ? new HashMap<>() : labels;
-          entry(in, tag, (key, value) -> all.put(PodRecords.shared(key), PodRecords.shared(value)));
-          labels = all;
-        }
-        case 12 -> entry(in, tag, (key, value) -> {
+        case 11 -> entry(in, tag, PodProto::string, (key, value) -> labels = with(labels, PodRecords.shared(key), PodRecords.shared(value)));
+        case 12 -> entry(in, tag, PodProto::string, (key, value) -> {
           if (PodRecords.KEPT_ANNOTATIONS.contains(key)) {
             annotations.put(PodRecords.shared(key), PodRecords.shared(value));
           }
@@ -131,11 +127,7 @@ final class PodProto {
           container(container.image, container.resources);
         }
         case 20 -> resources.add(readContainer(in, tag).resources);
-        case 7 -> {
-          Map<String, String> all = nodeSelector.isEmpty() ? new HashMap<>() : nodeSelector;
-          entry(in, tag, all::put);
-          nodeSelector = all;
-        }
+        case 7 -> entry(in, tag, PodProto::string, (key, value) -> nodeSelector = with(nodeSelector, key, value));
         case 10 -> nodeName = PodRecords.shared(text(in, tag));
         case 18 -> message(in, tag, this::affinity);
         case 22 -> {
@@ -306,8 +298,8 @@ final class PodProto {
         case 2 -> container.image = text(q, t);
         case 8 -> message(q, t, (kind, kt, r) -> {
           switch (kind) {
-            case 1 -> quantityEntry(r, kt, limits);
-            case 2 -> quantityEntry(r, kt, requests);
+            case 1 -> entry(r, kt, PodProto::quantity, limits::put);
+            case 2 -> entry(r, kt, PodProto::quantity, requests::put);
             default -> r.skipField(kt);
           }
         });
@@ -380,7 +372,7 @@ final class PodProto {
     List<LabelSelector.Requirement> requirements = new ArrayList<>();
     message(in, tag, (f, t, q) -> {
       switch (f) {
-        case 1 -> entry(q, t, matchLabels::put);
+        case 1 -> entry(q, t, PodProto::string, matchLabels::put);
         case 2 -> {
           Expression e = expression(q, t);
           requirements.add(new LabelSelector.Requirement(e.key, LabelSelector.Operator.valueOf(e.operator), new LinkedHashSet<>(e.values)));
@@ -416,32 +408,34 @@ final class PodProto {
     void put(String key, String value);
   }
 
-  /** One entry of a map of strings: its key (field 1) and its value (field 2), empty strings kept. */
-  private static void entry(CodedInputStream in, int tag, Entry entry) throws IOException {
-    String[] kv = {"", ""};
-    message(in, tag, (f, t, q) -> {
-      if (f == 1 || f == 2) {
-        kv[f - 1] = string(q, t);
-      } else {
-        q.skipField(t);
-      }
-    });
-    entry.put(kv[0], kv[1]);
-  }
-
-  /** One entry of a map of quantities: the value is a Quantity, whose field 1 is its text. */
-  private static void quantityEntry(CodedInputStream in, int tag, Map<String, String> into) throws IOException {
+  /**
+   * One entry of a map: its key (field 1, an empty one kept) and its value (field 2, read by {@code value}); an entry
+   * whose value reads as null is left out, as JSON's null values are.
+   */
+  private static void entry(CodedInputStream in, int tag, KubeProtobuf.ValueReader<String> value, Entry entry) throws IOException {
     String[] kv = {"", null};
     message(in, tag, (f, t, q) -> {
       switch (f) {
         case 1 -> kv[0] = string(q, t);
-        case 2 -> kv[1] = KubeProtobuf.textField(q, t, 1);
+        case 2 -> kv[1] = value.read(q, t);
         default -> q.skipField(t);
       }
     });
     if (kv[1] != null) {
-      into.put(kv[0], kv[1]);
+      entry.put(kv[0], kv[1]);
     }
+  }
+
+  /** {@code map} with one entry more: a mutable map from its first entry on ({@code Map.of()} before). */
+  private static Map<String, String> with(Map<String, String> map, String key, String value) {
+    Map<String, String> out = map.isEmpty() ? new HashMap<>() : map;
+    out.put(key, value);
+    return out;
+  }
+
+  /** A Quantity, a message whose field 1 is its text. */
+  private static String quantity(CodedInputStream in, int tag) throws IOException {
+    return KubeProtobuf.textField(in, tag, 1);
   }
 
   /** A string as written, an empty one too: a field the JSON writes when empty (no omitempty), a map value, a list element. */

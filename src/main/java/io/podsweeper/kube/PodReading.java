@@ -179,7 +179,7 @@ class PodReading {
   }
 
   /** A container's state as read so far: why it waits, or how it ended. */
-  static class State {
+  static final class State {
     Optional<String> waiting = Optional.empty();
     Optional<String> terminatedReason = Optional.empty();
     OptionalInt exitCode = OptionalInt.empty();
@@ -187,11 +187,11 @@ class PodReading {
   }
 
   /** A container's status as read so far. */
-  static class Status {
+  static final class Status {
     String name;
     int restartCount;
-    State now = new State();
-    State last = new State();
+    final State now = new State();
+    final State last = new State();
 
     ContainerStatus status(ContainerStatus.Kind kind) {
       return new ContainerStatus(PodRecords.shared(name), kind, now.waiting, now.terminatedReason, now.exitCode, now.finishedAt, restartCount,

@@ -117,7 +117,8 @@ class PagedListsTest {
     assertThatThrownBy(first::join).isInstanceOf(CompletionException.class);
   }
 
-  private static byte[] gzip(byte[] json) throws IOException {
+  /** The body as the API server compresses it. */
+  static byte[] gzip(byte[] json) throws IOException {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     try (GZIPOutputStream gzip = new GZIPOutputStream(bytes)) {
       gzip.write(json);

@@ -15,7 +15,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -140,7 +139,7 @@ class PodProtoTest {
     Message list = new Message().message(1, new Message().text(2, "9")).message(2, new Message().message(1, metadata("a")))
         .message(2, odd).message(2, new Message().message(1, metadata("b")));
 
-    PodList read = read(gzip(list(list)));
+    PodList read = read(PagedListsTest.gzip(list(list)));
 
     assertThat(read.getItems()).extracting(p -> p.getMetadata().getName()).containsExactly("a", "odd", "b");
     assertThat(PodRecords.pod(read.getItems().get(2)).name()).isEqualTo("b");
@@ -158,7 +157,7 @@ class PodProtoTest {
     assertThat(read.getMetadata().getContinue()).isEqualTo("next-page");
     assertThat(read.getMetadata().getRemainingItemCount()).isEqualTo(1500L);
     assertThat(PagedLists.continueToken(body)).hasValue("next-page");
-    assertThat(PagedLists.continueToken(gzip(body))).hasValue("next-page");
+    assertThat(PagedLists.continueToken(PagedListsTest.gzip(body))).hasValue("next-page");
     assertThat(PagedLists.continueToken(list(new Message().message(1, new Message().text(2, "42"))))).isEmpty();
   }
 
@@ -182,14 +181,6 @@ class PodProtoTest {
     });
     assertThat(KubeProtobuf.status(list(new Message().text(2, "Failure")), 503)).hasValueSatisfying(status -> assertThat(status.getCode()).isEqualTo(503));
     assertThat(KubeProtobuf.status("{\"kind\":\"Status\"}".getBytes(StandardCharsets.UTF_8), 500)).isEmpty();
-  }
-
-  private static byte[] gzip(byte[] body) throws IOException {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    try (GZIPOutputStream gzip = new GZIPOutputStream(out)) {
-      gzip.write(body);
-    }
-    return out.toByteArray();
   }
 
   // ---- audit of 7b55012 -------------------------------------------------------------------------------------------
