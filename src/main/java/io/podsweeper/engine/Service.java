@@ -168,7 +168,7 @@ public final class Service implements AutoCloseable {
     this.cache = new ClusterCache(clients, metrics);
     this.remover = PodRemover.create(clients.unretried(Optional.empty()), policy.gracePeriodSeconds());
     this.events = new EventRecorder(client);
-    this.controlMap = options.control().map(c -> new ControlConfigMap(client, c.namespace(), c.name()));
+    this.controlMap = options.control().map(c -> new ControlConfigMap(clients, c.namespace(), c.name()));
     this.killSwitch = new KillSwitch(metrics, controlMap.<KillSwitch.Store>map(m -> m::write).orElse((paused, reason, over) -> true));
     // The guard's window is remembered beside the kill switch, so a restart or failover continues it.
     GuardWindowStore guardWindow = options.control()

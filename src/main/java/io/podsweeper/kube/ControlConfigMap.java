@@ -3,9 +3,9 @@ package io.podsweeper.kube;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.Resource;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -14,18 +14,31 @@ import java.util.Optional;
  * {@code kubectl patch configmap podsweeper-control -p '{"data":{"paused":"true"}}'} stops every replica at once and
  * the state survives restarts. Watched by name with an informer (list and watch with a {@code metadata.name} field
  * selector, which RBAC's resourceNames covers); written with a merge patch, and created when missing.
+ *
+ * <p>It counts as watched ({@link #isWatching}) only while its informer watches and the observer has been told what the
+ * informer holds. Its watch is never resumed ({@link RelistingInformers#unresumed}): a resumed watch is "watching" as
+ * soon as it is open, before the server has replayed a pause written while this replica was cut off. And the
+ * informer tells its observer on another thread after it has stored a change, so a pause listed or watched is
+ * "watched" only once the observer has taken it.
  */
 public final class ControlConfigMap implements AutoCloseable {
   private static final String PAUSED = "paused";
   private static final String REASON = "reason";
+  /** What {@link #observed} holds while the ConfigMap is absent. */
+  private static final String ABSENT = "";
 
   private final KubernetesClient client;
+  /** The informers' client ({@link KubeClients#informers}): its watches end instead of resuming. */
+  private final KubernetesClient watching;
   private final String namespace;
   private final String name;
   private volatile SharedIndexInformer<ConfigMap> informer;
+  /** The resourceVersion the observer was last told of; {@link #ABSENT} before any and after a delete. */
+  private volatile String observed = ABSENT;
 
-  public ControlConfigMap(KubernetesClient client, String namespace, String name) {
-    this.client = client;
+  public ControlConfigMap(KubeClients clients, String namespace, String name) {
+    this.client = clients.main();
+    this.watching = clients.informers();
     this.namespace = namespace;
     this.name = name;
   }
@@ -41,11 +54,15 @@ public final class ControlConfigMap implements AutoCloseable {
    * {@code deleted} runs when it is deleted.
    */
   public void start(Observer written, Runnable deleted) {
-    informer = resource().inform(new ResourceEventHandler<>() {
+    SharedIndexInformer<ConfigMap> started = RelistingInformers.unresumed(ConfigMap.class,
+        watching.configMaps().inNamespace(namespace).withName(name));
+    started.addEventHandler(new ResourceEventHandler<>() {
       @Override
       public void onAdd(ConfigMap cm) {
         Map<String, String> data = cm.getData() != null ? cm.getData() : Map.of();
-        written.written(Optional.ofNullable(data.get(PAUSED)), data.getOrDefault(REASON, ""), cm.getMetadata().getResourceVersion());
+        String version = cm.getMetadata().getResourceVersion();
+        written.written(Optional.ofNullable(data.get(PAUSED)), data.getOrDefault(REASON, ""), version);
+        observed = version;
       }
 
       @Override
@@ -56,8 +73,11 @@ public final class ControlConfigMap implements AutoCloseable {
       @Override
       public void onDelete(ConfigMap cm, boolean finalStateUnknown) {
         deleted.run();
+        observed = ABSENT;
       }
     });
+    informer = started;
+    started.run();
   }
 
   /**
@@ -80,14 +100,17 @@ public final class ControlConfigMap implements AutoCloseable {
     }
   }
 
-  /** True while the ConfigMap is watched: false from the moment its watch ends until a new one runs. */
+  /**
+   * True while the ConfigMap is watched and the observer knows what it says: false from the moment its watch ends
+   * until it has been listed and watched again, and while the observer has yet to be told of what the informer holds.
+   */
   public boolean isWatching() {
     SharedIndexInformer<ConfigMap> now = informer;
-    return now != null && now.isWatching();
-  }
-
-  private Resource<ConfigMap> resource() {
-    return client.configMaps().inNamespace(namespace).withName(name);
+    if (now == null || !now.isWatching()) {
+      return false;
+    }
+    List<ConfigMap> held = now.getStore().list();
+    return observed.equals(held.isEmpty() ? ABSENT : held.get(0).getMetadata().getResourceVersion());
   }
 
   @Override

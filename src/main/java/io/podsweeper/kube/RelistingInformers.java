@@ -101,11 +101,24 @@ final class RelistingInformers implements AutoCloseable {
       return t;
     });
     threads.add(thread);
-    DefaultSharedIndexInformer<T, L> informer = new DefaultSharedIndexInformer<>(type, new ListsAgain<>(source, pages), 0, thread);
+    DefaultSharedIndexInformer<T, L> informer = new DefaultSharedIndexInformer<>(type, new ListsAgain<>(source, pages::page), 0, thread);
     // Nothing looks objects up by namespace through fabric8; its index would only cost memory per object.
     informer.removeIndexer(Cache.NAMESPACE_INDEX);
     informer.itemStore(store);
     return informer;
+  }
+
+  /**
+   * An informer of what {@code operation} lists and watches as fabric8 lists it (e.g. one object by name, which RBAC's
+   * resourceNames covers), that never resumes a watch either, and hands its notifications on with fabric8's own
+   * executor, as {@code runnableInformer} does. For the few objects a removal's final check reads (the kill switch),
+   * where a resumed watch would report "watching" before the server's replay of a pause had arrived.
+   */
+  @SuppressWarnings("unchecked") // every operation of the client is a BaseOperation: a ListerWatcher and an OperationSupport
+  static <T extends HasMetadata, L extends KubernetesResourceList<T>> SharedIndexInformer<T> unresumed(Class<T> type, Informable<T> operation) {
+    ListerWatcher<T, L> source = (ListerWatcher<T, L>) operation;
+    return new DefaultSharedIndexInformer<>(type, new ListsAgain<>(source, source::submitList), 0,
+        ((OperationSupport) operation).getOperationContext().getExecutor());
   }
 
   /**
@@ -168,8 +181,9 @@ final class RelistingInformers implements AutoCloseable {
     threads.forEach(ExecutorService::shutdownNow);
   }
 
-  /** Watches as {@code source} does, except that its watches are not resumed; lists in {@code pages}. */
-  record ListsAgain<T extends HasMetadata, L>(ListerWatcher<T, L> source, PagedLists<L> pages) implements ListerWatcher<T, L> {
+  /** Watches as {@code source} does, except that its watches are not resumed; lists with {@code list}. */
+  record ListsAgain<T extends HasMetadata, L>(ListerWatcher<T, L> source, Function<ListOptions, CompletableFuture<L>> list)
+      implements ListerWatcher<T, L> {
     @Override
     public CompletableFuture<AbstractWatchManager<T>> submitWatch(ListOptions options, Watcher<T> informer) {
       return source.submitWatch(options, new Watcher<>() {
@@ -200,7 +214,7 @@ final class RelistingInformers implements AutoCloseable {
 
     @Override
     public CompletableFuture<L> submitList(ListOptions options) {
-      return pages.page(options);
+      return list.apply(options);
     }
 
     @Override

@@ -16,7 +16,11 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.Watch;
 import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.WatcherException;
+import io.fabric8.kubernetes.client.http.BasicBuilder;
+import io.fabric8.kubernetes.client.http.HttpRequest;
+import io.fabric8.kubernetes.client.http.Interceptor;
 import io.podsweeper.kube.ControlConfigMap;
+import io.podsweeper.kube.KubeClients;
 import io.podsweeper.kube.Leadership;
 import io.podsweeper.metrics.Metrics;
 import io.podsweeper.testing.ApiServerExtension;
@@ -33,6 +37,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -208,8 +214,9 @@ class KillSwitchIT {
     Instant replayed = Instant.now();
     KillSwitch replica;
     List<String> seen = new CopyOnWriteArrayList<>();
-    try (KubernetesClient asDeployed = new KubernetesClientBuilder().withConfig(Manifests.serviceAccountConfig(server, Manifests.SERVICE_ACCOUNT)).build()) {
-      ControlConfigMap store = new ControlConfigMap(asDeployed, NS, Manifests.CONTROL);
+    try (KubeClients clients = new KubeClients(new KubernetesClientBuilder().withConfig(Manifests.serviceAccountConfig(server, Manifests.SERVICE_ACCOUNT)).build())) {
+      KubernetesClient asDeployed = clients.main();
+      ControlConfigMap store = new ControlConfigMap(clients, NS, Manifests.CONTROL);
       replica = new KillSwitch(new Metrics(), store::write);
       try (Watch replay = asDeployed.configMaps().inNamespace(NS).withName(Manifests.CONTROL)
           .watch(new ListOptionsBuilder().withResourceVersion(from).build(), new Watcher<ConfigMap>() {
@@ -236,6 +243,77 @@ class KillSwitchIT {
           assertThat(e.user()).isEqualTo(Manifests.user(Manifests.SERVICE_ACCOUNT));
           assertThat(e.code()).isEqualTo(409);
         }));
+  }
+
+  /**
+   * The informer stores a change before it tells the kill switch, on another thread. A pause the ConfigMap's informer
+   * holds but the kill switch has yet to take must not count as watched, or the final check would pass on the state
+   * before the pause. The observer is held here at the pause until the test has looked.
+   */
+  @Test
+  void aPauseCountsAsWatchedOnlyOnceTheKillSwitchHasTakenIt(TestApiServer server) throws Exception {
+    Manifests.reinstall(server);
+    CountDownLatch taking = new CountDownLatch(1);
+    CountDownLatch taken = new CountDownLatch(1);
+    try (KubeClients clients = new KubeClients(new KubernetesClientBuilder().withConfig(Manifests.serviceAccountConfig(server, Manifests.SERVICE_ACCOUNT)).build());
+        ControlConfigMap store = new ControlConfigMap(clients, NS, Manifests.CONTROL)) {
+      store.start((paused, reason, version) -> {
+        if (paused.equals(Optional.of("true"))) {
+          taking.countDown();
+          awaitQuietly(taken);
+        }
+      }, () -> {});
+      await().atMost(Duration.ofSeconds(10)).until(store::isWatching);
+
+      Manifests.kubectl(server, "-n", NS, "patch", "configmap", Manifests.CONTROL, "--type", "merge", "-p", "{\"data\":{\"paused\":\"true\"}}");
+      assertThat(taking.await(10, TimeUnit.SECONDS)).as("the pause reached the observer").isTrue();
+      assertThat(store.isWatching()).as("watched while the kill switch has yet to take the pause").isFalse();
+      taken.countDown();
+      await().atMost(Duration.ofSeconds(10)).until(store::isWatching);
+    } finally {
+      taken.countDown();
+    }
+  }
+
+  /**
+   * A watch that resumes is "watching" as soon as it is open, before the server has replayed a pause written while
+   * this replica was cut off. So after a break the ConfigMap is listed again before it is watched again: the first
+   * request for it after its connections are cut is a list, never a watch from where the last one was.
+   */
+  @Test
+  void afterABreakTheKillSwitchListsBeforeItWatches(TestApiServer server) throws Exception {
+    Manifests.reinstall(server);
+    List<String> requests = new CopyOnWriteArrayList<>();
+    Interceptor recording = new Interceptor() {
+      @Override
+      public void before(BasicBuilder builder, HttpRequest request, RequestTags tags) {
+        if (request.uri().getPath().endsWith("/configmaps")) {
+          requests.add(String.valueOf(request.uri().getQuery()));
+        }
+      }
+    };
+    try (KubeClients clients = new KubeClients(new KubernetesClientBuilder().withConfig(Manifests.serviceAccountConfig(server, Manifests.SERVICE_ACCOUNT))
+        .withHttpClientBuilderConsumer(http -> http.addOrReplaceInterceptor("recording", recording)).build());
+        ControlConfigMap store = new ControlConfigMap(clients, NS, Manifests.CONTROL)) {
+      store.start((paused, reason, version) -> {}, () -> {});
+      await().atMost(Duration.ofSeconds(10)).until(store::isWatching);
+      // Past the first 2 s of the watch: fabric8 treats an earlier end as 410 Gone and lists again whatever is asked.
+      Thread.sleep(3000);
+      int before = requests.size();
+
+      server.cutConnections();
+      await().atMost(Duration.ofSeconds(30)).until(() -> requests.stream().skip(before).anyMatch(q -> q.contains("watch=true")));
+      assertThat(requests.get(before)).as("the first request for the ConfigMap after the break").doesNotContain("watch=true");
+      await().atMost(Duration.ofSeconds(30)).until(store::isWatching);
+    }
+  }
+
+  private static void awaitQuietly(CountDownLatch latch) {
+    try {
+      latch.await(30, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   /** ServiceAccount {@code podsweeper/NAME} with the shipped ClusterRole, and the shipped Role less one verb on one resource. */

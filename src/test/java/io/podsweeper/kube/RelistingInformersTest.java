@@ -82,7 +82,7 @@ class RelistingInformersTest {
 
   @Test
   void aWatchThatEndsIsNotResumedButListedAgain() {
-    new RelistingInformers.ListsAgain<>(source, pages).submitWatch(new ListOptions(), informer);
+    new RelistingInformers.ListsAgain<>(source, pages::page).submitWatch(new ListOptions(), informer);
     // Not reconnecting itself, the watch is held to the client's reconnect limit (0): it ends instead of resuming.
     assertThat(handedToTheWatch.reconnecting()).isFalse();
 
@@ -96,6 +96,6 @@ class RelistingInformersTest {
   /** Unpaged, fabric8 would make the first list from the API server's watch cache (resourceVersion 0). */
   @Test
   void everyListIsPaged() {
-    assertThat(new RelistingInformers.ListsAgain<>(source, pages).getLimit()).isEqualTo(RelistingInformers.PAGE);
+    assertThat(new RelistingInformers.ListsAgain<>(source, pages::page).getLimit()).isEqualTo(RelistingInformers.PAGE);
   }
 }
