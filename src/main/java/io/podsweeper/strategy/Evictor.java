@@ -7,6 +7,7 @@ import io.podsweeper.cluster.PodRecord;
 import io.podsweeper.cluster.Scheduling.PodAffinityTerm;
 import io.podsweeper.cluster.PvcRecord;
 import io.podsweeper.cluster.Taint;
+import io.podsweeper.policy.Durations;
 import io.podsweeper.policy.EvictorArgs;
 import io.podsweeper.policy.Protection;
 import java.time.Instant;
@@ -93,6 +94,17 @@ public final class Evictor {
     return Optional.empty();
   }
 
+  /**
+   * minPodAge at {@code now}, for the strategies of a pass (the others wait for {@link #evictableFrom}): why the pod
+   * stays, or empty. As upstream: younger than minPodAge since its start; the evict annotation lifts it.
+   */
+  public Optional<String> tooYoung(PodRecord pod, Instant now) {
+    if (args.minPodAge().isPresent() && pod.startTime().isPresent() && !now.isAfter(evictableFrom(pod))) {
+      return Optional.of("started less than minPodAge " + Durations.format(args.minPodAge().get()) + " ago");
+    }
+    return Optional.empty();
+  }
+
   /** With minPodAge, a pod is evictable only once it has run that long; otherwise from the start. */
   public Instant evictableFrom(PodRecord pod) {
     if (args.minPodAge().isPresent() && pod.startTime().isPresent()
@@ -103,10 +115,15 @@ public final class Evictor {
   }
 
   private Optional<String> activeProtection(PodRecord pod, ClusterView view) {
-    if (args.protections().contains(Protection.SystemCriticalPods) && pod.priority().isPresent()) {
-      // Upstream protects system-critical pods as a check of its own: a higher named threshold never unprotects them.
-      int threshold = Math.min(priorityThreshold(view), EvictorArgs.SYSTEM_CRITICAL_PRIORITY);
-      if (pod.priority().getAsInt() >= threshold) {
+    if (args.protections().contains(Protection.SystemCriticalPods)) {
+      int threshold = priorityThreshold(view);
+      if (threshold > EvictorArgs.SYSTEM_CRITICAL_PRIORITY) {
+        // Upstream refuses such a threshold and does not start: nothing is evicted. Resolved against a live cluster
+        // here, it protects every pod for as long as the class says so.
+        return Optional.of("priorityThreshold " + args.priorityThresholdName().orElse("") + " is " + threshold
+            + ", above " + EvictorArgs.SYSTEM_CRITICAL_PRIORITY + ", which upstream refuses: every pod is protected");
+      }
+      if (pod.priority().isPresent() && pod.priority().getAsInt() >= threshold) {
         return Optional.of("priority " + pod.priority().getAsInt() + " >= threshold " + threshold);
       }
     }

@@ -81,9 +81,22 @@ final class NodePass {
     return decided.contains(pod.key());
   }
 
+  /**
+   * Upstream's Filter at this pass's instant: the evictor's filter, and minPodAge (a pod younger than that stays, also
+   * out of the counts of the strategies that count pods).
+   */
+  Optional<String> filter(PodRecord pod) {
+    return evictor.filter(pod, view).or(() -> evictor.tooYoung(pod, now));
+  }
+
+  /** Upstream's Filter and PreEvictionFilter (nodeFit) at this pass's instant: empty if the pod may go. */
+  Optional<String> protection(PodRecord pod) {
+    return evictor.protection(pod, view).or(() -> evictor.tooYoung(pod, now));
+  }
+
   /** Evicts the pod if the evictor lets it go and the limits allow, with a reason a person can check. */
   Outcome evict(PodRecord pod, String strategy, String reason) {
-    if (decided.contains(pod.key()) || evictor.protection(pod, view).isPresent()) {
+    if (decided.contains(pod.key()) || protection(pod).isPresent()) {
       return Outcome.NOT_EVICTABLE;
     }
     return take(Decision.of(pod, strategy, profile.name(), profile.name(), reason, now));

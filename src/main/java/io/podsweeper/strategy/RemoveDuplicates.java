@@ -44,7 +44,7 @@ final class RemoveDuplicates implements NodeStrategy {
       for (PodRecord pod : pass.pods(node)) {
         if (pod.owners().isEmpty() || pod.images().isEmpty() || !args.namespaces().matches(pod.namespace())
             || pod.owners().stream().map(OwnerRef::kind).anyMatch(args.excludeOwnerKinds()::contains)
-            || pass.evictor.filter(pod, pass.view).isPresent()) {
+            || pass.protection(pod).isPresent()) {
           continue;
         }
         String images = String.join("#", new TreeSet<>(pod.images()));
@@ -112,7 +112,7 @@ final class RemoveDuplicates implements NodeStrategy {
           continue;
         }
         List<NodeRecord> feasible = nodes.stream().filter(n -> s.matchesNode(n.labels()) && n.taints().stream()
-            .filter(t -> "NoSchedule".equals(t.effect()))
+            .filter(t -> "NoSchedule".equals(t.effect()) || "NoExecute".equals(t.effect()))
             .allMatch((Taint t) -> s.tolerations().stream().anyMatch(tol -> tol.tolerates(t)))).toList();
         if (feasible.size() > 1) {
           feasible.forEach(n -> targets.put(n.name(), n));

@@ -226,7 +226,7 @@ final class TopologySpread implements NodeStrategy {
   private Comparator<PodRecord> moveOrder(NodePass pass) {
     Map<String, Boolean> letGo = new HashMap<>();
     return Comparator.<PodRecord>comparingInt(p -> letGo.computeIfAbsent(p.key(),
-            k -> args.labelSelector().matches(p.labels()) && pass.evictor.filter(p, pass.view).isEmpty()) ? 0 : 1)
+            k -> args.labelSelector().matches(p.labels()) && pass.filter(p).isEmpty()) ? 0 : 1)
         .thenComparingInt(p -> p.scheduling().nodeSelector().isEmpty() && p.scheduling().requiredNodeAffinity().isEmpty()
             && p.scheduling().preferredNodeAffinity().isEmpty() ? 0 : 1)
         .thenComparingInt(p -> p.priority().isPresent() ? 1 : 0)

@@ -230,7 +230,7 @@ abstract class UtilizationBalance implements NodeStrategy {
     acting.sort((packing ? byScore : byScore.reversed()).thenComparing(u -> u.node.name()));
     for (Load source : acting) {
       List<PodRecord> candidates = source.pods.stream()
-          .filter(p -> pass.evictor.filter(p, pass.view).isEmpty() && candidate(p, source))
+          .filter(p -> pass.filter(p).isEmpty() && candidate(p, source))
           .sorted(order(source))
           .toList();
       if (candidates.isEmpty() || !keepGoing(source, available)) {

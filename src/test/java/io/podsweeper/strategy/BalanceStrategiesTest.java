@@ -5,15 +5,20 @@ import static io.podsweeper.strategy.Passes.evicted;
 import static io.podsweeper.strategy.Passes.node;
 import static io.podsweeper.strategy.Passes.policy;
 import static io.podsweeper.strategy.Passes.run;
+import static io.podsweeper.strategy.Passes.runAt;
 import static io.podsweeper.strategy.Passes.sized;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.podsweeper.cluster.NodeRecord;
 import io.podsweeper.cluster.NodeSelectorTerm;
+import io.podsweeper.cluster.PodFixtures;
 import io.podsweeper.cluster.PodFixtures.PodBuilder;
+import io.podsweeper.cluster.PodRecord;
 import io.podsweeper.cluster.Scheduling;
+import io.podsweeper.cluster.Taint;
 import io.podsweeper.policy.PolicyException;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -124,5 +129,69 @@ class BalanceStrategiesTest {
     assertThat(evicted(run(policy("{}", "balance", "HighNodeUtilization", "{thresholds: {cpu: 20}, evictionModes: [OnlyThresholdingResources]}"),
         List.of(sized("a", 1000, 110, false), sized("b", 1000, 110, false)),
         pod("no-requests").on("a").build(), pod("b1").on("b").requests("cpu", 500).build()))).isEmpty();
+  }
+
+  /**
+   * Upstream's minPodAge is part of its evictor's Filter, which every strategy consults (defaultevictor.go): a
+   * node-aware strategy does not evict a pod that started less than minPodAge ago. (Before, only the pod-by-pod
+   * strategies waited for it.)
+   */
+  @Test
+  void minPodAgeKeepsYoungPodsFromNodeStrategies() {
+    var e = policy("{minPodAge: 1h}", "deschedule", "RemovePodsViolatingNodeTaints", "{}");
+    List<NodeRecord> nodes = List.of(node("n1", Map.of(), List.of(new Taint("dedicated", "db", "NoSchedule"))), node("n2"));
+    assertThat(evicted(runAt(e, PodFixtures.NOW, List.of(), nodes,
+        pod("young").on("n1").ageSeconds(60).startedAgo(Duration.ofSeconds(60)).build(),
+        pod("old").on("n1").ageSeconds(7200).startedAgo(Duration.ofHours(2)).build())))
+        .containsExactly("old");
+  }
+
+  /** ... and, as upstream counts only the pods its Filter lets through, young duplicates are not counted either. */
+  @Test
+  void minPodAgeKeepsYoungPodsOutOfTheDuplicatesAndTheirCount() {
+    var e = policy("{minPodAge: 1h}", "balance", "RemoveDuplicates", "{}");
+    // old-1 and old-2 count: ceil(2 / 2 nodes) = 1 per node, so one old pod goes; the young ones stay.
+    assertThat(evicted(runAt(e, PodFixtures.NOW, List.of(), List.of(node("n1"), node("n2")),
+        pod("old-1").on("n1").ownedBy("ReplicaSet", "web").images("web:1").startedAgo(Duration.ofHours(2)).build(),
+        pod("old-2").on("n1").ownedBy("ReplicaSet", "web").images("web:1").startedAgo(Duration.ofHours(2)).build(),
+        pod("young-1").on("n1").ownedBy("ReplicaSet", "web").images("web:1").startedAgo(Duration.ofSeconds(30)).build(),
+        pod("young-2").on("n1").ownedBy("ReplicaSet", "web").images("web:1").startedAgo(Duration.ofSeconds(30)).build())))
+        .containsExactly("old-2");
+  }
+
+  /**
+   * Upstream's RemoveDuplicates counts a node as a place for the duplicates only if the pod tolerates its NoSchedule
+   * and NoExecute taints (removeduplicates.go): a node with an untolerated NoExecute taint does not lower the number
+   * allowed per node. Targets n1 and n2: ceil(3 / 2) = 2 per node, so one of the three goes (with n3: ceil(3 / 3) = 1,
+   * two would go).
+   */
+  @Test
+  void duplicatesDoNotCountNodesWithAnUntoleratedNoExecuteTaint() {
+    var e = policy("{}", "balance", "RemoveDuplicates", "{}");
+    List<NodeRecord> nodes = List.of(node("n1"), node("n2"), node("n3", Map.of(), List.of(new Taint("maintenance", "true", "NoExecute"))));
+    assertThat(evicted(run(e, nodes,
+        pod("w1").on("n1").ownedBy("ReplicaSet", "web").images("web:1").build(),
+        pod("w2").on("n1").ownedBy("ReplicaSet", "web").images("web:1").build(),
+        pod("w3").on("n1").ownedBy("ReplicaSet", "web").images("web:1").build())))
+        .hasSize(1);
+  }
+
+  /**
+   * Upstream's RemoveDuplicates counts the pods that pass its evictor's Filter and PreEvictionFilter (nodeFit): a pod
+   * that fits no other node is not counted at all. n1 has 5000m free, n2 and n3 are full: the a* pods fit nowhere
+   * else, the b* pods fit n1. Only b1 and b2 count: ceil(2 / 3) = 1 per node, so one of them goes.
+   */
+  @Test
+  void duplicatesCountOnlyPodsThatPassNodeFit() {
+    var e = policy("{nodeFit: true}", "balance", "RemoveDuplicates", "{}");
+    List<NodeRecord> nodes = List.of(sized("n1", 10_000, 110, false), sized("n2", 2000, 110, false), sized("n3", 1000, 110, false));
+    List<PodRecord> pods = new java.util.ArrayList<>();
+    for (int i = 1; i <= 5; i++) {
+      pods.add(pod("a" + i).on("n1").ownedBy("ReplicaSet", "web").images("web:1").requests("cpu", 1000).build());
+    }
+    pods.add(pod("b1").on("n2").ownedBy("ReplicaSet", "web").images("web:1").requests("cpu", 1000).build());
+    pods.add(pod("b2").on("n2").ownedBy("ReplicaSet", "web").images("web:1").requests("cpu", 1000).build());
+    pods.add(pod("hog").on("n3").requests("cpu", 1000).build());
+    assertThat(evicted(run(e, nodes, pods.toArray(PodRecord[]::new)))).containsExactly("b2");
   }
 }
