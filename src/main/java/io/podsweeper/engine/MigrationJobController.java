@@ -85,7 +85,8 @@ final class MigrationJobController implements AutoCloseable {
   private void reconcileAll() {
     try {
       Policy policy = gate.rules().policy();
-      if (policy.migrationJobs().isEmpty() || !gate.mayLead()) {
+      // In a dry-run the jobs are left as they are: no status written, no eviction (the gate holds them too).
+      if (policy.migrationJobs().isEmpty() || !gate.mayLead() || policy.dryRun()) {
         return;
       }
       for (Job job : api.jobs()) {
@@ -256,9 +257,15 @@ final class MigrationJobController implements AutoCloseable {
     return new Evictor(args).protection(pod, cache);
   }
 
+  /**
+   * What the gate judges a job as. A job this service made names the profile that decided (its annotation), so that
+   * its rule or strategy judges it again, whichever replica or process carries it out; any other job is hand-made
+   * (profile {@link #STRATEGY}): the evictor's protections judge it.
+   */
   private Decision decision(Job job, PodRecord pod) {
     String strategy = job.evictTrigger().isEmpty() ? STRATEGY : job.evictTrigger();
-    return Decision.of(pod, strategy, STRATEGY, job.name(), "PodMigrationJob " + job.name() + ": " + reason(job), clock.instant());
+    boolean madeHere = job.createdBy().equals(MigrationJobs.CREATOR) && !job.profile().isEmpty();
+    return Decision.of(pod, strategy, madeHere ? job.profile() : STRATEGY, job.name(), "PodMigrationJob " + job.name() + ": " + reason(job), clock.instant());
   }
 
   /** The reason as koord-descheduler tells it: the evict-reason annotation, else the trigger, else NotSet. */

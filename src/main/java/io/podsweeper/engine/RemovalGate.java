@@ -28,6 +28,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
@@ -159,6 +160,12 @@ final class RemovalGate implements AutoCloseable {
 
   private final Object wakeup = new Object();
   private final Semaphore inFlightPermits = new Semaphore(MAX_IN_FLIGHT);
+  /**
+   * The senders' turns at the rate, in the order the worker admitted their removals: each takes a token only when all
+   * turns before it have (or have given up), so the rate's order is the queue's, whichever sender runs first.
+   */
+  private final ConcurrentSkipListSet<Long> waitingForTheRate = new ConcurrentSkipListSet<>();
+  private final AtomicLong turns = new AtomicLong();
   private final ExecutorService senders = Executors.newFixedThreadPool(MAX_IN_FLIGHT, r -> Sweeper.daemon(r, "sweeper-requests"));
   /**
    * Pods whose request is on its way, with their owner's UID: a new event for one of them must not send a second
@@ -229,8 +236,10 @@ final class RemovalGate implements AutoCloseable {
    * Takes a new policy's limits. A reload (a file edit, any PodCleanupPolicy change) never opens the limits, the
    * guard's window or the rate again: their counts and spent tokens carry over, under the new settings, changed in
    * place so that what another thread counts meanwhile stays counted. Waiting removals look again at once.
+   *
+   * @param publish puts the new policy in force (the rules this gate reads), run once its limits, guard and caps are
    */
-  void apply(Policy old, Policy now) {
+  void apply(Policy old, Policy now, Runnable publish) {
     if (old == null) {
       budget = new RemovalBudget(now.limits());
       bucket = new TokenBucket(now.limits().perSecond());
@@ -259,6 +268,9 @@ final class RemovalGate implements AutoCloseable {
     }
     hourlyCaps = now.profiles().stream().filter(p -> p.maxRemovalsPerHourPerNamespace().isPresent())
         .collect(Collectors.toUnmodifiableMap(Profile::name, p -> p.maxRemovalsPerHourPerNamespace().getAsInt()));
+    // Only now may anyone decide under the new policy: a removal it admits must find its limits, guard and caps in
+    // force, not be counted in a budget that was about to be thrown away (a dry-run's, on going live).
+    publish.run();
     wake();
     reconsiderRequests();
   }
@@ -461,19 +473,27 @@ final class RemovalGate implements AutoCloseable {
     if (reservation.isEmpty()) {
       return;
     }
-    if (!waitForTurn(candidate)) {
+    if (!waitForSlot(candidate)) {
       release(decision, reservation.get());
       retryLater.accept(decision.podKey(), Duration.ZERO);
       return;
     }
     sending.put(decision.podKey(), owner(pod));
+    long turn = turns.incrementAndGet();
+    waitingForTheRate.add(turn);
     senders.execute(() -> {
       try {
-        sendIfStillWanted(pod, candidate, reservation.get());
+        sendIfStillWanted(pod, candidate, reservation.get(), turn);
+      } catch (InterruptedException e) {
+        release(decision, reservation.get()); // shutting down: nothing was sent
+        Thread.currentThread().interrupt();
       } catch (RuntimeException e) {
         release(decision, reservation.get());
         LOG.error("removal of {} failed unexpectedly; it is retried at the next pass", decision.podKey(), e);
       } finally {
+        if (waitingForTheRate.remove(turn)) {
+          wake();
+        }
         sending.remove(decision.podKey());
         inFlightPermits.release();
       }
@@ -673,19 +693,8 @@ final class RemovalGate implements AutoCloseable {
     }
   }
 
-  /**
-   * Waits for a token of the rate in force now (a reload that raises it applies at once) and for a request slot;
-   * gives up, false, as soon as the candidate can no longer go.
-   */
-  private boolean waitForTurn(Candidate candidate) throws InterruptedException {
-    for (Duration wait = bucket.tryTake(); !wait.isZero(); wait = bucket.tryTake()) {
-      if (!mayStillGo(candidate)) {
-        return false;
-      }
-      synchronized (wakeup) {
-        wakeup.wait(Math.max(1, Math.min(wait.toMillis(), WAIT_SLICE_MILLIS)));
-      }
-    }
+  /** Waits for a request slot; gives up, false, as soon as the candidate can no longer go. */
+  private boolean waitForSlot(Candidate candidate) throws InterruptedException {
     // A few requests in flight at once, still paced by the token bucket: against a busy API server one at a time
     // cannot keep up with the configured rate (docs/benchmarks.md).
     while (!inFlightPermits.tryAcquire(WAIT_SLICE_MILLIS, TimeUnit.MILLISECONDS)) {
@@ -700,18 +709,51 @@ final class RemovalGate implements AutoCloseable {
     return true;
   }
 
+  /**
+   * Waits for its turn, then for a token of the rate in force now (a reload that raises it applies at once); gives up,
+   * false, as soon as the candidate can no longer go. Either way its turn passes to the next.
+   */
+  private boolean waitForToken(Candidate candidate, long turn) throws InterruptedException {
+    try {
+      while (true) {
+        Duration wait = waitingForTheRate.first() == turn ? bucket.tryTake() : Duration.ofMillis(WAIT_SLICE_MILLIS);
+        if (wait.isZero()) {
+          return true;
+        }
+        if (!mayStillGo(candidate)) {
+          return false;
+        }
+        synchronized (wakeup) {
+          wakeup.wait(Math.max(1, Math.min(wait.toMillis(), WAIT_SLICE_MILLIS)));
+        }
+      }
+    } finally {
+      waitingForTheRate.remove(turn);
+      wake(); // the next turn may take a token now
+    }
+  }
+
   /** The cheap part of the final check, for the waits: leadership, the kill switch, the policy generation. */
   private boolean mayStillGo(Candidate candidate) {
     return !closing && mayLead.getAsBoolean() && !killSwitch.holds(candidate.decision().action())
         && rules.get().generation() == candidate.generation();
   }
 
-  /** On the sender's thread: the final check, then at once the request, then commit or roll back. */
-  private void sendIfStillWanted(PodRecord pod, Candidate candidate, Reservation reservation) {
+  /**
+   * On the sender's thread: the guard's write-ahead, the rate, the final check, then at once the request, then commit
+   * or roll back. The token is taken after the write-ahead, not before it: requests held up together by a slow write
+   * would otherwise go out back to back, faster than the rate.
+   */
+  private void sendIfStillWanted(PodRecord pod, Candidate candidate, Reservation reservation, long turn) throws InterruptedException {
     Decision decision = candidate.decision();
     if (!candidate.dryRun() && reservation.guard().counts(decision) && !journal.persist(reservation.guard())) {
       release(decision, reservation);
       retryLater.accept(decision.podKey(), STALE_CACHE_RETRY);
+      return;
+    }
+    if (!waitForToken(candidate, turn)) {
+      release(decision, reservation);
+      retryLater.accept(decision.podKey(), Duration.ZERO);
       return;
     }
     Optional<String> stop = finalCheck(candidate);
@@ -1163,6 +1205,9 @@ final class RemovalGate implements AutoCloseable {
 
   record JobSendResult(JobSend outcome, String message) {}
 
+  /** Why a job waits while the policy in force is a dry-run: a job's eviction has no dry-run of its own. */
+  static final String JOBS_IN_DRY_RUN = "dry-run: PodMigrationJobs are neither started nor evicted";
+
   /** Pods with a job in progress, by UID: never a second job or removal for them until it ends. */
   private final Set<String> jobs = ConcurrentHashMap.newKeySet();
 
@@ -1181,10 +1226,16 @@ final class RemovalGate implements AutoCloseable {
     if (createdHere(pod)) {
       return Optional.empty();
     }
-    Candidate candidate = new Candidate(decision, true, rules.get().generation(), false, null);
+    // A job this service made for a rule's deadline is judged by that rule; any other (a pass's, a hand-made one's) by
+    // the profile's evictor.
+    boolean balance = !rules.get().evaluator().decidesPerPod(decision.profile(), decision.strategy());
+    Candidate candidate = new Candidate(decision, balance, rules.get().generation(), false, null);
     Instant now = clock.instant();
     if (!mayLead.getAsBoolean() || closing) {
       return Optional.of("this replica does not lead");
+    }
+    if (rules.get().policy().dryRun()) {
+      return Optional.of(JOBS_IN_DRY_RUN);
     }
     if (heldBack(pod, candidate, now)) {
       return Optional.of(killSwitch.holds(decision.action()) ? "removals are paused: " + killSwitch.reason() : "held back by a throttle");
@@ -1202,7 +1253,7 @@ final class RemovalGate implements AutoCloseable {
       return Optional.of("cannot write the guard's window");
     }
     jobs.add(pod.uid());
-    inProgress(new InFlight(decision, owner(pod), true, reservation.get(), false));
+    inProgress(new InFlight(decision, owner(pod), balance, reservation.get(), false));
     return Optional.empty();
   }
 
@@ -1222,6 +1273,10 @@ final class RemovalGate implements AutoCloseable {
     Optional<String> hold = heldNow(Action.EVICT);
     if (hold.isPresent()) {
       return new JobSendResult(JobSend.HELD, hold.get());
+    }
+    // A job admitted while the policy was live waits out a dry-run: its eviction would be a real one.
+    if (rules.get().policy().dryRun()) {
+      return new JobSendResult(JobSend.HELD, JOBS_IN_DRY_RUN);
     }
     Backoff waiting = backoff.getIfPresent(pod.uid());
     if (waiting != null && waiting.retryAt().isAfter(clock.instant())) {

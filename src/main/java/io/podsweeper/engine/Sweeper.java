@@ -96,10 +96,12 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
 
   private void apply(Policy newPolicy) {
     RemovalGate.Rules old = rules;
-    rules = new RemovalGate.Rules(newPolicy, new PolicyEvaluator(newPolicy), old == null ? 1 : old.generation() + 1);
-    // Node-aware decisions hold only under the policy that made them: the next balance pass decides again.
-    balanceDecisions.clear();
-    gate.apply(old == null ? null : old.policy(), newPolicy);
+    RemovalGate.Rules next = new RemovalGate.Rules(newPolicy, new PolicyEvaluator(newPolicy), old == null ? 1 : old.generation() + 1);
+    gate.apply(old == null ? null : old.policy(), newPolicy, () -> {
+      rules = next;
+      // Node-aware decisions hold only under the policy that made them: the next balance pass decides again.
+      balanceDecisions.clear();
+    });
     metrics.dryRun.set(newPolicy.dryRun() ? 1 : 0);
   }
 

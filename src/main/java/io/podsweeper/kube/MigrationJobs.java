@@ -48,6 +48,11 @@ public final class MigrationJobs implements AutoCloseable {
   public static final String CREATOR = "podsweeper";
   public static final String EVICT_REASON_ANNOTATION = "koordinator.sh/evict-reason";
   public static final String EVICT_TRIGGER_ANNOTATION = "koordinator.sh/evict-trigger";
+  /**
+   * On a job this service made: the profile whose decision it carries out, so that any replica, after a restart or a
+   * failover, re-judges it by that profile's rule or strategy rather than as a hand-made job.
+   */
+  public static final String PROFILE_ANNOTATION = "podsweeper.io/profile";
   /** On the pod or the job: overrides the eviction policy (Eviction, Delete, SoftEviction). */
   public static final String EVICT_POLICY_LABEL = "koordinator.sh/evict-policy";
   public static final String SOFT_EVICTION_ANNOTATION = "scheduling.koordinator.sh/soft-eviction";
@@ -65,12 +70,13 @@ public final class MigrationJobs implements AutoCloseable {
    *
    * @param podUid {@code spec.podRef.uid}, empty if the creator left it out (it is filled when the job starts)
    * @param createdBy the {@code koordinator.sh/job-created-by} annotation, empty for a hand-made job
+   * @param profile the {@code podsweeper.io/profile} annotation ({@link #PROFILE_ANNOTATION}), empty if absent
    * @param reservation {@code spec.reservationOptions.reservationRef.name}, empty until one is made or given
    * @param deleteOptions {@code spec.deleteOptions}: its gracePeriodSeconds and propagationPolicy (never its preconditions)
    */
   public record Job(String name, String uid, Instant created, boolean paused, Optional<Duration> ttl, Optional<Mode> mode,
       String podNamespace, String podName, String podUid, String phase, List<Condition> conditions, Optional<String> reservation,
-      String createdBy, Optional<EvictionPolicy> evictPolicyLabel, String evictReason, String evictTrigger, String message,
+      String createdBy, String profile, Optional<EvictionPolicy> evictPolicyLabel, String evictReason, String evictTrigger, String message,
       Optional<DeleteOptions> deleteOptions) {
 
     public Optional<Condition> condition(String type) {
@@ -170,7 +176,7 @@ public final class MigrationJobs implements AutoCloseable {
         io.podsweeper.policy.MigrationJobs.of(Mode.values(), spec.path("mode").asText()),
         spec.path("podRef").path("namespace").asText(), spec.path("podRef").path("name").asText(), spec.path("podRef").path("uid").asText(),
         status.path("phase").asText(), conditions, ref.isTextual() && !ref.asText().isEmpty() ? Optional.of(ref.asText()) : Optional.empty(),
-        meta.path("annotations").path(CREATED_BY_ANNOTATION).asText(),
+        meta.path("annotations").path(CREATED_BY_ANNOTATION).asText(), meta.path("annotations").path(PROFILE_ANNOTATION).asText(),
         EvictionPolicy.of(meta.path("labels").path(EVICT_POLICY_LABEL).asText()),
         meta.path("annotations").path(EVICT_REASON_ANNOTATION).asText(), meta.path("annotations").path(EVICT_TRIGGER_ANNOTATION).asText(),
         status.path("message").asText(), deleteOptions(spec.path("deleteOptions")));
@@ -197,7 +203,7 @@ public final class MigrationJobs implements AutoCloseable {
     ObjectNode meta = job.putObject("metadata");
     meta.put("name", UUID.randomUUID().toString());
     meta.putObject("annotations").put(EVICT_REASON_ANNOTATION, decision.reason()).put(EVICT_TRIGGER_ANNOTATION, decision.strategy())
-        .put(CREATED_BY_ANNOTATION, CREATOR);
+        .put(CREATED_BY_ANNOTATION, CREATOR).put(PROFILE_ANNOTATION, decision.profile());
     ObjectNode spec = job.putObject("spec");
     spec.putObject("podRef").put("namespace", decision.namespace()).put("name", decision.name()).put("uid", decision.uid());
     spec.put("mode", defaults.mode().wireName()).put("ttl", goDuration(defaults.ttl()));

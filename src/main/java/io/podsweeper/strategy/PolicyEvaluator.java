@@ -173,6 +173,16 @@ public final class PolicyEvaluator {
   }
 
   /**
+   * Whether {@code strategy} of {@code profile} decides about one pod at a time (a deadline, re-judged by
+   * {@link #evaluate}), not in a pass over the nodes (re-judged by {@link #refusal}). False for a profile or strategy
+   * the policy no longer has.
+   */
+  public boolean decidesPerPod(String profile, String strategy) {
+    return profiles.stream().filter(p -> p.profile().name().equals(profile))
+        .anyMatch(p -> p.podStrategies().stream().anyMatch(s -> s.name().equals(strategy)));
+  }
+
+  /**
    * Why the profile that made a node-aware decision would not let the pod go now, or empty if it would: the pod is
    * out of the profile's scope, protected by its evictor (annotations of the pod and its namespace included), or
    * the profile is no longer in the policy. The last word before a queued balance decision is sent.

@@ -7,6 +7,7 @@ import io.podsweeper.cluster.PodFixtures;
 import io.podsweeper.cluster.PodRecord;
 import io.podsweeper.kube.PodRemover;
 import io.podsweeper.metrics.Metrics;
+import io.podsweeper.policy.Policy;
 import io.podsweeper.policy.PolicyLoader;
 import io.podsweeper.safety.GuardWindowStore;
 import io.podsweeper.strategy.Decision;
@@ -41,7 +42,11 @@ class MigrationJobGateTest {
   }
 
   private Sweeper sweeper(String policy) {
-    Sweeper s = new Sweeper(PolicyLoader.parse(policy, "test"), source, (d, dryRun) -> {
+    return sweeper(PolicyLoader.parse(policy, "test"));
+  }
+
+  private Sweeper sweeper(Policy policy) {
+    Sweeper s = new Sweeper(policy, source, (d, dryRun) -> {
       throw new AssertionError("no request outside a job here");
     }, metrics, Clock.systemUTC(), new RecentDecisions(100), killSwitch, why -> {}, GuardWindowStore.NONE);
     s.start();
@@ -214,5 +219,76 @@ class MigrationJobGateTest {
         throw new AssertionError("not sent");
       })).isEqualTo(new RemovalGate.JobSendResult(RemovalGate.JobSend.REFUSED, "a DaemonSet pod"));
     }
+  }
+
+  /**
+   * Under {@code dryRun: true} a hand-made job is neither admitted nor evicted: a job's eviction has no dry-run of its
+   * own. (Before, the gate admitted it as live and its eviction was a real one.)
+   */
+  @Test
+  void aHandMadeJobUnderADryRunPolicySendsNoEviction() {
+    try (Sweeper s = sweeper(PolicyLoader.parse(POLICY, "test").withDryRun(true))) {
+      PodRecord p = running("web");
+      assertThat(s.gate().admitJob(p, decision(p))).contains(RemovalGate.JOBS_IN_DRY_RUN);
+
+      assertThat(evict(s.gate(), p).outcome()).isEqualTo(RemovalGate.JobSend.HELD);
+      assertThat(sent).isEmpty();
+    }
+  }
+
+  /**
+   * A job admitted under a live policy, which then switches to dry-run before the job's eviction (a ReservationFirst
+   * job waiting for its Reservation, say): its eviction waits out the dry-run, and goes once the policy is live again.
+   */
+  @Test
+  void aJobAdmittedLiveWaitsOutASwitchToDryRun() {
+    Policy live = PolicyLoader.parse(POLICY, "test");
+    try (Sweeper s = sweeper(live)) {
+      PodRecord p = running("web");
+      assertThat(s.gate().admitJob(p, decision(p))).isEmpty();
+
+      s.reload(live.withDryRun(true));
+      assertThat(evict(s.gate(), p)).isEqualTo(new RemovalGate.JobSendResult(RemovalGate.JobSend.HELD, RemovalGate.JOBS_IN_DRY_RUN));
+      assertThat(sent).isEmpty();
+
+      s.reload(live);
+      assertThat(evict(s.gate(), p).outcome()).isEqualTo(RemovalGate.JobSend.SENT);
+    }
+  }
+
+  /**
+   * A job this service made for a rule's decision is carried out only while its rule, re-judged on the pod as it is
+   * now, still wants it (README), also by a new leader or after a restart: the job names the profile that decided
+   * ({@code podsweeper.io/profile}), and the controller's decision carries it. (Before, that lived only in the gate's
+   * memory: another process judged the job as hand-made, by the evictor's protections alone, and evicted a pod no
+   * rule wanted any more.) The only rule wants Failed pods; "web" is Running.
+   */
+  @Test
+  void aJobThisServiceMadeIsJudgedByItsRuleInAnotherProcess() {
+    try (Sweeper newLeader = sweeper()) {
+      PodRecord p = running("web");
+      assertThat(newLeader.gate().admitJob(p, madeBy(newLeader, p))).isEmpty();
+
+      assertThat(evict(newLeader.gate(), p)).isEqualTo(new RemovalGate.JobSendResult(RemovalGate.JobSend.REFUSED, "no rule wants the pod now"));
+      assertThat(sent).isEmpty();
+    }
+  }
+
+  /** The twin: the same job, its rule still wanting the pod, is carried out. */
+  @Test
+  void aJobThisServiceMadeWhoseRuleStillWantsThePodIsCarriedOutInAnotherProcess() {
+    try (Sweeper newLeader = sweeper(POLICY.replace("states: [Failed]", "states: [Running]"))) {
+      PodRecord p = running("web");
+      assertThat(newLeader.gate().admitJob(p, madeBy(newLeader, p))).isEmpty();
+
+      assertThat(evict(newLeader.gate(), p).outcome()).isEqualTo(RemovalGate.JobSend.SENT);
+      assertThat(sent).singleElement().satisfies(d -> assertThat(d.name()).isEqualTo("web"));
+    }
+  }
+
+  /** What MigrationJobController.decision builds for a job this service made for a PodLifeTime deadline: its profile. */
+  private static Decision madeBy(Sweeper s, PodRecord p) {
+    String profile = s.gate().rules().policy().profiles().get(0).name();
+    return Decision.of(p, "PodLifeTime", profile, "job-" + p.name(), "PodMigrationJob job-" + p.name(), Instant.now());
   }
 }

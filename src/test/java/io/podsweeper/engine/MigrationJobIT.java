@@ -98,6 +98,7 @@ class MigrationJobIT {
 
       assertThat(job.path("metadata").path("annotations").path(MigrationJobs.CREATED_BY_ANNOTATION).asText()).isEqualTo("podsweeper");
       assertThat(job.path("metadata").path("annotations").path(MigrationJobs.EVICT_TRIGGER_ANNOTATION).asText()).isEqualTo("PodLifeTime");
+      assertThat(job.path("metadata").path("annotations").path(MigrationJobs.PROFILE_ANNOTATION).asText()).isEqualTo("koord");
       assertThat(job.path("spec").path("mode").asText()).isEqualTo("EvictDirectly");
       assertThat(job.path("spec").path("ttl").asText()).isEqualTo("5m0s");
       assertThat(job.path("status").path("status").asText()).isEqualTo("Complete");
@@ -290,6 +291,32 @@ class MigrationJobIT {
     }
   }
 
+  /**
+   * A job this service made, met by another process (a restart, a failover): the job's annotations name the profile
+   * that decided, so its rule judges it again, not the evictor's protections as for a hand-made job. The pod is not
+   * due (a day's lifetime), so the job is refused and nothing is sent; judged as hand-made, the pod would go.
+   */
+  @Test
+  @Order(7)
+  void aJobAnotherProcessMadeIsJudgedByItsRuleNotAsAHandMadeJob(TestApiServer server) throws Exception {
+    KubernetesClient client = server.client();
+    String ns = server.newNamespace("pmj-made");
+    String node = readyNode(client);
+    TestPods.setStatus(client, TestPods.create(client, ns, "young", node, Map.of()), "Running", null, List.of());
+    try (RunningService service = RunningService.start(server, koordinatorPolicy(ns, 86_400, "{defaultJobMode: EvictDirectly}"))) {
+      String made = createJob(client, ns, "young", Map.of(), Map.of(MigrationJobs.CREATED_BY_ANNOTATION, MigrationJobs.CREATOR,
+          MigrationJobs.EVICT_TRIGGER_ANNOTATION, "PodLifeTime", MigrationJobs.PROFILE_ANNOTATION, "koord"));
+
+      JsonNode refused = await().atMost(Duration.ofSeconds(15)).until(() -> job(client, made), j -> phase(j).equals("Failed"));
+      assertThat(refused.path("status").path("reason").asText()).isEqualTo("ForbiddenMigratePod");
+      assertThat(refused.path("status").path("message").asText()).contains("no rule wants the pod now");
+      assertThat(server.removalRequests(ns)).isEmpty();
+      assertThat(client.pods().inNamespace(ns).withName("young").get()).isNotNull();
+    } finally {
+      client.nodes().withName(node).delete();
+    }
+  }
+
   /** koord-descheduler's profiles act on pods of Ready nodes only. */
   private static String readyNode(KubernetesClient client) {
     String node = "ready-" + UUID.randomUUID().toString().substring(0, 6);
@@ -311,9 +338,13 @@ class MigrationJobIT {
 
   /** A job as a user writes it: the pod by namespace and name only. */
   private static String createJob(KubernetesClient client, String ns, String pod, Map<String, Object> spec) {
+    return createJob(client, ns, pod, spec, Map.of());
+  }
+
+  private static String createJob(KubernetesClient client, String ns, String pod, Map<String, Object> spec, Map<String, String> annotations) {
     String name = "move-" + pod + "-" + UUID.randomUUID().toString().substring(0, 6);
     GenericKubernetesResource job = new GenericKubernetesResourceBuilder().withApiVersion(MigrationJobs.API_VERSION)
-        .withKind(MigrationJobs.KIND).withNewMetadata().withName(name).endMetadata().build();
+        .withKind(MigrationJobs.KIND).withNewMetadata().withName(name).withAnnotations(annotations).endMetadata().build();
     Map<String, Object> all = new java.util.HashMap<>(spec);
     all.put("podRef", Map.of("namespace", ns, "name", pod));
     job.setAdditionalProperty("spec", all);

@@ -24,7 +24,7 @@ class MigrationJobStepsTest {
 
   private static Job job(String phase, Optional<Mode> mode, Optional<String> reservation, Condition... conditions) {
     return new Job("job", "job-uid", CREATED, false, Optional.of(Duration.ofMinutes(5)), mode, "ns", "web", "uid-1", phase,
-        List.of(conditions), reservation, "", Optional.empty(), "", "", "", Optional.empty());
+        List.of(conditions), reservation, "", "", Optional.empty(), "", "", "", Optional.empty());
   }
 
   private static Step next(Job job, Optional<PodAt> pod, ReservationState reservation) {
@@ -55,7 +55,7 @@ class MigrationJobStepsTest {
   @Test
   void pausedAndFinishedJobsAreLeftAlone() {
     Job paused = new Job("job", "job-uid", CREATED, true, Optional.empty(), Optional.empty(), "ns", "web", "", "", List.of(),
-        Optional.empty(), "", Optional.empty(), "", "", "", Optional.empty());
+        Optional.empty(), "", "", Optional.empty(), "", "", "", Optional.empty());
     assertThat(next(paused, POD, null).kind()).isEqualTo(Kind.WAIT);
     for (String phase : List.of("Succeeded", "Failed", "Aborted")) {
       assertThat(next(job(phase, Optional.empty(), Optional.empty()), POD, null).kind()).isEqualTo(Kind.WAIT);

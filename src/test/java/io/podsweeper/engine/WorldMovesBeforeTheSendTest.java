@@ -1,0 +1,158 @@
+package io.podsweeper.engine;
+
+import static io.podsweeper.cluster.PodFixtures.pod;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.podsweeper.cluster.PodFixtures;
+import io.podsweeper.cluster.PodRecord;
+import io.podsweeper.kube.PodRemover;
+import io.podsweeper.metrics.Metrics;
+import io.podsweeper.policy.Policy;
+import io.podsweeper.policy.PolicyLoader;
+import io.podsweeper.safety.GuardWindowStore;
+import io.podsweeper.strategy.Decision;
+import io.podsweeper.testing.MemoryGuardWindowStore;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The gate when the world moves between a decision and its request: a slow write-ahead of the guard's window, a
+ * switch from dry-run to live. Each test failed on the code before its fix (found by an audit of the send path).
+ */
+class WorldMovesBeforeTheSendTest {
+  private static final String HEAD = "apiVersion: podsweeper.io/v1alpha1\nkind: PodSweeperPolicy\n";
+  private final SweeperTest.FakeSource source = new SweeperTest.FakeSource();
+  private final Metrics metrics = new Metrics();
+  private final KillSwitch killSwitch = new KillSwitch(metrics, (paused, reason, over) -> true);
+
+  /**
+   * The worker takes a token, then the sender writes the guard's window ahead (a ConfigMap write that may take up to
+   * the request timeout) and sends. Requests whose tokens were taken a rate-interval apart while a write was slow
+   * queued on the journal's lock and then went out back to back: at perSecond 1 (burst 1) two requests within
+   * milliseconds. The sender now takes the token after the write, immediately before the final check.
+   */
+  @Test
+  void aSlowGuardWriteDoesNotLetTwoRequestsOutFasterThanTheRate() throws Exception {
+    Instant old = Instant.now().minus(Duration.ofHours(5));
+    String policy = HEAD + "limits: {perSecond: 1}\nguard: {maxRemovals: 100}\nrules: [{name: r, states: [Failed]}]\n";
+    MemoryGuardWindowStore store = new MemoryGuardWindowStore();
+    CountDownLatch firstWriteOnTheWire = new CountDownLatch(1);
+    CountDownLatch answerFirstWrite = new CountDownLatch(1);
+    AtomicInteger writes = new AtomicInteger();
+    // The API server answers the first write of the guard's window after 1.2 s (a slow server; the fake models the
+    // latency, it does not order threads): the first request's token was taken just before it.
+    store.beforeEachWrite(() -> {
+      if (writes.incrementAndGet() == 1) {
+        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1200);
+        firstWriteOnTheWire.countDown();
+        try {
+          answerFirstWrite.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        while (System.nanoTime() < until) {
+          java.util.concurrent.locks.LockSupport.parkNanos(until - System.nanoTime());
+        }
+      }
+    });
+    List<Long> sentAt = new CopyOnWriteArrayList<>();
+    Sweeper s = new Sweeper(PolicyLoader.parse(policy, "test"), source, (d, dryRun) -> {
+      sentAt.add(System.nanoTime());
+      source.pods.remove(d.podKey());
+      return new PodRemover.Result(PodRemover.Outcome.REMOVED, 200, "");
+    }, metrics, Clock.systemUTC(), new RecentDecisions(100), killSwitch, why -> {}, store);
+    s.start();
+    try (s) {
+      for (String name : List.of("first", "second")) {
+        PodRecord p = pod(name).ns("a").on("n1").created(old).phase("Failed")
+            .container(PodFixtures.terminatedAt("c", "Error", 1, old.plusSeconds(1))).build();
+        source.put(p);
+        s.podChanged(p);
+      }
+      assertThat(firstWriteOnTheWire.await(5, TimeUnit.SECONDS)).isTrue();
+      // The second request waits for the journal, held by the first request's write: on the worker (taking over the
+      // window) if it got there first, else on its sender (writing ahead) once the worker has its token.
+      org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> Thread.getAllStackTraces().keySet().stream()
+          .anyMatch(t -> t.getName().startsWith("sweeper-re") && t.getState() == Thread.State.BLOCKED));
+      answerFirstWrite.countDown();
+      org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> sentAt.size() == 2);
+
+      long gapMillis = TimeUnit.NANOSECONDS.toMillis(sentAt.get(1) - sentAt.get(0));
+      assertThat(gapMillis).as("two requests %d ms apart at perSecond: 1", gapMillis).isGreaterThanOrEqualTo(900);
+    }
+  }
+
+  /**
+   * A switch from dry-run to live puts in a fresh budget (and guard). Sweeper.apply used to publish the new rules
+   * (generation + 1) before the gate's new budget was in force. A live candidate the worker builds from the new rules in
+   * between reserves its place in the dry-run's budget, which is then thrown away; its final check passes (same
+   * generation), so a real removal goes out that the live window never counted, and the next pod gets its place:
+   * maxTotal 1, two real removals in one window. (A guard that counts the removal would refuse it at journal.persist,
+   * since gate.apply forgets the journal; a DELETE under a guard without maxRemovals is not counted by it.) Now the gate
+   * publishes the new rules itself, once its new limits are in force: the worker takes "first" here at the earliest
+   * moment it can see the live rules, inside the publication.
+   */
+  @Test
+  void aLiveRemovalAdmittedDuringADryRunSwitchIsCountedInTheLiveWindow() throws Exception {
+    Instant old = Instant.now().minus(Duration.ofHours(5));
+    Policy live = PolicyLoader.parse(HEAD + "limits: {maxTotal: 1}\nrules: [{name: r, states: [Failed]}]\n", "test");
+    Policy dry = live.withDryRun(true);
+    java.util.concurrent.atomic.AtomicReference<RemovalGate.Rules> rules =
+        new java.util.concurrent.atomic.AtomicReference<>(new RemovalGate.Rules(dry, new io.podsweeper.strategy.PolicyEvaluator(dry), 1));
+    List<String> removed = new CopyOnWriteArrayList<>();
+    RemovalGate gate = new RemovalGate(source, (d, dryRun) -> {
+      if (!dryRun) {
+        removed.add(d.name());
+        source.pods.remove(d.podKey());
+      }
+      return new PodRemover.Result(PodRemover.Outcome.REMOVED, 200, "");
+    }, killSwitch, new Outcomes(metrics, new RecentDecisions(100), Clock.systemUTC(), () -> "test"), metrics, Clock.systemUTC(),
+        rules::get, () -> true, (key, delay) -> {}, why -> {}, new GuardJournal(GuardWindowStore.NONE, Clock.systemUTC()));
+    try (gate) {
+      gate.apply(null, dry, () -> {});
+      PodRecord first = failedPod("first", old);
+      PodRecord second = failedPod("second", old);
+
+      // The live rules (generation 2) are published, and at once the worker takes "first" under them.
+      RemovalGate.Rules liveRules = new RemovalGate.Rules(live, new io.podsweeper.strategy.PolicyEvaluator(live), 2);
+      gate.apply(dry, live, () -> {
+        rules.set(liveRules);
+        try {
+          gate.admit(first, candidate(liveRules, first));
+        } catch (InterruptedException e) {
+          throw new AssertionError(e);
+        }
+        // Removed and settled before the publication ends: had the budget been swapped after it, nothing in progress
+        // would carry "first" into the live window.
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> removed.contains("first") && !gate.busyWith(first.key()));
+      });
+
+      gate.admit(second, candidate(liveRules, second));
+      // admit returns once the request is refused, or handed to a sender (marked busy until its answer is settled).
+      org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> !gate.busyWith("a/second"));
+
+      assertThat(removed).as("real removals in one window under limits.maxTotal 1").containsExactly("first");
+    }
+  }
+
+  private PodRecord failedPod(String name, Instant old) {
+    PodRecord p = pod(name).ns("a").on("n1").created(old).phase("Failed")
+        .container(PodFixtures.terminatedAt("c", "Error", 1, old.plusSeconds(1))).build();
+    source.put(p);
+    return p;
+  }
+
+  private RemovalGate.Candidate candidate(RemovalGate.Rules in, PodRecord p) {
+    Instant now = Instant.now();
+    return new RemovalGate.Candidate(in.evaluator().evaluate(p, source).orElseThrow().decide(p, now), false, in.generation(),
+        in.policy().dryRun(), null);
+  }
+}
