@@ -82,6 +82,26 @@ final class MigrationJobController implements AutoCloseable {
     }
   }
 
+  /**
+   * A job was deleted (by hand, say, while it waited for its Reservation): it has ended, so its pod is no longer held
+   * for it and its place in the limits goes back if it never sent its eviction.
+   */
+  void deleted(Job job) {
+    if (!thread.isShutdown()) {
+      thread.execute(() -> endedForTheGate(job));
+    }
+  }
+
+  /**
+   * Tells the gate that the job for its pod (the one it names by UID, not whatever pod has that name now) has ended. A
+   * job that names no UID yet was never admitted: nothing to end.
+   */
+  private void endedForTheGate(Job job) {
+    if (!job.podUid().isEmpty()) {
+      gate.jobEnded(job.podUid());
+    }
+  }
+
   private void reconcileAll() {
     try {
       Policy policy = gate.rules().policy();
@@ -165,7 +185,7 @@ final class MigrationJobController implements AutoCloseable {
         StatusChange done = StatusChange.ended(MigrationJobSteps.SUCCEEDED, "Complete", "", step.message());
         if (api.update(job, step.detail().isEmpty() ? done : new StatusChange(done.phase(), done.status(), done.reason(), done.message(),
             new Condition(MigrationJobSteps.POD_BOUND_RESERVATION, "True", ""), null, step.detail()))) {
-          gate.jobEnded(job.podUid());
+          endedForTheGate(job);
           api.event(job, "Normal", "Complete", step.message());
         }
       }
@@ -241,7 +261,7 @@ final class MigrationJobController implements AutoCloseable {
   private void fail(Job job, String reason, String message) {
     if (api.update(job, StatusChange.ended(MigrationJobSteps.FAILED, null, reason, message))) {
       api.deleteReservation(job);
-      cache.pod(job.podKey()).map(PodRecord::uid).or(() -> Optional.of(job.podUid())).ifPresent(gate::jobEnded);
+      endedForTheGate(job);
       api.event(job, "Warning", reason, message);
       LOG.info("PodMigrationJob {} for pod {} failed: {} {}", job.name(), job.podKey(), reason, message);
     }

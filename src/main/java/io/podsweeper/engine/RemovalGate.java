@@ -28,7 +28,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
@@ -160,12 +159,6 @@ final class RemovalGate implements AutoCloseable {
 
   private final Object wakeup = new Object();
   private final Semaphore inFlightPermits = new Semaphore(MAX_IN_FLIGHT);
-  /**
-   * The senders' turns at the rate, in the order the worker admitted their removals: each takes a token only when all
-   * turns before it have (or have given up), so the rate's order is the queue's, whichever sender runs first.
-   */
-  private final ConcurrentSkipListSet<Long> waitingForTheRate = new ConcurrentSkipListSet<>();
-  private final AtomicLong turns = new AtomicLong();
   private final ExecutorService senders = Executors.newFixedThreadPool(MAX_IN_FLIGHT, r -> Sweeper.daemon(r, "sweeper-requests"));
   /**
    * Pods whose request is on its way, with their owner's UID: a new event for one of them must not send a second
@@ -473,17 +466,16 @@ final class RemovalGate implements AutoCloseable {
     if (reservation.isEmpty()) {
       return;
     }
-    if (!waitForSlot(candidate)) {
+    if (!waitForTurn(candidate)) {
       release(decision, reservation.get());
       retryLater.accept(decision.podKey(), Duration.ZERO);
       return;
     }
+    long tokenTaken = System.nanoTime();
     sending.put(decision.podKey(), owner(pod));
-    long turn = turns.incrementAndGet();
-    waitingForTheRate.add(turn);
     senders.execute(() -> {
       try {
-        sendIfStillWanted(pod, candidate, reservation.get(), turn);
+        sendIfStillWanted(pod, candidate, reservation.get(), tokenTaken);
       } catch (InterruptedException e) {
         release(decision, reservation.get()); // shutting down: nothing was sent
         Thread.currentThread().interrupt();
@@ -491,9 +483,6 @@ final class RemovalGate implements AutoCloseable {
         release(decision, reservation.get());
         LOG.error("removal of {} failed unexpectedly; it is retried at the next pass", decision.podKey(), e);
       } finally {
-        if (waitingForTheRate.remove(turn)) {
-          wake();
-        }
         sending.remove(decision.podKey());
         inFlightPermits.release();
       }
@@ -693,8 +682,13 @@ final class RemovalGate implements AutoCloseable {
     }
   }
 
-  /** Waits for a request slot; gives up, false, as soon as the candidate can no longer go. */
-  private boolean waitForSlot(Candidate candidate) throws InterruptedException {
+  /**
+   * Waits for a token of the rate and for a request slot; gives up, false, as soon as the candidate can no longer go.
+   */
+  private boolean waitForTurn(Candidate candidate) throws InterruptedException {
+    if (!waitForToken(candidate)) {
+      return false;
+    }
     // A few requests in flight at once, still paced by the token bucket: against a busy API server one at a time
     // cannot keep up with the configured rate (docs/benchmarks.md).
     while (!inFlightPermits.tryAcquire(WAIT_SLICE_MILLIS, TimeUnit.MILLISECONDS)) {
@@ -710,27 +704,19 @@ final class RemovalGate implements AutoCloseable {
   }
 
   /**
-   * Waits for its turn, then for a token of the rate in force now (a reload that raises it applies at once); gives up,
-   * false, as soon as the candidate can no longer go. Either way its turn passes to the next.
+   * Waits for a token of the rate in force now (a reload that raises it applies at once); gives up, false, as soon as
+   * the candidate can no longer go.
    */
-  private boolean waitForToken(Candidate candidate, long turn) throws InterruptedException {
-    try {
-      while (true) {
-        Duration wait = waitingForTheRate.first() == turn ? bucket.tryTake() : Duration.ofMillis(WAIT_SLICE_MILLIS);
-        if (wait.isZero()) {
-          return true;
-        }
-        if (!mayStillGo(candidate)) {
-          return false;
-        }
-        synchronized (wakeup) {
-          wakeup.wait(Math.max(1, Math.min(wait.toMillis(), WAIT_SLICE_MILLIS)));
-        }
+  private boolean waitForToken(Candidate candidate) throws InterruptedException {
+    for (Duration wait = bucket.tryTake(); !wait.isZero(); wait = bucket.tryTake()) {
+      if (!mayStillGo(candidate)) {
+        return false;
       }
-    } finally {
-      waitingForTheRate.remove(turn);
-      wake(); // the next turn may take a token now
+      synchronized (wakeup) {
+        wakeup.wait(Math.max(1, Math.min(wait.toMillis(), WAIT_SLICE_MILLIS)));
+      }
     }
+    return true;
   }
 
   /** The cheap part of the final check, for the waits: leadership, the kill switch, the policy generation. */
@@ -740,18 +726,18 @@ final class RemovalGate implements AutoCloseable {
   }
 
   /**
-   * On the sender's thread: the guard's write-ahead, the rate, the final check, then at once the request, then commit
-   * or roll back. The token is taken after the write-ahead, not before it: requests held up together by a slow write
-   * would otherwise go out back to back, faster than the rate.
+   * On the sender's thread: the guard's write-ahead, the final check, then at once the request, then commit or roll
+   * back. A token that aged past the rate's interval during the write-ahead (a slow API server) is not spent on this
+   * request: it waits for a fresh one first, or requests held up together by a slow write would go out back to back.
    */
-  private void sendIfStillWanted(PodRecord pod, Candidate candidate, Reservation reservation, long turn) throws InterruptedException {
+  private void sendIfStillWanted(PodRecord pod, Candidate candidate, Reservation reservation, long tokenTaken) throws InterruptedException {
     Decision decision = candidate.decision();
     if (!candidate.dryRun() && reservation.guard().counts(decision) && !journal.persist(reservation.guard())) {
       release(decision, reservation);
       retryLater.accept(decision.podKey(), STALE_CACHE_RETRY);
       return;
     }
-    if (!waitForToken(candidate, turn)) {
+    if (System.nanoTime() - tokenTaken > bucket.interval().toNanos() && !waitForToken(candidate)) {
       release(decision, reservation);
       retryLater.accept(decision.podKey(), Duration.ZERO);
       return;
@@ -1360,7 +1346,9 @@ final class RemovalGate implements AutoCloseable {
 
   /** A job ended: it no longer counts as in progress; its place goes back if it never sent its eviction. */
   void jobEnded(String podUid) {
-    jobs.remove(podUid);
+    if (!jobs.remove(podUid)) {
+      return; // no job of this gate's: whatever else is in progress for the pod is not the job's to end
+    }
     InFlight inFlight = inBackground.getIfPresent(podUid);
     if (inFlight != null && settles(inFlight)) {
       release(inFlight);

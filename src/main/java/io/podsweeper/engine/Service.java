@@ -276,6 +276,11 @@ public final class Service implements AutoCloseable {
       if (c != null) {
         c.changed();
       }
+    }, job -> {
+      MigrationJobController c = migrationJobs;
+      if (c != null) {
+        c.deleted(job);
+      }
     });
     if (api.isEmpty()) {
       if (policy.migrationJobs().isPresent()) {

@@ -29,6 +29,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.UUID;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -118,7 +119,7 @@ public final class MigrationJobs implements AutoCloseable {
   private final KubernetesClient client;
   private final SharedIndexInformer<GenericKubernetesResource> informer;
 
-  private MigrationJobs(KubernetesClient client, Runnable changed) {
+  private MigrationJobs(KubernetesClient client, Runnable changed, Consumer<Job> deleted) {
     this.client = client;
     this.informer = jobApi().inform(new ResourceEventHandler<>() {
       @Override
@@ -132,16 +133,23 @@ public final class MigrationJobs implements AutoCloseable {
       }
 
       @Override
-      public void onDelete(GenericKubernetesResource obj, boolean deletedFinalStateUnknown) {}
+      public void onDelete(GenericKubernetesResource obj, boolean deletedFinalStateUnknown) {
+        deleted.accept(job(JSON.valueToTree(obj)));
+      }
     });
   }
 
-  /** Watches the jobs, or empty if the API server does not serve PodMigrationJobs (Koordinator's CRDs not installed). */
-  public static Optional<MigrationJobs> start(KubernetesClient client, Runnable changed) {
+  /**
+   * Watches the jobs, or empty if the API server does not serve PodMigrationJobs (Koordinator's CRDs not installed).
+   *
+   * @param changed a job was added or changed
+   * @param deleted a job was deleted, as last seen
+   */
+  public static Optional<MigrationJobs> start(KubernetesClient client, Runnable changed, Consumer<Job> deleted) {
     if (!served(client, "podmigrationjobs")) {
       return Optional.empty();
     }
-    return Optional.of(new MigrationJobs(client, changed));
+    return Optional.of(new MigrationJobs(client, changed, deleted));
   }
 
   static boolean served(KubernetesClient client, String resource) {

@@ -47,6 +47,11 @@ public final class TokenBucket {
     tokens = Math.min(tokens, capacity);
   }
 
+  /** How long one token takes to come back at the rate in force. */
+  public synchronized Duration interval() {
+    return Duration.ofNanos((long) Math.ceil(1e9 / perSecond));
+  }
+
   /** Blocks until a token is taken. */
   public void take() throws InterruptedException {
     for (Duration wait = tryTake(); !wait.isZero(); wait = tryTake()) {

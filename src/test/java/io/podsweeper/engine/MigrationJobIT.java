@@ -317,6 +317,34 @@ class MigrationJobIT {
     }
   }
 
+  /**
+   * A job deleted while it waits (here for its Reservation, which no scheduler places) has ended: its pod is no longer
+   * held for it, and a later pass makes a new job for the pod, still due. (Before, the pod stayed held, never moved
+   * again, until the service restarted.)
+   */
+  @Test
+  @Order(8)
+  void aJobDeletedWhileItWaitsLetsItsPodBeMovedAgain(TestApiServer server) throws Exception {
+    KubernetesClient client = server.client();
+    install(client, "/crds/reservations.scheduling.koordinator.sh.yaml", "reservations");
+    String ns = server.newNamespace("pmj-deleted");
+    String node = readyNode(client);
+    TestPods.setStatus(client, TestPods.create(client, ns, "old", node, Map.of()), "Running", null, List.of());
+    try (RunningService service = RunningService.start(server, koordinatorPolicy(ns, 1, "{}"))) {
+      String first = await().atMost(Duration.ofSeconds(20)).until(() -> jobFor(client, ns, "old"), Optional::isPresent).get()
+          .path("metadata").path("name").asText();
+      reservationOf(client, first); // ReservationFirst: it waits for koord-scheduler, which never comes
+
+      client.genericKubernetesResources(JOBS).withName(first).delete();
+
+      await().atMost(Duration.ofSeconds(30)).until(() -> jobFor(client, ns, "old").map(j -> j.path("metadata").path("name").asText()),
+          name -> name.isPresent() && !name.get().equals(first));
+      assertThat(server.removalRequests(ns)).isEmpty();
+    } finally {
+      client.nodes().withName(node).delete();
+    }
+  }
+
   /** koord-descheduler's profiles act on pods of Ready nodes only. */
   private static String readyNode(KubernetesClient client) {
     String node = "ready-" + UUID.randomUUID().toString().substring(0, 6);
