@@ -19,6 +19,7 @@ import io.podsweeper.strategy.Decision;
 import io.podsweeper.strategy.Evictor;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Executors;
@@ -47,6 +48,11 @@ final class MigrationJobController implements AutoCloseable {
   private final PodRemover remover;
   private final Clock clock;
   private final ScheduledExecutorService thread = Executors.newSingleThreadScheduledExecutor(r -> Sweeper.daemon(r, "migration-jobs"));
+  /**
+   * The pod each job was admitted for, by job UID (touched on this controller's thread only): a job ends for exactly that
+   * pod, even if its spec never got the pod's UID written or another pod now has its name.
+   */
+  private final Map<String, String> admitted = new HashMap<>();
 
   MigrationJobController(MigrationJobs api, RemovalGate gate, PodSource cache, PodRemover remover, Clock clock) {
     this.api = api;
@@ -87,18 +93,30 @@ final class MigrationJobController implements AutoCloseable {
    * for it and its place in the limits goes back if it never sent its eviction.
    */
   void deleted(Job job) {
-    if (!thread.isShutdown()) {
+    boolean ours = job.createdBy().isEmpty() || job.createdBy().equals(MigrationJobs.CREATOR);
+    // A finished job's end was told when it finished; another koord-descheduler's jobs are not ours to end.
+    if (ours && !MigrationJobSteps.finished(job) && !thread.isShutdown()) {
       thread.execute(() -> endedForTheGate(job));
     }
   }
 
+  /** The gate's admission of a job: its place in the limits, remembered for the pod it was admitted for. */
+  private Optional<String> admit(Job job, PodRecord pod) {
+    Optional<String> held = gate.admitJob(pod, decision(job, pod));
+    if (held.isEmpty()) {
+      admitted.put(job.uid(), pod.uid());
+    }
+    return held;
+  }
+
   /**
-   * Tells the gate that the job for its pod (the one it names by UID, not whatever pod has that name now) has ended. A
-   * job that names no UID yet was never admitted: nothing to end.
+   * Tells the gate that the job has ended, for the pod it was admitted for, else the pod it names by UID (a job this
+   * service made names it from the start), never whatever pod has that name now.
    */
   private void endedForTheGate(Job job) {
-    if (!job.podUid().isEmpty()) {
-      gate.jobEnded(job.podUid());
+    String podUid = Optional.ofNullable(admitted.remove(job.uid())).orElse(job.podUid());
+    if (!podUid.isEmpty()) {
+      gate.jobEnded(podUid);
     }
   }
 
@@ -205,7 +223,7 @@ final class MigrationJobController implements AutoCloseable {
       forbidden(job, pod, protection.get());
       return;
     }
-    Optional<String> held = gate.admitJob(pod, decision(job, pod));
+    Optional<String> held = admit(job, pod);
     if (held.isPresent()) {
       hold(job, held.get());
       return;
@@ -217,7 +235,7 @@ final class MigrationJobController implements AutoCloseable {
   }
 
   private void evict(Job job, PodRecord pod, io.podsweeper.policy.MigrationJobs defaults) {
-    Optional<String> held = gate.admitJob(pod, decision(job, pod));
+    Optional<String> held = admit(job, pod);
     if (held.isPresent()) {
       hold(job, held.get());
       return;

@@ -466,12 +466,13 @@ final class RemovalGate implements AutoCloseable {
     if (reservation.isEmpty()) {
       return;
     }
-    if (!waitForTurn(candidate)) {
+    boolean token = waitForToken(candidate);
+    long tokenTaken = System.nanoTime(); // before the slot: a wait for the slot ages the token too
+    if (!token || !waitForSlot(candidate)) {
       release(decision, reservation.get());
       retryLater.accept(decision.podKey(), Duration.ZERO);
       return;
     }
-    long tokenTaken = System.nanoTime();
     sending.put(decision.podKey(), owner(pod));
     senders.execute(() -> {
       try {
@@ -682,13 +683,8 @@ final class RemovalGate implements AutoCloseable {
     }
   }
 
-  /**
-   * Waits for a token of the rate and for a request slot; gives up, false, as soon as the candidate can no longer go.
-   */
-  private boolean waitForTurn(Candidate candidate) throws InterruptedException {
-    if (!waitForToken(candidate)) {
-      return false;
-    }
+  /** Waits for a request slot; gives up, false, as soon as the candidate can no longer go. */
+  private boolean waitForSlot(Candidate candidate) throws InterruptedException {
     // A few requests in flight at once, still paced by the token bucket: against a busy API server one at a time
     // cannot keep up with the configured rate (docs/benchmarks.md).
     while (!inFlightPermits.tryAcquire(WAIT_SLICE_MILLIS, TimeUnit.MILLISECONDS)) {
@@ -1194,12 +1190,19 @@ final class RemovalGate implements AutoCloseable {
   /** Why a job waits while the policy in force is a dry-run: a job's eviction has no dry-run of its own. */
   static final String JOBS_IN_DRY_RUN = "dry-run: PodMigrationJobs are neither started nor evicted";
 
+  /**
+   * Pods whose job this gate admitted from the cluster rather than made (by UID): whatever profile the job names, it
+   * also meets the protections of a hand-made job, since anyone who may create a job can write its annotations.
+   */
+  private final Set<String> adopted = ConcurrentHashMap.newKeySet();
+
   /** Pods with a job in progress, by UID: never a second job or removal for them until it ends. */
   private final Set<String> jobs = ConcurrentHashMap.newKeySet();
 
   private void jobStarted(PodRecord pod, Candidate candidate, Reservation reservation, String message) {
     Decision decision = candidate.decision();
     jobs.add(decision.uid());
+    adopted.remove(decision.uid());
     inProgress(new InFlight(decision, owner(pod), candidate.balance(), reservation, false));
     outcomes.record(decision, Result.BACKGROUND, message, false);
   }
@@ -1239,6 +1242,7 @@ final class RemovalGate implements AutoCloseable {
       return Optional.of("cannot write the guard's window");
     }
     jobs.add(pod.uid());
+    adopted.add(pod.uid());
     inProgress(new InFlight(decision, owner(pod), balance, reservation.get(), false));
     return Optional.empty();
   }
@@ -1248,7 +1252,8 @@ final class RemovalGate implements AutoCloseable {
    * policy: a job this gate made must still be wanted by its rule or strategy, any other must pass {@code protection}),
    * the rate, then at once the request with the pod's current UID and resourceVersion as preconditions.
    *
-   * @param protection why the pod must not go, for a job this gate did not make (the evictor's protections)
+   * @param protection why the pod must not go, for a job this gate did not make (the evictor's protections): the only
+   *     judge of a hand-made job, and a minimum for one that names the profile that made it elsewhere
    * @param send the request by the job's eviction policy (Eviction, Delete, soft eviction)
    */
   JobSendResult evictForJob(PodRecord pod, Optional<String> protection, java.util.function.Function<Decision, PodRemover.Result> send) {
@@ -1275,7 +1280,8 @@ final class RemovalGate implements AutoCloseable {
       return new JobSendResult(JobSend.HELD, throttled.get());
     }
     Decision old = entry.decision();
-    Optional<String> refusal = old.profile().equals(MigrationJobController.STRATEGY) ? protection : stillWanted(entry, pod);
+    Optional<String> refusal = old.profile().equals(MigrationJobController.STRATEGY) ? protection
+        : stillWanted(entry, pod).or(() -> adopted.contains(pod.uid()) ? protection : Optional.empty());
     if (refusal.isPresent()) {
       return new JobSendResult(JobSend.REFUSED, refusal.get());
     }
@@ -1349,6 +1355,7 @@ final class RemovalGate implements AutoCloseable {
     if (!jobs.remove(podUid)) {
       return; // no job of this gate's: whatever else is in progress for the pod is not the job's to end
     }
+    adopted.remove(podUid);
     InFlight inFlight = inBackground.getIfPresent(podUid);
     if (inFlight != null && settles(inFlight)) {
       release(inFlight);

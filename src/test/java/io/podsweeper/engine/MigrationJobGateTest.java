@@ -291,4 +291,161 @@ class MigrationJobGateTest {
     String profile = s.gate().rules().policy().profiles().get(0).name();
     return Decision.of(p, "PodLifeTime", profile, "job-" + p.name(), "PodMigrationJob job-" + p.name(), Instant.now());
   }
+
+  /** Two upstream profiles: "strict" (the DefaultEvictor's defaults) first, "loose" evicting DaemonSet pods. */
+  private static final String TWO_PROFILES = """
+      apiVersion: podsweeper.io/v1alpha1
+      kind: PodSweeperPolicy
+      migrationJobs: {mode: EvictDirectly}
+      limits: {maxTotal: 5}
+      guard: {maxNamespaceShare: 1.0}
+      profiles:
+      - name: strict
+        pluginConfig:
+        - {name: DefaultEvictor, args: {}}
+        - {name: RemoveDuplicates, args: {}}
+        plugins: {balance: {enabled: [RemoveDuplicates]}}
+      - name: loose
+        pluginConfig:
+        - {name: DefaultEvictor, args: {evictDaemonSetPods: true}}
+        - {name: RemoveDuplicates, args: {}}
+        plugins: {balance: {enabled: [RemoveDuplicates]}}
+      """;
+
+  /**
+   * Anyone who may create a PodMigrationJob can write {@code koordinator.sh/job-created-by: podsweeper} and
+   * {@code podsweeper.io/profile} on it (or copy one of this service's jobs and edit its podRef). Such a job, met in the
+   * cluster rather than made here, also meets a hand-made job's protections (the first profile's evictor): naming the
+   * weakest profile never evicts a pod a hand-made job could not. Found by an audit; before, the DaemonSet pod went.
+   */
+  @Test
+  void aJobNamingAWeakerProfileStillMeetsAHandMadeJobsProtections() {
+    source.nodes.add(new io.podsweeper.cluster.NodeRecord("n1", java.util.Map.of(), true, false, List.of(), java.util.Map.of()));
+    try (Sweeper s = sweeper(TWO_PROFILES)) {
+      PodRecord agent = pod("agent").ns("a").on("n1").ownedBy("DaemonSet", "ds").phase("Running").container(PodFixtures.running("c")).build();
+      source.put(agent);
+      Decision copied = Decision.of(agent, MigrationJobController.STRATEGY, "loose", "copied", "PodMigrationJob copied", Instant.now());
+      Optional<String> handMade = new io.podsweeper.strategy.Evictor(s.gate().rules().policy().profiles().get(0).evictor())
+          .protection(agent, source);
+      assertThat(handMade).contains("a DaemonSet pod");
+      assertThat(s.gate().admitJob(agent, copied)).isEmpty();
+
+      RemovalGate.JobSendResult r = s.gate().evictForJob(agent, handMade, d -> {
+        sent.add(d);
+        return new PodRemover.Result(PodRemover.Outcome.REMOVED, 201, "evicted");
+      });
+
+      assertThat(r).isEqualTo(new RemovalGate.JobSendResult(RemovalGate.JobSend.REFUSED, "a DaemonSet pod"));
+      assertThat(sent).isEmpty();
+    }
+  }
+
+  /**
+   * A hand-made job without {@code spec.podRef.uid} is admitted (its place in the limits taken, its pod held), then
+   * filling in the UID fails (here: the API server refuses the spec update every time, e.g. conflicts with another
+   * writer), and the job times out. Its end must reach the gate for the pod it was admitted for, though the job never
+   * got that UID: else its place in the limits stays taken and the pod stays held for good. Under maxTotal 1 a second
+   * job is admitted once the first has failed. (A fake API server here: a real one cannot be made to refuse every
+   * update of one object.)
+   */
+  @Test
+  void aJobAdmittedBeforeItsPodUidIsWrittenGivesItsPlaceBackWhenItFails() throws Exception {
+    PodRecord web = pod("web").ns("a").on("n1").ownedBy("ReplicaSet", "rs").phase("Running").container(PodFixtures.running("c")).build();
+    source.put(web);
+    PodRecord other = pod("other").ns("a").on("n1").ownedBy("ReplicaSet", "rs2").phase("Running").container(PodFixtures.running("c")).build();
+    source.put(other);
+    String job = """
+        {"apiVersion":"scheduling.koordinator.sh/v1alpha1","kind":"PodMigrationJob",
+         "metadata":{"name":"by-hand","uid":"job-uid-1","resourceVersion":"5","creationTimestamp":"%s"},
+         "spec":{"podRef":{"namespace":"a","name":"web"},"mode":"EvictDirectly","ttl":"3s"},
+         "status":{"phase":"Pending"}}""".formatted(Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS));
+    java.util.concurrent.atomic.AtomicReference<String> stored = new java.util.concurrent.atomic.AtomicReference<>(job);
+    List<String> statusWrites = new CopyOnWriteArrayList<>();
+    com.sun.net.httpserver.HttpServer server = com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+    server.setExecutor(java.util.concurrent.Executors.newCachedThreadPool(r -> {
+      Thread t = new Thread(r, "fake-apiserver");
+      t.setDaemon(true);
+      return t;
+    }));
+    String base = "/apis/scheduling.koordinator.sh/v1alpha1";
+    server.createContext("/", ex -> {
+      String path = ex.getRequestURI().getPath();
+      String query = Optional.ofNullable(ex.getRequestURI().getQuery()).orElse("");
+      String method = ex.getRequestMethod();
+      byte[] in = ex.getRequestBody().readAllBytes();
+      ex.getResponseHeaders().add("Content-Type", "application/json");
+      if (method.equals("GET") && path.equals(base)) {
+        respond(ex, 200, "{\"kind\":\"APIResourceList\",\"apiVersion\":\"v1\",\"groupVersion\":\"scheduling.koordinator.sh/v1alpha1\","
+            + "\"resources\":[{\"name\":\"podmigrationjobs\",\"singularName\":\"podmigrationjob\",\"namespaced\":false,"
+            + "\"kind\":\"PodMigrationJob\",\"verbs\":[\"get\",\"list\",\"watch\",\"update\"]}]}");
+      } else if (method.equals("GET") && path.equals(base + "/podmigrationjobs") && query.contains("watch=true")) {
+        ex.sendResponseHeaders(200, 0); // a watch that never says anything: the job does not change on its own here
+        ex.getResponseBody().flush();
+        try {
+          Thread.sleep(20_000);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        ex.close();
+      } else if (method.equals("GET") && path.equals(base + "/podmigrationjobs")) {
+        respond(ex, 200, "{\"apiVersion\":\"scheduling.koordinator.sh/v1alpha1\",\"kind\":\"PodMigrationJobList\","
+            + "\"metadata\":{\"resourceVersion\":\"5\"},\"items\":[" + stored.get() + "]}");
+      } else if (method.equals("GET") && path.equals(base + "/podmigrationjobs/by-hand")) {
+        respond(ex, 200, stored.get());
+      } else if (method.equals("PUT") && path.equals(base + "/podmigrationjobs/by-hand/status")) {
+        String body = new String(in, java.nio.charset.StandardCharsets.UTF_8);
+        statusWrites.add(body);
+        respond(ex, 200, body);
+      } else if (method.equals("PUT") && path.equals(base + "/podmigrationjobs/by-hand")) {
+        respond(ex, 409, "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\",\"reason\":\"Conflict\",\"code\":409,"
+            + "\"message\":\"the object has been modified\"}");
+      } else if (method.equals("POST") && path.endsWith("/events")) {
+        respond(ex, 201, new String(in, java.nio.charset.StandardCharsets.UTF_8));
+      } else {
+        respond(ex, 404, "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\",\"reason\":\"NotFound\",\"code\":404}");
+      }
+    });
+    server.start();
+    io.fabric8.kubernetes.client.KubernetesClient client = new io.fabric8.kubernetes.client.KubernetesClientBuilder()
+        .withConfig(new io.fabric8.kubernetes.client.ConfigBuilder().withMasterUrl("http://127.0.0.1:" + server.getAddress().getPort())
+            .withRequestRetryBackoffLimit(0).withNamespace("default").withOnlyHttpWatches(true).build())
+        .build();
+    try (Sweeper s = sweeper()) {
+      java.util.concurrent.atomic.AtomicReference<MigrationJobController> controller = new java.util.concurrent.atomic.AtomicReference<>();
+      io.podsweeper.kube.MigrationJobs api = io.podsweeper.kube.MigrationJobs.start(client, () -> {
+        MigrationJobController c = controller.get();
+        if (c != null) {
+          c.changed();
+        }
+      }, j -> { }).orElseThrow();
+      MigrationJobController c = new MigrationJobController(api, s.gate(), source, null, Clock.systemUTC());
+      controller.set(c);
+      try {
+        c.start();
+        c.changed();
+        // Admitted: its place is taken (maxTotal 1) ...
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(5))
+            .until(() -> s.gate().admitJob(other, decision(other)).isPresent());
+        // ... then it times out and fails.
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+            .until(() -> statusWrites.stream().anyMatch(w -> w.contains("\"Failed\"")));
+        Thread.sleep(300);
+
+        assertThat(s.gate().admitJob(other, decision(other)))
+            .as("a second job, once the first (never evicted) has failed, under maxTotal 1").isEmpty();
+      } finally {
+        c.close();
+      }
+    } finally {
+      client.close();
+      server.stop(0);
+    }
+  }
+
+  private static void respond(com.sun.net.httpserver.HttpExchange ex, int code, String body) throws java.io.IOException {
+    byte[] bytes = body.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    ex.sendResponseHeaders(code, bytes.length);
+    ex.getResponseBody().write(bytes);
+    ex.close();
+  }
 }

@@ -46,6 +46,8 @@ class SweeperTest {
   static final class FakeSource implements PodSource {
     final Map<String, PodRecord> pods = new ConcurrentHashMap<>();
     final Map<String, NamespaceRecord> namespaces = new ConcurrentHashMap<>();
+    /** Ready nodes, for upstream profiles (which see only the pods of Ready nodes); none by default. */
+    final List<NodeRecord> nodes = new java.util.concurrent.CopyOnWriteArrayList<>();
     volatile boolean current = true;
 
     void put(PodRecord p) {
@@ -53,7 +55,7 @@ class SweeperTest {
     }
 
     private ClusterSnapshot view() {
-      return ClusterSnapshot.of(pods.values(), List.of(), List.of());
+      return ClusterSnapshot.of(pods.values(), List.of(), nodes);
     }
 
     /** Told after each look-up of one pod, e.g. to delete it at the worst moment. */
@@ -78,12 +80,12 @@ class SweeperTest {
 
     @Override
     public Optional<NodeRecord> node(String name) {
-      return Optional.empty();
+      return nodes.stream().filter(n -> n.name().equals(name)).findFirst();
     }
 
     @Override
     public Collection<NodeRecord> nodes() {
-      return List.of();
+      return nodes;
     }
 
     @Override
