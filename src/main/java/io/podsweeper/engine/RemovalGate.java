@@ -159,6 +159,7 @@ final class RemovalGate implements AutoCloseable {
 
   private final Object wakeup = new Object();
   private final Semaphore inFlightPermits = new Semaphore(MAX_IN_FLIGHT);
+  private volatile BooleanSupplier policiesCurrent = () -> true;
   private final ExecutorService senders = Executors.newFixedThreadPool(MAX_IN_FLIGHT, r -> Sweeper.daemon(r, "sweeper-requests"));
   /**
    * Pods whose request is on its way, with their owner's UID: a new event for one of them must not send a second
@@ -745,7 +746,7 @@ final class RemovalGate implements AutoCloseable {
       if (killSwitch.holds(decision.action())) {
         reportOnce(decision, Result.PAUSED, "removals are paused: " + killSwitch.reason(), false);
       } else if (!closing) {
-        retryLater.accept(decision.podKey(), cache.isCurrent() && killSwitch.watched() ? Duration.ZERO : STALE_CACHE_RETRY);
+        retryLater.accept(decision.podKey(), current() && killSwitch.watched() ? Duration.ZERO : STALE_CACHE_RETRY);
       }
       return;
     }
@@ -938,6 +939,19 @@ final class RemovalGate implements AutoCloseable {
    * could go unseen (the cache, or the kill switch's ConfigMap, not watched). The part of every final check that does
    * not depend on the pod.
    */
+  /**
+   * Whether the policy in force is composed from what the cluster says now (the namespaced policies' informers watch,
+   * and their last change was applied): while it may not be, nothing is sent. Always by default.
+   */
+  void policiesCurrentWhile(BooleanSupplier current) {
+    policiesCurrent = current;
+  }
+
+  /** The cache is current, and so is the policy in force: decisions may be made and sent on them. */
+  boolean current() {
+    return cache.isCurrent() && policiesCurrent.getAsBoolean();
+  }
+
   private Optional<String> heldNow(Action action) {
     if (closing) {
       return Optional.of("shutting down");
@@ -950,6 +964,9 @@ final class RemovalGate implements AutoCloseable {
     }
     if (!cache.isCurrent()) {
       return Optional.of("the cache is not current");
+    }
+    if (!policiesCurrent.getAsBoolean()) {
+      return Optional.of("the PodCleanupPolicies are not current: a team's change could go unapplied");
     }
     if (!killSwitch.watched()) {
       return Optional.of("the kill switch's ConfigMap is not watched: a pause could go unseen");

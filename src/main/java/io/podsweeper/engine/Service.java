@@ -190,13 +190,14 @@ public final class Service implements AutoCloseable {
       throw new io.podsweeper.policy.PolicyException("--audit-log", "cannot open " + options.auditLog().get() + ": " + e.getMessage());
     }
     auditLog.ifPresent(sweeper::addListener);
-    this.namespacedPolicies = new NamespacedPolicies(client, policy, sweeper::reload);
+    this.namespacedPolicies = new NamespacedPolicies(clients, policy, sweeper::reload);
+    sweeper.policiesCurrentWhile(namespacedPolicies::isCurrent);
     sweeper.addListener(o -> {
       if (o.result() == Result.SUCCESS && !o.dryRun()) {
         namespacedPolicies.removed(o.decision().profile(), o.time());
       }
     });
-    this.http = new HttpApi(metrics, () -> synced && policyProblem == null && cache.isCurrent() && killSwitch.watched(),
+    this.http = new HttpApi(metrics, () -> synced && policyProblem == null && sweeper.gate().current() && killSwitch.watched(),
         () -> Optional.ofNullable(leadership).flatMap(Leadership::whyNotCampaigning), recent, this::replicaRole,
         within -> sweeper.evaluator().forecast(cache, clock.instant(), within),
         new HttpApi.Admin(options.adminToken(), options.publicDecisions(), () -> killSwitch.pause("paused through the admin API"),
@@ -345,7 +346,7 @@ public final class Service implements AutoCloseable {
   private void reportCurrency() {
     boolean controlWatched = killSwitch.watched();
     controlMap.ifPresent(m -> metrics.informerWatching.labels("configmaps").set(controlWatched ? 1 : 0));
-    boolean current = cache.isCurrent() && controlWatched;
+    boolean current = sweeper.gate().current() && controlWatched;
     if (current && !wasCurrent) {
       LOG.info("API server {} reachable again and every watch resumed: removals resume", clientConfig.getMasterUrl());
     } else if (!current && wasCurrent) {

@@ -111,6 +111,11 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
     cache.pods().forEach(this::evaluate);
   }
 
+  /** While {@code current} is false (the namespaced policies' informers are behind), nothing is decided or sent. */
+  public void policiesCurrentWhile(java.util.function.BooleanSupplier current) {
+    gate.policiesCurrentWhile(current);
+  }
+
   /** Leader election's verdict: only the leader sends removals; a new leader looks at every pod at once. */
   public void setLeading(boolean value) {
     boolean was = leading;
@@ -320,8 +325,8 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
       // Its request is on its way; the outcome (or the pod's next event) decides what happens next.
       return;
     }
-    if (!cache.isCurrent()) {
-      // Never decide on a cache that may be stale (watch broken, relisting): wait for it to catch up.
+    if (!gate.current()) {
+      // Never decide on a cache or policy that may be stale (watch broken, relisting): wait for them to catch up.
       retryLater(key, RemovalGate.STALE_CACHE_RETRY);
       return;
     }

@@ -22,9 +22,11 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
@@ -59,6 +61,8 @@ public final class NamespacedPolicies implements AutoCloseable {
   static final ResourceDefinitionContext CLUSTER = context("ClusterPodCleanupPolicy", "clusterpodcleanuppolicies", false);
 
   private final KubernetesClient client;
+  /** The informers' client ({@link KubeClients#informers}): their watches end instead of resuming. */
+  private final KubernetesClient watching;
   private final Consumer<Policy> apply;
   private final ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(r -> {
     Thread t = new Thread(r, "namespaced-policies");
@@ -72,10 +76,13 @@ public final class NamespacedPolicies implements AutoCloseable {
   private Policy applied;
   private volatile SharedIndexInformer<GenericKubernetesResource> namespaced;
   private volatile SharedIndexInformer<GenericKubernetesResource> cluster;
+  /** The specs the policy in force was composed from (each object's uid and generation); empty before the first. */
+  private volatile Set<String> appliedSpecs = Set.of();
 
   /** @param filePolicy the policy the sweeper already runs; {@code apply} gets every combined policy that differs */
-  public NamespacedPolicies(KubernetesClient client, Policy filePolicy, Consumer<Policy> apply) {
-    this.client = client;
+  public NamespacedPolicies(KubeClients clients, Policy filePolicy, Consumer<Policy> apply) {
+    this.client = clients.main();
+    this.watching = clients.informers();
     this.filePolicy = filePolicy;
     this.applied = filePolicy;
     this.apply = apply;
@@ -127,9 +134,11 @@ public final class NamespacedPolicies implements AutoCloseable {
         schedule();
       }
     };
+    // Never resumed (a resumed watch says "watching" before the server's replay of a change made meanwhile).
     SharedIndexInformer<GenericKubernetesResource> namespacedInformer =
-        client.genericKubernetesResources(NAMESPACED).inAnyNamespace().runnableInformer(0);
-    SharedIndexInformer<GenericKubernetesResource> clusterInformer = client.genericKubernetesResources(CLUSTER).runnableInformer(0);
+        RelistingInformers.unresumed(GenericKubernetesResource.class, watching.genericKubernetesResources(NAMESPACED).inAnyNamespace());
+    SharedIndexInformer<GenericKubernetesResource> clusterInformer =
+        RelistingInformers.unresumed(GenericKubernetesResource.class, watching.genericKubernetesResources(CLUSTER));
     namespacedInformer.addEventHandler(changed);
     clusterInformer.addEventHandler(changed);
     try {
@@ -221,9 +230,36 @@ public final class NamespacedPolicies implements AutoCloseable {
     }
   }
 
+  /**
+   * True while removals may rely on the policy in force: the CRDs are not watched at all (the file policy alone), or
+   * both informers watch and the policy in force was composed from the specs they hold. False from the moment a watch
+   * ends until it has listed again, and from a change of any policy's spec (or a policy added or deleted) until the
+   * reconcile has applied it; a status write changes no generation, so the service's own writes hold nothing.
+   */
+  public boolean isCurrent() {
+    SharedIndexInformer<GenericKubernetesResource> ns = namespaced;
+    SharedIndexInformer<GenericKubernetesResource> cl = cluster;
+    if (ns == null || cl == null) {
+      return true;
+    }
+    return ns.isWatching() && cl.isWatching() && specsHeld(ns, cl).equals(appliedSpecs);
+  }
+
+  private static Set<String> specsHeld(SharedIndexInformer<GenericKubernetesResource> ns, SharedIndexInformer<GenericKubernetesResource> cl) {
+    Set<String> specs = new HashSet<>();
+    for (SharedIndexInformer<GenericKubernetesResource> informer : List.of(ns, cl)) {
+      for (GenericKubernetesResource o : informer.getStore().list()) {
+        specs.add(o.getMetadata().getUid() + "/" + o.getMetadata().getGeneration());
+      }
+    }
+    return specs;
+  }
+
   private void reconcile() {
     lastReconcileNanos = System.nanoTime();
     pending.set(false);
+    // Read before the stores are: a change that lands meanwhile leaves the policy not current until it is applied too.
+    Set<String> specs = namespaced != null ? specsHeld(namespaced, cluster) : Set.of();
     try {
       List<Verdict> verdicts = new ArrayList<>();
       if (namespaced != null) {
@@ -251,6 +287,7 @@ public final class NamespacedPolicies implements AutoCloseable {
         LOG.info("policy applied: {} profile(s), {} of {} PodCleanupPolicy object(s) accepted", combined.profiles().size(),
             verdicts.stream().filter(v -> v.outcome().accepted()).count(), verdicts.size());
       }
+      appliedSpecs = specs;
     } catch (RuntimeException e) {
       LOG.error("cannot reconcile the namespaced policies; the last applied policy keeps running", e);
     }

@@ -6,11 +6,6 @@ import static org.awaitility.Awaitility.await;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
-import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
-import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
-import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
-import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
-import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -24,10 +19,7 @@ import io.podsweeper.testing.ApiServerExtension;
 import io.podsweeper.testing.RunningService;
 import io.podsweeper.testing.TestApiServer;
 import io.podsweeper.testing.TestPods;
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import io.podsweeper.testing.WatchGrant;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -201,8 +193,8 @@ class CacheCurrencyIT {
     KubernetesClient admin = server.client();
     String ns = server.newNamespace("blip");
     String user = "podsweeper-" + ns;
-    PodWatchGrant grant = new PodWatchGrant(admin, user);
-    grant.allow(true);
+    WatchGrant grant = new WatchGrant(admin, user);
+    grant.allow("pods", true);
     long created = System.nanoTime();
     createPods(admin, ns, DUE_PODS);
     // The first pod is due 10 s after the last was created: once the service has started and lost its watches.
@@ -222,7 +214,7 @@ class CacheCurrencyIT {
     asUser.setImpersonateUsername(user);
     try (RunningService service = RunningService.start(asUser, policy)) {
       assertThat(service.status("/readyz")).isEqualTo(200);
-      grant.allow(false);
+      grant.allow("pods", false);
       server.cutConnections();
       await().atMost(Duration.ofSeconds(10)).until(() -> service.status("/readyz") == 503);
       // Every pod comes due while the pods' informer is away: the service keeps them queued, retrying each second.
@@ -233,7 +225,7 @@ class CacheCurrencyIT {
         service.status("/readyz");
         return ALL_BUT_PODS.stream().allMatch(r -> service.metric("podsweeper_informer_watching", "resource=\"" + r + "\"") == 1.0);
       });
-      grant.allow(true);
+      grant.allow("pods", true);
       await().atMost(Duration.ofSeconds(60)).until(() -> service.status("/readyz") == 200);
       Thread.sleep(3000);
       assertThat(server.removalRequests(ns)).as("requests sent on what was cached before the blip").isEmpty();
@@ -271,24 +263,6 @@ class CacheCurrencyIT {
     assertThat(creators.awaitTermination(2, TimeUnit.MINUTES)).isTrue();
     assertThat(client.pods().inNamespace(ns).list().getItems()).hasSize(count);
     return client.pods().inAnyNamespace().list().getItems().size();
-  }
-
-  /** A user with the shipped ClusterRole's rights, whose right to watch pods can be taken away and given back. */
-  private record PodWatchGrant(KubernetesClient admin, String user) {
-    void allow(boolean watchPods) throws IOException {
-      ClusterRole shipped;
-      try (InputStream manifests = Files.newInputStream(Path.of(System.getProperty("podsweeper.projectDir", "."), "manifests/rbac.yaml"))) {
-        shipped = admin.load(manifests).items().stream().filter(ClusterRole.class::isInstance).map(ClusterRole.class::cast)
-            .findFirst().orElseThrow();
-      }
-      List<PolicyRule> rules = shipped.getRules().stream().map(r -> !watchPods && r.getResources().equals(List.of("pods"))
-          ? new PolicyRuleBuilder(r).withVerbs(r.getVerbs().stream().filter(v -> !v.equals("watch")).toList()).build() : r).toList();
-      admin.rbac().clusterRoles().resource(new ClusterRoleBuilder().withNewMetadata().withName(user).endMetadata().withRules(rules).build())
-          .serverSideApply();
-      admin.rbac().clusterRoleBindings().resource(new ClusterRoleBindingBuilder().withNewMetadata().withName(user).endMetadata()
-          .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", user)
-          .addNewSubject().withKind("User").withName(user).withApiGroup("rbac.authorization.k8s.io").endSubject().build()).serverSideApply();
-    }
   }
 
   /**

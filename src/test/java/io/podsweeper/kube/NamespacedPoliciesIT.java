@@ -12,6 +12,7 @@ import io.podsweeper.testing.PodCleanupPolicies;
 import io.podsweeper.testing.RunningService;
 import io.podsweeper.testing.TestApiServer;
 import io.podsweeper.testing.TestPods;
+import io.podsweeper.testing.WatchGrant;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -170,6 +171,44 @@ class NamespacedPoliciesIT {
       assertThat(status(policy(ns, "cleanup"))).containsEntry("phase", "Accepted");
     } finally {
       PodCleanupPolicies.installCrds(client);
+    }
+  }
+
+  /**
+   * A team gives its pods longer while this replica's watches are cut off, and its right to watch the policies is
+   * taken away so that they cannot come back: the pods are watched again, and under the policy in force before the
+   * change the pod comes due, but nothing is sent while the policies are not watched, and once they are, the change
+   * is in force and the pod is not due. (Before, the policies' informers resumed their watches, removals never waited
+   * for them, and the pod went under the old policy.)
+   */
+  @Test
+  void aTeamsChangeMadeWhileItsPolicyIsNotWatchedIsInForceBeforeAnythingIsRemoved(TestApiServer server) throws Exception {
+    String ns = server.newNamespace("team-cut");
+    String user = "podsweeper-" + ns;
+    WatchGrant grant = new WatchGrant(client, user);
+    grant.allow("podcleanuppolicies", true);
+    clusterPolicy("minMaxAge: 30m\n  allowTerminated: true");
+    Instant created = Instant.now();
+    finished(ns, "done"); // finished two hours ago: due 20 s from now under the first policy
+    apply(ns, "cleanup", "states: [Failed]\n      podSelector: {matchLabels: {app: batch}}\n      maxAgeAfterFinish: 2h0m20s");
+    io.fabric8.kubernetes.client.Config asUser = server.config();
+    asUser.setImpersonateUsername(user);
+    try (RunningService service = RunningService.start(asUser, FILE_POLICY)) {
+      await().atMost(SECONDS).untilAsserted(() -> assertThat(status(policy(ns, "cleanup"))).containsEntry("phase", "Accepted"));
+      grant.allow("podcleanuppolicies", false);
+      server.cutConnections();
+      apply(ns, "cleanup", "states: [Failed]\n      podSelector: {matchLabels: {app: batch}}\n      maxAgeAfterFinish: 24h");
+
+      // Past the old policy's deadline, the pods watched again: nothing sent, and the service says it is not ready.
+      Thread.sleep(Math.max(0, Duration.between(Instant.now(), created.plusSeconds(25)).toMillis()));
+      assertThat(service.status("/readyz")).isEqualTo(503);
+      assertThat(server.removalRequests(ns)).isEmpty();
+
+      grant.allow("podcleanuppolicies", true);
+      await().atMost(Duration.ofSeconds(60)).until(() -> service.status("/readyz") == 200);
+      Thread.sleep(3000);
+      assertThat(server.removalRequests(ns)).as("removals under the policy in force before the team's change").isEmpty();
+      assertThat(exists(ns, "done")).isTrue();
     }
   }
 
