@@ -99,11 +99,20 @@ public final class NamespacedPolicies implements AutoCloseable {
    */
   public void start(long syncTimeoutSeconds, Duration lookAgain) {
     if (startInformers(syncTimeoutSeconds, true)) {
+      // In force before start returns: the first decisions see the teams' policies, and the service is ready at once.
+      try {
+        executor.submit(this::reconcile).get(syncTimeoutSeconds, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } catch (ExecutionException | TimeoutException e) {
+        LOG.warn("the first reconcile of the namespaced policies did not finish: {}", e.toString());
+      }
       return;
     }
     AtomicReference<ScheduledFuture<?>> looking = new AtomicReference<>();
     looking.set(executor.scheduleWithFixedDelay(() -> {
       if (startInformers(syncTimeoutSeconds, false)) {
+        reconcile();
         looking.get().cancel(false);
       }
     }, lookAgain.toMillis(), lookAgain.toMillis(), TimeUnit.MILLISECONDS));
@@ -164,7 +173,6 @@ public final class NamespacedPolicies implements AutoCloseable {
     namespaced = namespacedInformer;
     LOG.info("namespaced policies apply: {} PodCleanupPolicy and {} ClusterPodCleanupPolicy object(s) listed",
         namespacedInformer.getStore().list().size(), clusterInformer.getStore().list().size());
-    schedule();
     return true;
   }
 
