@@ -346,7 +346,9 @@ public final class Service implements AutoCloseable {
   private void reportCurrency() {
     boolean controlWatched = killSwitch.watched();
     controlMap.ifPresent(m -> metrics.informerWatching.labels("configmaps").set(controlWatched ? 1 : 0));
-    boolean current = sweeper.gate().current() && controlWatched;
+    // About reaching the API server: a team's change waiting for its reconcile (a second at most) holds removals too,
+    // but is no outage to report.
+    boolean current = cache.isCurrent() && controlWatched && namespacedPolicies.isWatching();
     if (current && !wasCurrent) {
       LOG.info("API server {} reachable again and every watch resumed: removals resume", clientConfig.getMasterUrl());
     } else if (!current && wasCurrent) {

@@ -247,10 +247,14 @@ public final class NamespacedPolicies implements AutoCloseable {
   public boolean isCurrent() {
     SharedIndexInformer<GenericKubernetesResource> ns = namespaced;
     SharedIndexInformer<GenericKubernetesResource> cl = cluster;
-    if (ns == null || cl == null) {
-      return true;
-    }
-    return ns.isWatching() && cl.isWatching() && specsHeld(ns, cl).equals(appliedSpecs);
+    return isWatching() && (ns == null || cl == null || specsHeld(ns, cl).equals(appliedSpecs));
+  }
+
+  /** True while both informers watch, or the CRDs are not watched at all: whether the API server is in reach. */
+  public boolean isWatching() {
+    SharedIndexInformer<GenericKubernetesResource> ns = namespaced;
+    SharedIndexInformer<GenericKubernetesResource> cl = cluster;
+    return ns == null || cl == null || ns.isWatching() && cl.isWatching();
   }
 
   private static Set<String> specsHeld(SharedIndexInformer<GenericKubernetesResource> ns, SharedIndexInformer<GenericKubernetesResource> cl) {
