@@ -135,7 +135,8 @@ start() {
   run=$(cd "$run" && pwd)
   make_pki "$run/pki"
   # The witness of what was sent: every write to pods (DELETE, evictions, patches) and to the objects that steer
-  # the service (ConfigMaps, Leases), one JSON line per request in $run/audit.log (TestApiServer.audit()).
+  # the service (ConfigMaps, Leases), and the reads of ConfigMaps, one JSON line per request in $run/audit.log
+  # (TestApiServer.audit()).
   cat > "$run/audit-policy.yaml" <<'AUDIT'
 apiVersion: audit.k8s.io/v1
 kind: Policy
@@ -148,6 +149,12 @@ rules:
         resources: [pods, pods/eviction, pods/status, configmaps, namespaces]
       - group: coordination.k8s.io
         resources: [leases]
+  # and how the kill switch's ConfigMap is read: a list or a watch (KillSwitchIT)
+  - level: Metadata
+    verbs: [list, watch]
+    resources:
+      - group: ""
+        resources: [configmaps]
   - level: None
 AUDIT
   local etcd_port etcd_peer port

@@ -16,9 +16,6 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.Watch;
 import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.WatcherException;
-import io.fabric8.kubernetes.client.http.BasicBuilder;
-import io.fabric8.kubernetes.client.http.HttpRequest;
-import io.fabric8.kubernetes.client.http.Interceptor;
 import io.podsweeper.kube.ControlConfigMap;
 import io.podsweeper.kube.KubeClients;
 import io.podsweeper.kube.Leadership;
@@ -283,29 +280,31 @@ class KillSwitchIT {
   @Test
   void afterABreakTheKillSwitchListsBeforeItWatches(TestApiServer server) throws Exception {
     Manifests.reinstall(server);
-    List<String> requests = new CopyOnWriteArrayList<>();
-    Interceptor recording = new Interceptor() {
-      @Override
-      public void before(BasicBuilder builder, HttpRequest request, RequestTags tags) {
-        if (request.uri().getPath().endsWith("/configmaps")) {
-          requests.add(String.valueOf(request.uri().getQuery()));
-        }
-      }
-    };
-    try (KubeClients clients = new KubeClients(new KubernetesClientBuilder().withConfig(Manifests.serviceAccountConfig(server, Manifests.SERVICE_ACCOUNT))
-        .withHttpClientBuilderConsumer(http -> http.addOrReplaceInterceptor("recording", recording)).build());
+    String user = Manifests.user(Manifests.SERVICE_ACCOUNT);
+    try (KubeClients clients = new KubeClients(new KubernetesClientBuilder().withConfig(Manifests.serviceAccountConfig(server, Manifests.SERVICE_ACCOUNT)).build());
         ControlConfigMap store = new ControlConfigMap(clients, NS, Manifests.CONTROL)) {
       store.start((paused, reason, version) -> {}, () -> {});
       await().atMost(Duration.ofSeconds(10)).until(store::isWatching);
       // Past the first 2 s of the watch: fabric8 treats an earlier end as 410 Gone and lists again whatever is asked.
       Thread.sleep(3000);
-      int before = requests.size();
 
+      // The API server's audit log is the witness (scripts/test-apiserver.sh logs reads of ConfigMaps too). It logs a
+      // WebSocket watch only once the watch has ended, so the reads are looked at after the store has stopped.
+      Instant cut = Instant.now();
       server.cutConnections();
-      await().atMost(Duration.ofSeconds(30)).until(() -> requests.stream().skip(before).anyMatch(q -> q.contains("watch=true")));
-      assertThat(requests.get(before)).as("the first request for the ConfigMap after the break").doesNotContain("watch=true");
       await().atMost(Duration.ofSeconds(30)).until(store::isWatching);
+      store.close();
+      await().atMost(Duration.ofSeconds(10)).until(() -> controlReadsAfter(server, user, cut), reads -> reads.contains("watch"));
+      assertThat(controlReadsAfter(server, user, cut)).as("the requests for the ConfigMap after the break").startsWith("list");
     }
+  }
+
+  /** The verbs of {@code user}'s reads of ConfigMaps in the service's namespace received after {@code after}, in order. */
+  private static List<String> controlReadsAfter(TestApiServer server, String user, Instant after) {
+    return server.audit().stream()
+        .filter(e -> e.received().isAfter(after) && e.user().equals(user) && e.resource().equals("configmaps") && e.namespace().equals(NS)
+            && (e.verb().equals("list") || e.verb().equals("watch")))
+        .map(TestApiServer.AuditEvent::verb).toList();
   }
 
   private static void awaitQuietly(CountDownLatch latch) {

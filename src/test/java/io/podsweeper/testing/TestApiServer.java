@@ -91,7 +91,8 @@ public final class TestApiServer implements ExtensionContext.Store.CloseableReso
 
   /**
    * One request as the API server's audit log recorded it (scripts/test-apiserver.sh logs writes to pods,
-   * evictions, ConfigMaps, namespaces and Leases): the witness of what a test's subject really sent.
+   * evictions, ConfigMaps, namespaces and Leases, and lists and watches of ConfigMaps): the witness of what a test's
+   * subject really sent.
    */
   public record AuditEvent(String verb, String resource, String subresource, String namespace, String name, String user,
       String userAgent, int code, Instant received, boolean dryRun) {
