@@ -21,6 +21,7 @@ import io.podsweeper.testing.Manifests;
 import io.podsweeper.testing.RunningService;
 import io.podsweeper.testing.TestApiServer;
 import io.podsweeper.testing.TestPods;
+import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -245,18 +246,7 @@ class MigrationJobIT {
   @Order(6)
   void runsAsTheServiceAccountWithTheMigrationJobsRbac(TestApiServer server) throws Exception {
     KubernetesClient client = server.client();
-    if (client.namespaces().withName(Manifests.NAMESPACE).get() == null) {
-      client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(Manifests.NAMESPACE).endMetadata().build()).create();
-    }
-    for (Path file : List.of(Manifests.BASE.resolve("rbac.yaml"), Manifests.BASE.resolve("koordinator/migration-jobs-rbac.yaml"))) {
-      try (InputStream in = Files.newInputStream(file)) {
-        client.load(in).items().forEach(o -> client.resource(o).fieldManager("podsweeper-pmj-it").forceConflicts().serverSideApply());
-      }
-    }
-    List<HasMetadata> optIn;
-    try (InputStream in = Files.newInputStream(Manifests.BASE.resolve("koordinator/migration-jobs-rbac.yaml"))) {
-      optIn = client.load(in).items();
-    }
+    List<HasMetadata> optIn = grantMigrationJobsRbac(client);
     String ns = server.newNamespace("pmj-sa");
     String node = readyNode(client);
     TestPods.setStatus(client, TestPods.create(client, ns, "old", node, Map.of()), "Running", null, List.of());
@@ -286,7 +276,6 @@ class MigrationJobIT {
               && JSON.valueToTree(j).path("spec").path("podRef").path("namespace").asText().equals(ns))).hasSize(1);
     } finally {
       client.nodes().withName(node).delete();
-      // The opt-in grants get and patch on pods: ManifestsIT, on the same server, proves the base RBAC denies them.
       optIn.forEach(o -> client.resource(o).delete());
     }
   }
@@ -303,7 +292,9 @@ class MigrationJobIT {
     String ns = server.newNamespace("pmj-made");
     String node = readyNode(client);
     TestPods.setStatus(client, TestPods.create(client, ns, "young", node, Map.of()), "Running", null, List.of());
-    try (RunningService service = RunningService.start(server, koordinatorPolicy(ns, 86_400, "{defaultJobMode: EvictDirectly}"))) {
+    List<HasMetadata> optIn = grantMigrationJobsRbac(client);
+    try (RunningService service = RunningService.start(Manifests.serviceAccountConfig(server, Manifests.SERVICE_ACCOUNT),
+        koordinatorPolicy(ns, 86_400, "{defaultJobMode: EvictDirectly}"))) {
       String made = createJob(client, ns, "young", Map.of(), Map.of(MigrationJobs.CREATED_BY_ANNOTATION, MigrationJobs.CREATOR,
           MigrationJobs.EVICT_TRIGGER_ANNOTATION, "PodLifeTime", MigrationJobs.PROFILE_ANNOTATION, "koord"));
 
@@ -312,8 +303,10 @@ class MigrationJobIT {
       assertThat(refused.path("status").path("message").asText()).contains("no rule wants the pod now");
       assertThat(server.removalRequests(ns)).isEmpty();
       assertThat(client.pods().inNamespace(ns).withName("young").get()).isNotNull();
+      assertThat(server.audit()).noneMatch(e -> e.user().equals(Manifests.user(Manifests.SERVICE_ACCOUNT)) && e.code() == 403);
     } finally {
       client.nodes().withName(node).delete();
+      optIn.forEach(o -> client.resource(o).delete());
     }
   }
 
@@ -330,7 +323,9 @@ class MigrationJobIT {
     String ns = server.newNamespace("pmj-deleted");
     String node = readyNode(client);
     TestPods.setStatus(client, TestPods.create(client, ns, "old", node, Map.of()), "Running", null, List.of());
-    try (RunningService service = RunningService.start(server, koordinatorPolicy(ns, 1, "{}"))) {
+    List<HasMetadata> optIn = grantMigrationJobsRbac(client);
+    try (RunningService service = RunningService.start(Manifests.serviceAccountConfig(server, Manifests.SERVICE_ACCOUNT),
+        koordinatorPolicy(ns, 1, "{}"))) {
       String first = await().atMost(Duration.ofSeconds(20)).until(() -> jobFor(client, ns, "old"), Optional::isPresent).get()
           .path("metadata").path("name").asText();
       reservationOf(client, first); // ReservationFirst: it waits for koord-scheduler, which never comes
@@ -340,8 +335,29 @@ class MigrationJobIT {
       await().atMost(Duration.ofSeconds(30)).until(() -> jobFor(client, ns, "old").map(j -> j.path("metadata").path("name").asText()),
           name -> name.isPresent() && !name.get().equals(first));
       assertThat(server.removalRequests(ns)).isEmpty();
+      assertThat(server.audit()).noneMatch(e -> e.user().equals(Manifests.user(Manifests.SERVICE_ACCOUNT)) && e.code() == 403);
     } finally {
       client.nodes().withName(node).delete();
+      optIn.forEach(o -> client.resource(o).delete());
+    }
+  }
+
+  /**
+   * The Deployment's ServiceAccount with the base RBAC and manifests/koordinator/migration-jobs-rbac.yaml, as an
+   * operator who opts in applies them; returns the opt-in's objects, for the test to delete (they grant get and patch
+   * on pods: ManifestsIT, on the same server, proves the base RBAC denies them).
+   */
+  private static List<HasMetadata> grantMigrationJobsRbac(KubernetesClient client) throws IOException {
+    if (client.namespaces().withName(Manifests.NAMESPACE).get() == null) {
+      client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(Manifests.NAMESPACE).endMetadata().build()).create();
+    }
+    for (Path file : List.of(Manifests.BASE.resolve("rbac.yaml"), Manifests.BASE.resolve("koordinator/migration-jobs-rbac.yaml"))) {
+      try (InputStream in = Files.newInputStream(file)) {
+        client.load(in).items().forEach(o -> client.resource(o).fieldManager("podsweeper-pmj-it").forceConflicts().serverSideApply());
+      }
+    }
+    try (InputStream in = Files.newInputStream(Manifests.BASE.resolve("koordinator/migration-jobs-rbac.yaml"))) {
+      return client.load(in).items();
     }
   }
 
