@@ -285,14 +285,20 @@ final class MigrationJobController implements AutoCloseable {
     }
   }
 
-  /**
-   * The protections of the policy's evictor (its first profile's, Koordinator's MigrationController filters) for a
-   * job whose pod no rule chose; with no profile, the DefaultEvictor's defaults.
-   */
   private Optional<String> protection(PodRecord pod) {
-    Policy policy = gate.rules().policy();
-    EvictorArgs args = policy.profiles().isEmpty() ? EvictorArgs.UPSTREAM_DEFAULT : policy.profiles().get(0).evictor();
-    return new Evictor(args).protection(pod, cache);
+    return new Evictor(handMadeJobEvictor(gate.rules().policy())).protection(pod, cache);
+  }
+
+  /**
+   * The evictor a job whose pod no rule chose meets: the policy's first profile's (Koordinator's MigrationController
+   * filters). With no profile, or when the first is Podsweeper's own rules, whose evictor leaves the protections to
+   * each rule ({@link EvictorArgs#NONE}), the DefaultEvictor's defaults: no rule chose this pod, so none opted in.
+   */
+  static EvictorArgs handMadeJobEvictor(Policy policy) {
+    if (policy.profiles().isEmpty() || policy.profiles().get(0).evictor().equals(EvictorArgs.NONE)) {
+      return EvictorArgs.UPSTREAM_DEFAULT;
+    }
+    return policy.profiles().get(0).evictor();
   }
 
   /**

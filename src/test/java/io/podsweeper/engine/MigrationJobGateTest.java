@@ -222,6 +222,26 @@ class MigrationJobGateTest {
   }
 
   /**
+   * Under a native policy the first profile is the rules', whose evictor leaves every protection to the rules. A
+   * hand-made job was chosen by no rule, so none opted in: it meets the DefaultEvictor's protections. (Before, it met
+   * the rules' evictor, and a DaemonSet, system-critical or bare pod was evicted.)
+   */
+  @Test
+  void aHandMadeJobUnderANativePolicyMeetsTheDefaultEvictorsProtections() {
+    Policy policy = PolicyLoader.parse(POLICY, "test");
+    io.podsweeper.strategy.Evictor evictor = new io.podsweeper.strategy.Evictor(MigrationJobController.handMadeJobEvictor(policy));
+    PodRecord agent = pod("agent").ns("a").on("n1").ownedBy("DaemonSet", "ds").phase("Running").container(PodFixtures.running("c")).build();
+    PodRecord coredns = pod("coredns").ns("kube-system").on("n1").ownedBy("ReplicaSet", "rs").priority(2_000_000_000)
+        .priorityClassName("system-cluster-critical").phase("Running").container(PodFixtures.running("c")).build();
+    PodRecord bare = pod("debug").ns("a").on("n1").bare().phase("Running").container(PodFixtures.running("c")).build();
+    for (PodRecord p : List.of(agent, coredns, bare)) {
+      source.put(p);
+      assertThat(evictor.protection(p, source)).as(p.name()).isPresent();
+    }
+    assertThat(evictor.protection(running("web"), source)).isEmpty();
+  }
+
+  /**
    * Under {@code dryRun: true} a hand-made job is neither admitted nor evicted: a job's eviction has no dry-run of its
    * own. (Before, the gate admitted it as live and its eviction was a real one.)
    */
@@ -325,7 +345,7 @@ class MigrationJobGateTest {
       PodRecord agent = pod("agent").ns("a").on("n1").ownedBy("DaemonSet", "ds").phase("Running").container(PodFixtures.running("c")).build();
       source.put(agent);
       Decision copied = Decision.of(agent, MigrationJobController.STRATEGY, "loose", "copied", "PodMigrationJob copied", Instant.now());
-      Optional<String> handMade = new io.podsweeper.strategy.Evictor(s.gate().rules().policy().profiles().get(0).evictor())
+      Optional<String> handMade = new io.podsweeper.strategy.Evictor(MigrationJobController.handMadeJobEvictor(s.gate().rules().policy()))
           .protection(agent, source);
       assertThat(handMade).contains("a DaemonSet pod");
       assertThat(s.gate().admitJob(agent, copied)).isEmpty();
