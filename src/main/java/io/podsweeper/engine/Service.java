@@ -29,6 +29,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.TreeMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -166,7 +167,7 @@ public final class Service implements AutoCloseable {
     this.clients = KubeClients.of(clientConfig);
     this.client = clients.main();
     this.cache = new ClusterCache(clients, metrics);
-    this.remover = PodRemover.create(clients.unretried(Optional.empty()), policy.gracePeriodSeconds());
+    this.remover = PodRemover.create(clients.unretried(Optional.empty()), this::gracePeriodInForce);
     this.events = new EventRecorder(client);
     this.controlMap = options.control().map(c -> new ControlConfigMap(clients, c.namespace(), c.name()));
     this.killSwitch = new KillSwitch(metrics, controlMap.<KillSwitch.Store>map(m -> m::write).orElse((paused, reason, over) -> true));
@@ -210,6 +211,11 @@ public final class Service implements AutoCloseable {
     metrics.registerScrapeTimeGauge("podsweeper_migration_jobs",
         "Koordinator PodMigrationJobs on the API server by phase, while it serves them (README \"Koordinator PodMigrationJobs\").",
         this::migrationJobSamples);
+  }
+
+  /** The grace period of the policy in force when a request is sent (the sweeper exists by then). */
+  private OptionalLong gracePeriodInForce() {
+    return sweeper.gate().rules().policy().gracePeriodSeconds();
   }
 
   /**

@@ -17,6 +17,7 @@ import java.util.OptionalLong;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -55,9 +56,9 @@ public final class PodRemover {
 
   private final KubernetesClient client;
   private final String evictionApiVersion;
-  private final OptionalLong gracePeriodSeconds;
+  private final Supplier<OptionalLong> gracePeriodSeconds;
 
-  private PodRemover(KubernetesClient client, String evictionApiVersion, OptionalLong gracePeriodSeconds) {
+  private PodRemover(KubernetesClient client, String evictionApiVersion, Supplier<OptionalLong> gracePeriodSeconds) {
     this.client = client;
     this.evictionApiVersion = evictionApiVersion;
     this.gracePeriodSeconds = gracePeriodSeconds;
@@ -67,8 +68,10 @@ public final class PodRemover {
    * A remover with the Eviction version the server serves.
    *
    * @param client one whose requests the HTTP layer does not retry ({@link KubeClients#unretried}): a removal is sent once
+   * @param gracePeriodSeconds the policy's {@code gracePeriodSeconds}, read for each request: the policy in force when
+   *     it is sent, so a reload applies to the next request
    */
-  public static PodRemover create(KubernetesClient client, OptionalLong gracePeriodSeconds) {
+  public static PodRemover create(KubernetesClient client, Supplier<OptionalLong> gracePeriodSeconds) {
     String version = discoverEvictionVersion(client);
     LOG.info("evictions use {}", version);
     return new PodRemover(client, version, gracePeriodSeconds);
@@ -99,7 +102,7 @@ public final class PodRemover {
   /** @param jobOptions a PodMigrationJob's delete options, over the policy's {@code gracePeriodSeconds} */
   public Result remove(Decision decision, boolean dryRun, Optional<DeleteOptions> jobOptions) {
     String podPath = "/api/v1/namespaces/" + encode(decision.namespace()) + "/pods/" + encode(decision.name());
-    ObjectNode deleteOptions = deleteOptions(decision, gracePeriodSeconds, jobOptions);
+    ObjectNode deleteOptions = deleteOptions(decision, gracePeriodSeconds.get(), jobOptions);
     String query = "";
     if (dryRun) {
       deleteOptions.putArray("dryRun").add("All");

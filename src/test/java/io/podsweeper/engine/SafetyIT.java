@@ -147,6 +147,35 @@ class SafetyIT {
     }
   }
 
+  /**
+   * The grace period is the policy's in force when the request is sent: after a reload to {@code gracePeriodSeconds:
+   * 30}, an eviction asks for 30 s, and the pod (no kubelet here to end it) stays terminating for them. (Before, the
+   * start's policy's grace period, here none, went with every request: the pod, whose own is 0, went at once.)
+   */
+  @Test
+  void aReloadedGracePeriodGoesWithTheNextRequest(TestApiServer server, @TempDir Path dir) throws Exception {
+    KubernetesClient client = server.client();
+    String ns = server.newNamespace("grace");
+    Path file = dir.resolve("policy.yaml");
+    Files.writeString(file, crashloopPolicy(ns, "1s", ""));
+    Service.Options options = Service.Options.local(0).withPolicyFile(file, UnaryOperator.identity(), Duration.ofMillis(200));
+    try (RunningService service = RunningService.start(server, Files.readString(file), options)) {
+      Files.writeString(file, crashloopPolicy(ns, "1s", "gracePeriodSeconds: 30"));
+      await().atMost(Duration.ofSeconds(5)).until(() -> service.metric("podsweeper_policy_reloads_total", "result=\"applied\"") == 1.0);
+      crashing(client, ns, "a");
+
+      await().atMost(Duration.ofSeconds(10)).until(() -> {
+        Pod p = client.pods().inNamespace(ns).withName("a").get();
+        return p == null || p.getMetadata().getDeletionTimestamp() != null;
+      });
+      Pod terminating = client.pods().inNamespace(ns).withName("a").get();
+      assertThat(terminating).as("the pod, terminating for the reloaded grace period").isNotNull();
+      assertThat(terminating.getMetadata().getDeletionGracePeriodSeconds()).isEqualTo(30L);
+    } finally {
+      client.pods().inNamespace(ns).withName("a").withGracePeriod(0).delete();
+    }
+  }
+
   @Test
   void onlyTheLeaderRemovesAndAFollowerTakesOver(TestApiServer server) throws Exception {
     KubernetesClient client = server.client();

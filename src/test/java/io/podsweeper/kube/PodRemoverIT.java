@@ -98,7 +98,7 @@ class PodRemoverIT {
 
   /** A remover as the service makes it: on a client whose requests the HTTP layer does not retry. */
   private static PodRemover remover(KubeClients clients) {
-    return PodRemover.create(clients.unretried(Optional.empty()), OptionalLong.empty());
+    return PodRemover.create(clients.unretried(Optional.empty()), OptionalLong::empty);
   }
 
   private static Pod failed(KubernetesClient client, String ns, String name) {
