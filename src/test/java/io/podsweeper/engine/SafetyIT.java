@@ -52,6 +52,12 @@ class SafetyIT {
     return client.pods().inNamespace(ns).withName(name).get() == null;
   }
 
+  /** A service whose policy is {@code file}, written with {@code policy} first and looked at for changes every 200 ms. */
+  private static RunningService startReloading(TestApiServer server, Path file, String policy) throws Exception {
+    Files.writeString(file, policy);
+    return RunningService.start(server, policy, Service.Options.local(0).withPolicyFile(file, UnaryOperator.identity(), Duration.ofMillis(200)));
+  }
+
   private static Service.Options withControl(String ns, Optional<String> token) {
     Service.Options o = Service.Options.local(0).withControl(ns, "podsweeper-control");
     return token.map(o::withAdminToken).orElse(o);
@@ -132,10 +138,8 @@ class SafetyIT {
     KubernetesClient client = server.client();
     String ns = server.newNamespace("reload");
     Path file = dir.resolve("policy.yaml");
-    Files.writeString(file, crashloopPolicy(ns, "24h", ""));
-    Service.Options options = Service.Options.local(0).withPolicyFile(file, UnaryOperator.identity(), Duration.ofMillis(200));
     crashing(client, ns, "a");
-    try (RunningService service = RunningService.start(server, Files.readString(file), options)) {
+    try (RunningService service = startReloading(server, file, crashloopPolicy(ns, "24h", ""))) {
       Thread.sleep(1000);
       assertThat(gone(client, ns, "a")).isFalse();
       Files.writeString(file, "apiVersion: podsweeper.io/v1alpha1\nkind: PodSweeperPolicy\nrules: [{name: x, states: [Crashloop]}]\n");
@@ -157,9 +161,7 @@ class SafetyIT {
     KubernetesClient client = server.client();
     String ns = server.newNamespace("grace");
     Path file = dir.resolve("policy.yaml");
-    Files.writeString(file, crashloopPolicy(ns, "1s", ""));
-    Service.Options options = Service.Options.local(0).withPolicyFile(file, UnaryOperator.identity(), Duration.ofMillis(200));
-    try (RunningService service = RunningService.start(server, Files.readString(file), options)) {
+    try (RunningService service = startReloading(server, file, crashloopPolicy(ns, "1s", ""))) {
       Files.writeString(file, crashloopPolicy(ns, "1s", "gracePeriodSeconds: 30"));
       await().atMost(Duration.ofSeconds(5)).until(() -> service.metric("podsweeper_policy_reloads_total", "result=\"applied\"") == 1.0);
       crashing(client, ns, "a");
