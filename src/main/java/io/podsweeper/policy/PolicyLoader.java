@@ -30,6 +30,18 @@ public final class PolicyLoader {
   }
 
   public static Policy parse(String text, String source) {
+    try {
+      return read(text, source);
+    } catch (PolicyException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      // A mistake the validation did not foresee is still a refused policy with a message, never an error that ends
+      // the caller: the reload timer, or a start that waits for a valid policy.
+      throw new PolicyException(source, "cannot be read as a policy (" + e + "); a Podsweeper bug: please report it with the file");
+    }
+  }
+
+  private static Policy read(String text, String source) {
     List<JsonNode> documents = YamlDocuments.read(text, source, MAX_POLICY_CODE_POINTS);
     if (documents.size() != 1) {
       throw new PolicyException(source, "a policy file holds exactly one document, found " + documents.size());

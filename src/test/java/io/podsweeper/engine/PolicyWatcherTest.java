@@ -1,0 +1,81 @@
+package io.podsweeper.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.podsweeper.metrics.Metrics;
+import io.podsweeper.policy.Policy;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class PolicyWatcherTest {
+  private static final String VALID = """
+      apiVersion: podsweeper.io/v1alpha1
+      kind: PodSweeperPolicy
+      rules: [{name: r, states: [Failed]}]
+      """;
+
+  private final Metrics metrics = new Metrics();
+  private final List<Policy> applied = new CopyOnWriteArrayList<>();
+  private final List<String> rejected = new CopyOnWriteArrayList<>();
+
+  private double reloads(String result) {
+    return metrics.policyReloads.labels(result).get();
+  }
+
+  /**
+   * A policy that fails to apply is rejected, and check() returns: the service calls it on a timer, and a timer task
+   * that throws is never run again. (Before, the exception escaped, so no later edit of the file took effect.)
+   */
+  @Test
+  void aPolicyThatFailsToApplyIsRejectedAndALaterEditStillTakesEffect(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("policy.yaml");
+    Files.writeString(file, VALID);
+    PolicyWatcher watcher = new PolicyWatcher(file, UnaryOperator.identity(), policy -> {
+      if (applied.isEmpty() && rejected.isEmpty()) {
+        throw new IllegalStateException("cannot apply");
+      }
+      applied.add(policy);
+    }, rejected::add, metrics);
+
+    Files.writeString(file, VALID.replace("name: r", "name: first"));
+    watcher.check();
+    assertThat(rejected).singleElement().asString().contains("could not be applied").contains("cannot apply");
+    assertThat(reloads("rejected")).isEqualTo(1.0);
+
+    Files.writeString(file, VALID.replace("name: r", "name: second"));
+    watcher.check();
+    assertThat(applied).hasSize(1);
+    assertThat(reloads("applied")).isEqualTo(1.0);
+  }
+
+  /**
+   * A file whose mistake the validation does not foresee (here a v1alpha1 list given as a string, which once escaped as
+   * an UnsupportedOperationException) is rejected with a message naming the file, like any invalid policy.
+   */
+  @Test
+  void aFileTheValidationDidNotForeseeIsRejectedWithAMessage(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("policy.yaml");
+    Files.writeString(file, VALID);
+    PolicyWatcher watcher = new PolicyWatcher(file, UnaryOperator.identity(), applied::add, rejected::add, metrics);
+
+    Files.writeString(file, """
+        apiVersion: descheduler/v1alpha1
+        kind: DeschedulerPolicy
+        strategies:
+          PodLifeTime:
+            enabled: true
+            params:
+              podLifeTime: {maxPodLifeTimeSeconds: 86400, podStatusPhases: Pending}
+        """);
+    watcher.check();
+
+    assertThat(applied).isEmpty();
+    assertThat(rejected).singleElement().asString().startsWith("policy.yaml: ");
+    assertThat(reloads("rejected")).isEqualTo(1.0);
+  }
+}
