@@ -64,9 +64,6 @@ public final class Evictor {
     if (!args.labelSelector().matches(pod.labels())) {
       return Optional.of("labels do not match the evictor's labelSelector");
     }
-    if (!args.namespaceLabelSelector().matches(view.namespace(pod.namespace()).labels())) {
-      return Optional.of("namespace labels do not match the evictor's namespaceLabelSelector");
-    }
     if (args.minReplicas() > 1 && pod.owners().size() == 1) {
       String owner = pod.owners().get(0).uid();
       long replicas = view.podsInNamespace(pod.namespace()).stream()
@@ -87,9 +84,13 @@ public final class Evictor {
     if (filtered.isPresent()) {
       return filtered;
     }
-    // As upstream's PreEvictionFilter: the evict annotation lifts the protections, never nodeFit.
+    // As upstream's PreEvictionFilter: the evict annotation lifts the protections, never nodeFit nor the
+    // namespaceLabelSelector (and the strategies that count pods count those of other namespaces too).
     if (args.nodeFit() && !fitsAnotherNode(pod, view)) {
       return Optional.of("fits no other Ready node (nodeFit)");
+    }
+    if (!args.namespaceLabelSelector().matches(view.namespace(pod.namespace()).labels())) {
+      return Optional.of("namespace labels do not match the evictor's namespaceLabelSelector");
     }
     return Optional.empty();
   }

@@ -804,6 +804,21 @@ class UpstreamBehaviourTest {
           .containsExactly("dev/dev-pod " + PLT);
     }
 
+    /**
+     * Upstream checks namespaceLabelSelector in PreEvictionFilter, which the evict annotation does not lift. (Before,
+     * it was checked with the protections the annotation lifts, and an annotated pod of another namespace went.)
+     */
+    @Test
+    void theEvictAnnotationDoesNotLiftTheNamespaceLabelSelector() {
+      ClusterSnapshot snapshot = ClusterSnapshot.of(List.of(
+              pod("dev-pod").ns("dev").ageSeconds(120).build(),
+              pod("annotated").ns("prod").ageSeconds(120).annotation(PodRecord.EVICT_ANNOTATION, "true").build()),
+          List.of(PodFixtures.namespace("dev", Map.of("env", "dev")), PodFixtures.namespace("prod", Map.of("env", "prod"))),
+          twoNodes());
+      assertThat(decided(evicting("namespaceLabelSelector: {matchLabels: {env: dev}}", PLT, AGE), snapshot))
+          .containsExactly("dev/dev-pod " + PLT);
+    }
+
     @Test
     void nodeFitProtectsAPodThatFitsNoOtherReadyNode() {
       PodRecord p = pod("p").on("node-a").ageSeconds(120).build();
