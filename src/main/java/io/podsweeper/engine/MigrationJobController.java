@@ -248,7 +248,7 @@ final class MigrationJobController implements AutoCloseable {
       case EVICTION -> remover.remove(d, false, options);
       case DELETE -> remover.remove(new Decision(d.namespace(), d.name(), d.uid(), d.resourceVersion(), d.node(), d.strategy(),
           d.profile(), d.rule(), Action.DELETE, d.reason(), d.dueAt(), d.owner()), false, options);
-      case SOFT_EVICTION -> api.softEvict(d);
+      case SOFT_EVICTION -> remover.softEvict(d);
     });
     switch (sent.outcome()) {
       case SENT -> {

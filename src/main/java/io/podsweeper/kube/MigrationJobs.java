@@ -11,8 +11,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.MixedOperation;
 import io.fabric8.kubernetes.client.dsl.Resource;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceList;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
@@ -428,25 +426,6 @@ public final class MigrationJobs implements AutoCloseable {
         LOG.debug("cannot delete Reservation {}: {}", name, e.getMessage());
       }
     });
-  }
-
-  /**
-   * Koordinator's soft eviction: the pod gets the {@code scheduling.koordinator.sh/soft-eviction} annotation (when,
-   * who, why) and the workload moves itself. The patch carries the decision's resourceVersion, so a changed pod is
-   * not marked.
-   */
-  public PodRemover.Result softEvict(Decision decision) {
-    ObjectNode spec = JSON.createObjectNode().put("timestamp", Instant.now().toString()).put("initiator", decision.strategy())
-        .put("reason", decision.reason());
-    ObjectNode patch = JSON.createObjectNode();
-    patch.putObject("metadata").put("resourceVersion", decision.resourceVersion()).put("uid", decision.uid())
-        .putObject("annotations").put(SOFT_EVICTION_ANNOTATION, spec.toString());
-    try {
-      client.pods().inNamespace(decision.namespace()).withName(decision.name()).patch(PatchContext.of(PatchType.JSON_MERGE), patch.toString());
-      return new PodRemover.Result(PodRemover.Outcome.REMOVED, 200, "soft eviction requested (" + SOFT_EVICTION_ANNOTATION + ")");
-    } catch (KubernetesClientException e) {
-      return PodRemover.result(e.getCode(), e.getStatus() == null ? e.getMessage() : JSON.valueToTree(e.getStatus()).toString());
-    }
   }
 
   private boolean editSpec(Job job, java.util.function.Consumer<ObjectNode> edit) {

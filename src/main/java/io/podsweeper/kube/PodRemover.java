@@ -12,6 +12,7 @@ import io.podsweeper.strategy.Action;
 import io.podsweeper.strategy.Decision;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ExecutionException;
@@ -101,7 +102,7 @@ public final class PodRemover {
 
   /** @param jobOptions a PodMigrationJob's delete options, over the policy's {@code gracePeriodSeconds} */
   public Result remove(Decision decision, boolean dryRun, Optional<DeleteOptions> jobOptions) {
-    String podPath = "/api/v1/namespaces/" + encode(decision.namespace()) + "/pods/" + encode(decision.name());
+    String podPath = podPath(decision);
     ObjectNode deleteOptions = deleteOptions(decision, gracePeriodSeconds.get(), jobOptions);
     String query = "";
     if (dryRun) {
@@ -120,6 +121,27 @@ public final class PodRemover {
       request = request(podPath + "/eviction" + query).post("application/json", eviction.toString());
     }
     return exchange(request);
+  }
+
+  /**
+   * Koordinator's soft eviction: the pod gets the {@link MigrationJobs#SOFT_EVICTION_ANNOTATION} annotation (when, who,
+   * why) and the workload moves itself. Sent once, as any removal: the patch carries the decision's UID and
+   * resourceVersion, so a changed or recreated pod is not marked.
+   */
+  public Result softEvict(Decision decision) {
+    ObjectNode spec = JSON.createObjectNode().put("timestamp", Instant.now().toString()).put("initiator", decision.strategy())
+        .put("reason", decision.reason());
+    ObjectNode patch = JSON.createObjectNode();
+    patch.putObject("metadata").put("resourceVersion", decision.resourceVersion()).put("uid", decision.uid())
+        .putObject("annotations").put(MigrationJobs.SOFT_EVICTION_ANNOTATION, spec.toString());
+    Result sent = exchange(request(podPath(decision)).patch("application/merge-patch+json", patch.toString()));
+    return sent.outcome() == Outcome.REMOVED
+        ? new Result(Outcome.REMOVED, sent.code(), "soft eviction requested (" + MigrationJobs.SOFT_EVICTION_ANNOTATION + ")")
+        : sent;
+  }
+
+  private static String podPath(Decision decision) {
+    return "/api/v1/namespaces/" + encode(decision.namespace()) + "/pods/" + encode(decision.name());
   }
 
   /** A request of this client's (no HTTP-layer retries) to {@code path} of the API server, e.g. {@code /api/v1/pods}. */
