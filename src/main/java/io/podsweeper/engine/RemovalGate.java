@@ -993,8 +993,10 @@ final class RemovalGate implements AutoCloseable {
     if (now.generation() != candidate.generation()) {
       return Optional.of("the policy changed since the decision");
     }
-    // Checked at admission too, but siblings may have become unavailable while this one waited for its turn.
-    return ownerThrottle(current.get(), now.policy()).or(() -> unwanted(current.get(), decision, candidate.balance(), now));
+    // Checked at admission too, but siblings may have become unavailable while this one waited for its turn. Then,
+    // last, the lease, the kill switch and the currencies again: judging the pod takes a while on a large cluster.
+    return ownerThrottle(current.get(), now.policy()).or(() -> unwanted(current.get(), decision, candidate.balance(), now))
+        .or(() -> heldNow(decision.action()));
   }
 
   /**
@@ -1264,6 +1266,11 @@ final class RemovalGate implements AutoCloseable {
     return Optional.empty();
   }
 
+  /** What holds every job's eviction now; a job admitted while the policy was live also waits out a dry-run. */
+  private Optional<String> jobHeldNow() {
+    return heldNow(Action.EVICT).or(() -> rules.get().policy().dryRun() ? Optional.of(JOBS_IN_DRY_RUN) : Optional.empty());
+  }
+
   /**
    * A job's eviction: the final check on what is current (lease, kill switch, cache, the pod the job names, and the
    * policy: a job this gate made must still be wanted by its rule or strategy, any other must pass {@code protection}),
@@ -1278,13 +1285,9 @@ final class RemovalGate implements AutoCloseable {
     if (entry == null || !jobs.contains(pod.uid())) {
       return new JobSendResult(JobSend.HELD, "not admitted");
     }
-    Optional<String> hold = heldNow(Action.EVICT);
+    Optional<String> hold = jobHeldNow();
     if (hold.isPresent()) {
       return new JobSendResult(JobSend.HELD, hold.get());
-    }
-    // A job admitted while the policy was live waits out a dry-run: its eviction would be a real one.
-    if (rules.get().policy().dryRun()) {
-      return new JobSendResult(JobSend.HELD, JOBS_IN_DRY_RUN);
     }
     Backoff waiting = backoff.getIfPresent(pod.uid());
     if (waiting != null && waiting.retryAt().isAfter(clock.instant())) {
@@ -1304,6 +1307,11 @@ final class RemovalGate implements AutoCloseable {
     }
     if (!bucket.tryTake().isZero()) {
       return new JobSendResult(JobSend.HELD, "waiting for the removal rate");
+    }
+    // Again, last: the judging above takes a while on a large cluster.
+    Optional<String> last = jobHeldNow();
+    if (last.isPresent()) {
+      return new JobSendResult(JobSend.HELD, last.get());
     }
     Decision now = new Decision(pod.namespace(), pod.name(), pod.uid(), pod.resourceVersion(), pod.nodeName(), old.strategy(),
         old.profile(), old.rule(), Action.EVICT, old.reason(), old.dueAt(), old.owner());

@@ -144,6 +144,34 @@ class WorldMovesBeforeTheSendTest {
     }
   }
 
+  /**
+   * A pause thrown while the final check judges the pod (the pod looked up, the owner's siblings counted, the rules
+   * evaluated: tens of milliseconds on a large cluster) holds the removal, since the lease, the kill switch and the
+   * currencies are read again after that work. (Before, they were read only first, and such a pause was passed.)
+   */
+  @Test
+  void aPauseThrownWhileTheFinalCheckJudgesThePodHoldsTheRemoval() throws Exception {
+    Instant old = Instant.now().minus(Duration.ofHours(5));
+    List<String> sent = new CopyOnWriteArrayList<>();
+    Sweeper s = new Sweeper(PolicyLoader.parse(HEAD + "rules: [{name: r, states: [Failed]}]\n", "test"), source, (d, dryRun) -> {
+      sent.add(d.name());
+      return new PodRemover.Result(PodRemover.Outcome.REMOVED, 200, "");
+    }, metrics, Clock.systemUTC(), new RecentDecisions(100), killSwitch, why -> {}, GuardWindowStore.NONE);
+    // The final check runs on a sender thread; its look-up of the pod is the first part of its judging.
+    source.afterLookup = key -> {
+      if (Thread.currentThread().getName().startsWith("sweeper-requests")) {
+        killSwitch.pause("thrown while the final check judged the pod");
+      }
+    };
+    s.start();
+    try (s) {
+      s.podChanged(failedPod("judged", old));
+      org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(killSwitch::paused);
+      Thread.sleep(500);
+      assertThat(sent).isEmpty();
+    }
+  }
+
   private PodRecord failedPod(String name, Instant old) {
     PodRecord p = pod(name).ns("a").on("n1").created(old).phase("Failed")
         .container(PodFixtures.terminatedAt("c", "Error", 1, old.plusSeconds(1))).build();
