@@ -236,6 +236,12 @@ public final class Service implements AutoCloseable {
       m.start(killSwitch::observed, killSwitch::storeDeleted);
       killSwitch.watchedWhile(m::isWatching);
     });
+    // A follower until it wins the lease: the EvictionRequests' and PodMigrationJobs' watchers started below act at once.
+    options.leaderElection().ifPresent(le -> {
+      sweeper.setLeading(false);
+      leadership = new Leadership(clients, le.namespace(), le.lease(), le.identity(), le.timing());
+      sweeper.fenceWith(leadership::holdsValidLease);
+    });
     try {
       cache.start(sweeper).get(options.syncTimeoutSeconds(), TimeUnit.SECONDS);
     } catch (TimeoutException e) {
@@ -246,11 +252,7 @@ public final class Service implements AutoCloseable {
     LOG.info("informers synced: {} pods cached", cache.pods().size());
     background.scheduleWithFixedDelay(this::reportCurrency, CURRENCY_CHECK.toMillis(), CURRENCY_CHECK.toMillis(), TimeUnit.MILLISECONDS);
     startMigrationJobs(sweeper.gate().rules().policy());
-    if (options.leaderElection().isPresent()) {
-      Options.LeaderElection le = options.leaderElection().get();
-      sweeper.setLeading(false);
-      leadership = new Leadership(clients, le.namespace(), le.lease(), le.identity(), le.timing());
-      sweeper.fenceWith(leadership::holdsValidLease);
+    if (leadership != null) {
       leadership.start(sweeper::setLeading);
     } else {
       sweeper.setLeading(true);
