@@ -66,7 +66,9 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
   private volatile boolean leading = true;
   /** Whether this replica's lease is still valid by the local clock (leader election's fence); always, without it. */
   private volatile BooleanSupplier leaseValid = () -> true;
+  /** The periodic full pass, and the interval it was scheduled with; replaced when a reload changes the interval. */
   private ScheduledFuture<?> fullPasses;
+  private Duration fullPassInterval;
 
   public Sweeper(Policy policy, PodSource cache, RemovalRequests requests, Metrics metrics, Clock clock, RecentDecisions recent) {
     this(policy, cache, requests, metrics, clock, recent, new KillSwitch(metrics, (paused, reason, over) -> true), reason -> {}, GuardWindowStore.NONE);
@@ -108,6 +110,7 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
   /** A new policy (hot reload): takes effect at once, every pod is evaluated again under it. */
   public void reload(Policy newPolicy) {
     apply(newPolicy);
+    scheduleFullPasses(newPolicy.fullPassInterval());
     cache.pods().forEach(this::evaluate);
   }
 
@@ -127,7 +130,9 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
     gate.wake();
     if (value && !was && !stopping) {
       gate.adoptRequests();
-      timers.execute(this::fullPass);
+      // Not a new limits window: a replica that lost its lease and won it again (an API-server blip) stays within the
+      // limits of the window it was in.
+      timers.execute(this::passWithinTheWindow);
     }
   }
 
@@ -171,9 +176,20 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
   /** Starts removing, and the periodic full pass; call once the cache has synced. */
   public void start() {
     worker.start();
-    long interval = rules.policy().fullPassInterval().toMillis();
     // The informers' initial list has just evaluated every pod; the first full pass is one interval away.
-    fullPasses = timers.scheduleWithFixedDelay(this::fullPass, interval, interval, TimeUnit.MILLISECONDS);
+    scheduleFullPasses(rules.policy().fullPassInterval());
+  }
+
+  /** Full passes every {@code interval}, the first one interval from now; nothing if that is the schedule already. */
+  private synchronized void scheduleFullPasses(Duration interval) {
+    if (stopping || interval.equals(fullPassInterval)) {
+      return;
+    }
+    if (fullPasses != null) {
+      fullPasses.cancel(false);
+    }
+    fullPassInterval = interval;
+    fullPasses = timers.scheduleWithFixedDelay(this::fullPass, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   @Override
@@ -202,11 +218,16 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
     cache.pods().stream().filter(p -> p.namespace().equals(namespace)).forEach(this::evaluate);
   }
 
-  /** Every cached pod once more; also starts a new limits window. */
+  /** Every cached pod once more, in a new limits window. */
   void fullPass() {
+    gate.newWindow();
+    passWithinTheWindow();
+  }
+
+  /** Every cached pod once more, and the balance strategies, in the limits window in force. */
+  private void passWithinTheWindow() {
     long started = System.nanoTime();
     try {
-      gate.newWindow();
       cache.pods().forEach(this::evaluate);
       balance();
     } catch (RuntimeException e) {
@@ -370,8 +391,10 @@ public final class Sweeper implements ClusterCache.PodListener, AutoCloseable {
   public void close() {
     stopping = true;
     queue.add(STOP);
-    if (fullPasses != null) {
-      fullPasses.cancel(false);
+    synchronized (this) {
+      if (fullPasses != null) {
+        fullPasses.cancel(false);
+      }
     }
     gate.wake();
     try {

@@ -218,6 +218,52 @@ class SweeperTest {
     }
   }
 
+  /** The answer of a server that removes the pod: it leaves the cache. */
+  private PodRemover.Outcome removed(Decision d) {
+    source.pods.remove(d.podKey());
+    return PodRemover.Outcome.REMOVED;
+  }
+
+  /**
+   * A replica that lost its lease and won it again (an API-server blip past the renew deadline) looks at every pod
+   * at once, but within the limits window it was in. (Before, the new term's pass started a new window: each blip gave
+   * another maxTotal.)
+   */
+  @Test
+  void aNewTermDoesNotStartTheLimitsWindowOver() {
+    try (Sweeper s = sweeper("fullPassInterval: 1h\nlimits: {maxTotal: 1}\nrules: [{name: r, states: [Failed]}]\n", this::removed)) {
+      s.start();
+      arrive(s, failed("a", "a0", "n1"), failed("b", "b0", "n1"), failed("c", "c0", "n1"));
+      await().atMost(Duration.ofSeconds(5)).until(() -> recent.list().size() == 3);
+      assertThat(sent).hasSize(1);
+
+      s.setLeading(false);
+      s.setLeading(true);
+
+      await().pollDelay(Duration.ofMillis(1500)).until(() -> true); // the new term's pass: at once, on the timers' thread
+      assertThat(sent).as("maxTotal 1 in the 1h window, across a new term").hasSize(1);
+    }
+  }
+
+  /**
+   * A reload that changes fullPassInterval reschedules the full passes, and so the limits windows. (Before, the
+   * interval at start stayed in force until a restart.)
+   */
+  @Test
+  void aReloadedFullPassIntervalTakesEffect() {
+    String rules = "limits: {maxTotal: 1}\nrules: [{name: r, states: [Failed]}]\n";
+    try (Sweeper s = sweeper("fullPassInterval: 1h\n" + rules, this::removed)) {
+      s.start();
+      arrive(s, failed("a", "a0", "n1"), failed("b", "b0", "n1"));
+      await().atMost(Duration.ofSeconds(5)).until(() -> recent.list().size() == 2);
+      assertThat(sent).hasSize(1);
+
+      s.reload(PolicyLoader.parse(HEAD + "fullPassInterval: 1s\n" + rules, "test"));
+
+      await().atMost(Duration.ofSeconds(5)).until(() -> sent.size() == 2);
+    }
+  }
+
   /** A ClusterPodCleanupPolicy's maxRemovalsPerHourPerNamespace holds for namespaced policies, not for the file's rules. */
   @Test
   void namespacedPoliciesStayWithinTheirHourlyCap() {
