@@ -19,10 +19,25 @@ import java.util.function.Function;
 public final class ConfigNode {
   private final JsonNode node;
   private final String path;
+  /** Paths of fields that came from elsewhere in the document (see {@link #assembled}). */
+  private final Map<String, String> fieldPaths;
 
   public ConfigNode(JsonNode node, String path) {
+    this(node, path, Map.of());
+  }
+
+  private ConfigNode(JsonNode node, String path, Map<String, String> fieldPaths) {
     this.node = node;
     this.path = path;
+    this.fieldPaths = fieldPaths;
+  }
+
+  /**
+   * An object a format conversion assembled from several places of a document: each field named in
+   * {@code fieldPaths} keeps the path it was written at, so errors point into the file the user wrote.
+   */
+  static ConfigNode assembled(JsonNode node, String path, Map<String, String> fieldPaths) {
+    return new ConfigNode(node, path, Map.copyOf(fieldPaths));
   }
 
   public String path() {
@@ -68,7 +83,8 @@ public final class ConfigNode {
   }
 
   public ConfigNode child(String field) {
-    return new ConfigNode(node == null ? null : node.get(field), path.isEmpty() ? field : path + "." + field);
+    String at = fieldPaths.get(field);
+    return new ConfigNode(node == null ? null : node.get(field), at != null ? at : path.isEmpty() ? field : path + "." + field);
   }
 
   /** Fails on any field not in {@code known}, naming it: a misspelt field must not be silently ignored. */

@@ -61,9 +61,7 @@ public final class DeschedulerPlugins {
     OptionalLong maxSeconds = args.optionalLong("maxPodLifeTimeSeconds", 0, 100L * 365 * 86_400);
     List<PodState> states = new ArrayList<>();
     for (ConfigNode item : args.list("states")) {
-      String name = item.string();
-      PodState state = PodState.parse(name)
-          .orElseThrow(() -> item.error("states must be one of [" + PodState.allowedNames() + "], got \"" + name + "\""));
+      PodState state = podLifeTimeState(item);
       if (!states.contains(state)) {
         states.add(state);
       }
@@ -98,6 +96,13 @@ public final class DeschedulerPlugins {
         Optional.empty(),
         conditions, exitCodes, ownerInclude, ownerExclude, args.bool("includingInitContainers", false),
         args.bool("includingEphemeralContainers", false), Optional.empty(), Set.of());
+  }
+
+  /** One of PodLifeTime's {@code states}. */
+  static PodState podLifeTimeState(ConfigNode item) {
+    String name = item.string();
+    return PodState.parse(name)
+        .orElseThrow(() -> item.error("states must be one of [" + PodState.allowedNames() + "], got \"" + name + "\""));
   }
 
   static RemoveFailedPodsArgs removeFailedPods(ConfigNode args) {
@@ -395,7 +400,7 @@ public final class DeschedulerPlugins {
       w.requireObject(Set.copyOf(w.fieldNames()));
       for (String resource : w.fieldNames()) {
         resourceName(w.child(resource), resource);
-        weights.put(resource, w.optionalLong(resource, 1, 1_000_000).getAsLong());
+        weights.put(resource, (long) w.child(resource).intValue(1, 1_000_000));
       }
     }
     int consecutive = LowNodeLoadArgs.DEFAULT_CONSECUTIVE_ABNORMALITIES;

@@ -1,8 +1,10 @@
 package io.podsweeper.policy;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -79,14 +81,27 @@ final class DeschedulerV1alpha1Format {
         Policy.DEFAULT_FULL_PASS_INTERVAL, java.util.OptionalLong.empty(), Guard.DEFAULTS, profiles);
   }
 
-  /** A params block's fields; PodLifeTime's deprecated {@code podStatusPhases} merged into states, as upstream did. */
-  private static ObjectNode block(ConfigNode own) {
+  /**
+   * A params block's fields into {@code args}, each keeping the path it was written at ({@code paths}, arg name →
+   * path). PodLifeTime's deprecated {@code podStatusPhases} is merged into states, as upstream's conversion did.
+   */
+  private static void block(ConfigNode own, ObjectNode args, Map<String, String> paths) {
     ObjectNode fields = own.objectCopy();
+    fields.fieldNames().forEachRemaining(field -> paths.put(field, own.child(field).path()));
     if (fields.has("podStatusPhases")) {
-      fields.withArray("states").addAll(fields.withArray("podStatusPhases"));
+      ArrayNode states = JsonNodeFactory.instance.arrayNode();
+      own.list("states").forEach(item -> states.add(item.raw()));
+      for (ConfigNode phase : own.list("podStatusPhases")) {
+        DeschedulerPlugins.podLifeTimeState(phase);
+        states.add(phase.raw());
+      }
+      if (!own.has("states")) {
+        paths.put("states", own.child("podStatusPhases").path());
+      }
+      fields.set("states", states);
       fields.remove("podStatusPhases");
     }
-    return fields;
+    args.setAll(fields);
   }
 
   private static Profile profile(ConfigNode root, String name, ConfigNode params, Optional<LabelSelector> nodeSelector) {
@@ -98,12 +113,14 @@ final class DeschedulerV1alpha1Format {
     }
     params.requireObjectOrAbsent(allowed);
     ObjectNode args = JsonNodeFactory.instance.objectNode();
+    Map<String, String> paths = new HashMap<>();
     if (!mapping.block().isEmpty()) {
-      args.setAll(block(params.child(mapping.block())));
+      block(params.child(mapping.block()), args, paths);
     }
     mapping.fields().forEach((param, arg) -> {
       if (params.has(param)) {
         args.set(arg, params.child(param).raw());
+        paths.put(arg, params.child(param).path());
       }
     });
     if (args.has("includeSoftConstraints")) {
@@ -112,9 +129,11 @@ final class DeschedulerV1alpha1Format {
       args.remove("includeSoftConstraints");
       if (soft) {
         args.putArray("constraints").add(TopologySpreadArgs.HARD).add(TopologySpreadArgs.SOFT);
+        paths.put("constraints", params.child("includeSoftConstraints").path());
       }
     }
-    StrategyArgs strategy = DeschedulerPlugins.strategy(name, new ConfigNode(args, params.path()), "strategy-" + name + "-profile", Optional.empty());
+    StrategyArgs strategy = DeschedulerPlugins.strategy(name, ConfigNode.assembled(args, params.path(), paths),
+        "strategy-" + name + "-profile", Optional.empty());
 
     ObjectNode evictor = JsonNodeFactory.instance.objectNode();
     for (String flag : EVICTOR_FLAGS) {
@@ -122,6 +141,10 @@ final class DeschedulerV1alpha1Format {
         evictor.set(flag.equals("evictDaemonSetPods") ? "evictDaemonSetPods" : flag, root.child(flag).raw());
       }
     }
+    // Read here, so that a wrong value is reported where it was written, not in the evictor built from it.
+    params.optionalInt("thresholdPriority", Integer.MIN_VALUE, EvictorArgs.SYSTEM_CRITICAL_PRIORITY);
+    params.optionalString("thresholdPriorityClassName");
+    params.bool("nodeFit", false);
     if (params.has("thresholdPriority") && params.has("thresholdPriorityClassName")) {
       throw params.error("only one of thresholdPriority and thresholdPriorityClassName can be set");
     }

@@ -56,6 +56,13 @@ class BadInputTest {
         Arguments.of("upstream empty profiles", upstream + "profiles: []\n", "at least one profile is required"),
         Arguments.of("v1alpha1 nothing enabled", "apiVersion: descheduler/v1alpha1\nkind: DeschedulerPolicy\nstrategies: {PodLifeTime: {enabled: false}}\n",
             "no strategy is enabled"),
+        Arguments.of("koordinator null resource weight", "apiVersion: descheduler/v1alpha2\nkind: DeschedulerConfiguration\nprofiles: [{name: k,"
+            + " plugins: {balance: {enabled: [{name: LowNodeLoad}]}}, pluginConfig: [{name: LowNodeLoad, args: {lowThresholds: {cpu: 45},"
+            + " highThresholds: {cpu: 75}, resourceWeights: {cpu: null}}}]}]\n",
+            "profiles[0].pluginConfig[0].args.resourceWeights.cpu: must be a whole number, got nothing"),
+        Arguments.of("v1alpha1 phases as a string", "apiVersion: descheduler/v1alpha1\nkind: DeschedulerPolicy\nstrategies: {PodLifeTime:"
+            + " {enabled: true, params: {podLifeTime: {maxPodLifeTimeSeconds: 86400, podStatusPhases: Pending}}}}\n",
+            "strategies.PodLifeTime.params.podLifeTime.podStatusPhases: must be a list, got \"Pending\""),
         Arguments.of("koordinator wrong evictQPS", "apiVersion: descheduler/v1alpha2\nkind: DeschedulerConfiguration\nprofiles: [{name: k,"
             + " pluginConfig: [{name: MigrationController, args: {evictQPS: fast}}]}]\n", "evictQPS: must be a number"),
         Arguments.of("koordinator LowNodeLoad nodePools", "apiVersion: descheduler/v1alpha2\nkind: DeschedulerConfiguration\nprofiles: [{name: k,"

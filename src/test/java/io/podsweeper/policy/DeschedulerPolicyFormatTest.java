@@ -548,6 +548,60 @@ class DeschedulerPolicyFormatTest {
       assertThat(high.thresholds()).containsExactly(Map.entry("cpu", 35.0));
     }
 
+    /** The audit's cases: a wrong type in a field is an error naming it, where it was written, not an internal failure. */
+    @Test
+    void v1alpha1WrongTypesAreErrorsAtTheirOwnPath() {
+      assertThat(error(V1ALPHA1 + """
+          strategies:
+            PodLifeTime:
+              enabled: true
+              params: {podLifeTime: {maxPodLifeTimeSeconds: 86400, podStatusPhases: Pending}}
+          """)).isEqualTo("strategies.PodLifeTime.params.podLifeTime.podStatusPhases: must be a list, got \"Pending\"");
+      assertThat(error(V1ALPHA1 + """
+          strategies:
+            PodLifeTime:
+              enabled: true
+              params: {podLifeTime: {podStatusPhases: [Pending], states: Running}}
+          """)).isEqualTo("strategies.PodLifeTime.params.podLifeTime.states: must be a list, got \"Running\"");
+      assertThat(error(V1ALPHA1 + """
+          strategies:
+            PodLifeTime:
+              enabled: true
+              params: {podLifeTime: {podStatusPhases: [Pending, Waiting]}}
+          """)).startsWith("strategies.PodLifeTime.params.podLifeTime.podStatusPhases[1]: states must be one of [");
+      assertThat(error(V1ALPHA1 + """
+          strategies:
+            PodLifeTime:
+              enabled: true
+              params: {podLifeTime: {maxPodLifeTimeSeconds: 1h}}
+          """)).isEqualTo("strategies.PodLifeTime.params.podLifeTime.maxPodLifeTimeSeconds: must be a whole number, got \"1h\"");
+      assertThat(error(V1ALPHA1 + """
+          strategies:
+            RemovePodsViolatingInterPodAntiAffinity:
+              enabled: true
+              params: {thresholdPriority: high}
+          """)).isEqualTo("strategies.RemovePodsViolatingInterPodAntiAffinity.params.thresholdPriority: must be a whole number,"
+              + " got \"high\"");
+      assertThat(error(V1ALPHA1 + """
+          strategies:
+            RemovePodsViolatingTopologySpreadConstraint:
+              enabled: true
+              params: {includeSoftConstraints: "yes"}
+          """)).isEqualTo("strategies.RemovePodsViolatingTopologySpreadConstraint.params.includeSoftConstraints: must be true or false,"
+              + " got \"yes\"");
+    }
+
+    @Test
+    void v1alpha1PodStatusPhasesAreStates() {
+      Rule rule = ((PodLifeTimeArgs) parse(V1ALPHA1 + """
+          strategies:
+            PodLifeTime:
+              enabled: true
+              params: {podLifeTime: {maxPodLifeTimeSeconds: 60, podStatusPhases: [Pending], states: [Running]}}
+          """).profiles().get(0).deschedule().get(0)).rules().get(0);
+      assertThat(rule.states()).containsExactlyInAnyOrder(PodState.parse("Pending").orElseThrow(), PodState.parse("Running").orElseThrow());
+    }
+
     @Test
     void v1alpha1ParamsAStrategyDoesNotTakeAreErrors() {
       assertThat(error(V1ALPHA1 + """
