@@ -83,9 +83,10 @@ final class DeschedulerV1alpha1Format {
 
   /**
    * A params block's fields into {@code args}, each keeping the path it was written at ({@code paths}, arg name →
-   * path). PodLifeTime's deprecated {@code podStatusPhases} is merged into states, as upstream's conversion did.
+   * path). PodLifeTime's deprecated {@code podStatusPhases} is merged into states, and HighNodeUtilization's
+   * {@code targetThresholds} and {@code useDeviationThresholds} are dropped, both as upstream's conversion did.
    */
-  private static void block(ConfigNode own, ObjectNode args, Map<String, String> paths) {
+  private static void block(String strategy, ConfigNode own, ObjectNode args, Map<String, String> paths) {
     ObjectNode fields = own.objectCopy();
     fields.fieldNames().forEachRemaining(field -> paths.put(field, own.child(field).path()));
     if (fields.has("podStatusPhases")) {
@@ -101,6 +102,12 @@ final class DeschedulerV1alpha1Format {
       fields.set("states", states);
       fields.remove("podStatusPhases");
     }
+    if (strategy.equals(NodeUtilizationArgs.HIGH)) {
+      // Upstream's HighNodeUtilizationArgs has neither: its conversion decoded them and left them out.
+      own.child("targetThresholds").objectCopy();
+      own.bool("useDeviationThresholds", false);
+      fields.remove(List.of("targetThresholds", "useDeviationThresholds"));
+    }
     args.setAll(fields);
   }
 
@@ -115,7 +122,7 @@ final class DeschedulerV1alpha1Format {
     ObjectNode args = JsonNodeFactory.instance.objectNode();
     Map<String, String> paths = new HashMap<>();
     if (!mapping.block().isEmpty()) {
-      block(params.child(mapping.block()), args, paths);
+      block(name, params.child(mapping.block()), args, paths);
     }
     mapping.fields().forEach((param, arg) -> {
       if (params.has(param)) {

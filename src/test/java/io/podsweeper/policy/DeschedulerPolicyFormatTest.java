@@ -602,6 +602,30 @@ class DeschedulerPolicyFormatTest {
       assertThat(rule.states()).containsExactlyInAnyOrder(PodState.parse("Pending").orElseThrow(), PodState.parse("Running").orElseThrow());
     }
 
+    /** As upstream v0.30's conversion: HighNodeUtilizationArgs has no targetThresholds, so it was decoded and dropped. */
+    @Test
+    void v1alpha1HighNodeUtilizationIgnoresTargetThresholds() {
+      Policy p = parse(V1ALPHA1 + """
+          strategies:
+            HighNodeUtilization:
+              enabled: true
+              params: {nodeResourceUtilizationThresholds: {thresholds: {cpu: 20, memory: 20},
+                targetThresholds: {cpu: 50, memory: 50}, useDeviationThresholds: true}}
+          """);
+      NodeUtilizationArgs high = (NodeUtilizationArgs) p.profiles().get(0).balance().get(0);
+      assertThat(high.high()).isTrue();
+      assertThat(high.thresholds()).isEqualTo(Map.of("cpu", 20.0, "memory", 20.0));
+      assertThat(high.targetThresholds()).isEmpty();
+      assertThat(high.useDeviationThresholds()).isFalse();
+      assertThat(error(V1ALPHA1 + """
+          strategies:
+            HighNodeUtilization:
+              enabled: true
+              params: {nodeResourceUtilizationThresholds: {thresholds: {cpu: 20}, targetThresholds: 50}}
+          """)).isEqualTo("strategies.HighNodeUtilization.params.nodeResourceUtilizationThresholds.targetThresholds: must be an object,"
+              + " got 50");
+    }
+
     @Test
     void v1alpha1ParamsAStrategyDoesNotTakeAreErrors() {
       assertThat(error(V1ALPHA1 + """
