@@ -213,6 +213,20 @@ public final class ConfigNode {
             .orElseThrow(() -> c.error("invalid duration \"" + text + "\" (a positive duration such as 90s, 1h30m or 7d)")));
   }
 
+  /**
+   * A duration where upstream has a {@code metav1.Duration}: exactly Go's syntax ({@code 0s}, {@code 1.5h},
+   * {@code 1h30m}, {@code 250ms}; no days), not negative.
+   */
+  public Optional<Duration> optionalGoDuration(String field) {
+    if (!has(field)) {
+      return Optional.empty();
+    }
+    ConfigNode c = child(field);
+    String text = c.string();
+    return Optional.of(Durations.parseGo(text).filter(d -> !d.isNegative()).orElseThrow(() -> c.error("invalid duration \"" + text
+        + "\" (a Go duration that is not negative, such as 0s, 90s, 1.5h or 1h30m; units ns, us, ms, s, m, h)")));
+  }
+
   public List<ConfigNode> list(String field) {
     if (!has(field)) {
       return List.of();

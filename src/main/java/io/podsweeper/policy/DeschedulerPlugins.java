@@ -581,7 +581,7 @@ public final class DeschedulerPlugins {
     LabelSelector nodeSelector = args.has("nodeSelector")
         ? Selectors.parse(args.child("nodeSelector"), args.child("nodeSelector").string()) : LabelSelector.EVERYTHING;
     OptionalInt minReplicas = args.optionalInt("minReplicas", 0, 1_000_000);
-    Optional<Duration> minPodAge = args.optionalDuration("minPodAge");
+    Optional<Duration> minPodAge = args.optionalGoDuration("minPodAge");
     EvictorArgs.NoEvictionPolicy noEviction = EvictorArgs.NoEvictionPolicy.Unset;
     if (args.has("noEvictionPolicy")) {
       String value = args.child("noEvictionPolicy").string();

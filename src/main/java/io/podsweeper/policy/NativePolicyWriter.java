@@ -348,6 +348,6 @@ public final class NativePolicyWriter {
 
   /** A duration that reads back exactly: whole seconds, or milliseconds when it has a fraction. */
   private static String exact(Duration d) {
-    return d.toMillis() % 1000 == 0 ? d.toSeconds() + "s" : d.toMillis() + "ms";
+    return d.getNano() == 0 ? d.toSeconds() + "s" : d.getNano() % 1_000_000 == 0 ? d.toMillis() + "ms" : d.toNanos() + "ns";
   }
 }

@@ -41,6 +41,23 @@ class ConvertRoundTripTest {
     assertThat(after).isEqualTo(before).isNotEmpty();
   }
 
+  /** A Go duration upstream accepts (fractions, down to nanoseconds) is written back without losing any of it. */
+  @ParameterizedTest
+  @ValueSource(strings = {"0s", "1.5h", "2.5ms", "1.000000001s"})
+  void minPodAgeConvertsExactly(String minPodAge) {
+    Policy original = PolicyLoader.parse("""
+        apiVersion: descheduler/v1alpha2
+        kind: DeschedulerPolicy
+        profiles:
+          - name: p
+            pluginConfig:
+              - {name: DefaultEvictor, args: {minPodAge: "%s"}}
+              - {name: PodLifeTime, args: {maxPodLifeTimeSeconds: 60}}
+            plugins: {deschedule: {enabled: [PodLifeTime]}}
+        """.formatted(minPodAge), "policy.yaml");
+    assertThat(PolicyLoader.parse(NativePolicyWriter.write(original), "converted").profiles()).isEqualTo(original.profiles());
+  }
+
   /** A native rule's opt-ins to evicting protected pods are written back, and only where a rule has them. */
   @Test
   void ruleOptInsMeanTheSame() {

@@ -280,8 +280,20 @@ class DeschedulerPolicyFormatTest {
 
     @Test
     void badMinPodAge() {
-      assertThat(error(evictor("minPodAge: 5 minutes")))
-          .isEqualTo(ARGS + ".minPodAge: invalid duration \"5 minutes\" (a positive duration such as 90s, 1h30m or 7d)");
+      for (String bad : List.of("5 minutes", "-5m", "7d", "1h 30m", "")) {
+        assertThat(error(evictor("minPodAge: \"" + bad + "\""))).isEqualTo(ARGS + ".minPodAge: invalid duration \"" + bad
+            + "\" (a Go duration that is not negative, such as 0s, 90s, 1.5h or 1h30m; units ns, us, ms, s, m, h)");
+      }
+    }
+
+    /** Upstream's minPodAge is a metav1.Duration: whatever Go's time.ParseDuration reads, zero and fractions too. */
+    @Test
+    void minPodAgeIsAGoDuration() {
+      for (Map.Entry<String, Duration> good : Map.of("0s", Duration.ZERO, "0", Duration.ZERO, "1.5h", Duration.ofMinutes(90),
+          "1h30m", Duration.ofMinutes(90), "250ms", Duration.ofMillis(250), "1.5us", Duration.ofNanos(1500)).entrySet()) {
+        assertThat(parse(evictor("minPodAge: \"" + good.getKey() + "\"")).profiles().get(0).evictor().minPodAge())
+            .as(good.getKey()).contains(good.getValue());
+      }
     }
 
     @Test
