@@ -60,6 +60,14 @@ public final class ConfigNode {
     return ((com.fasterxml.jackson.databind.node.ObjectNode) node).deepCopy();
   }
 
+  /** This object without {@code fields}, every other field keeping its path; anything else as it is. */
+  ConfigNode without(Set<String> fields) {
+    if (node == null || !node.isObject()) {
+      return this;
+    }
+    return new ConfigNode(((com.fasterxml.jackson.databind.node.ObjectNode) node).deepCopy().remove(fields), path, fieldPaths);
+  }
+
   /** The field names of this object node, in document order. */
   public List<String> fieldNames() {
     if (node == null || !node.isObject()) {

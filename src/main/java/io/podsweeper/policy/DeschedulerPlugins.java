@@ -38,7 +38,8 @@ public final class DeschedulerPlugins {
    * @param prometheus the policy's Prometheus {@code metricsProviders} entry, for LowNodeUtilization's
    *     {@code metricsUtilization.source: Prometheus}
    */
-  public static StrategyArgs strategy(String plugin, ConfigNode args, String profile, Optional<PrometheusQuery.Server> prometheus) {
+  public static StrategyArgs strategy(String plugin, ConfigNode given, String profile, Optional<PrometheusQuery.Server> prometheus) {
+    ConfigNode args = DESCHEDULE.contains(plugin) || BALANCE.contains(plugin) ? typeMeta(plugin, given) : given;
     return switch (plugin) {
       case "PodLifeTime" -> new PodLifeTimeArgs(List.of(podLifeTime(args, profile)));
       case "RemoveFailedPods" -> removeFailedPods(args);
@@ -53,6 +54,23 @@ public final class DeschedulerPlugins {
       case LowNodeLoadArgs.NAME -> lowNodeLoad(args);
       default -> throw args.error("unknown plugin \"" + plugin + "\"");
     };
+  }
+
+  /**
+   * Every args type inlines TypeMeta, so args may say their {@code apiVersion} and {@code kind}; a kind given must be
+   * the plugin's own args kind ({@code PodLifeTime}: {@code PodLifeTimeArgs}). Returns the args without the two.
+   */
+  private static ConfigNode typeMeta(String plugin, ConfigNode args) {
+    if (args.has("apiVersion")) {
+      args.child("apiVersion").string();
+    }
+    if (args.has("kind")) {
+      String kind = args.child("kind").string();
+      if (!kind.equals(plugin + "Args")) {
+        throw args.child("kind").error("must be " + plugin + "Args (the kind of " + plugin + "'s args), got \"" + kind + "\"");
+      }
+    }
+    return args.without(Set.of("apiVersion", "kind"));
   }
 
   static Rule podLifeTime(ConfigNode args, String profile) {
@@ -359,12 +377,9 @@ public final class DeschedulerPlugins {
    * that name them, never ignored: each would change which pods go.
    */
   static LowNodeLoadArgs lowNodeLoad(ConfigNode args) {
-    args.requireObjectOrAbsent(Set.of("apiVersion", "kind", "paused", "dryRun", "numberOfNodes", "nodeMetricExpirationSeconds",
+    args.requireObjectOrAbsent(Set.of("paused", "dryRun", "numberOfNodes", "nodeMetricExpirationSeconds",
         "evictableNamespaces", "nodeSelector", "podSelectors", "nodeFit", "useDeviationThresholds", "lowThresholds", "highThresholds",
         "prodLowThresholds", "prodHighThresholds", "resourceWeights", "anomalyCondition", "detectorCacheTimeout", "nodePools"));
-    if (args.has("kind") && !args.child("kind").string().equals("LowNodeLoadArgs")) {
-      throw args.child("kind").error("must be LowNodeLoadArgs, got \"" + args.child("kind").string() + "\"");
-    }
     if (args.has("nodePools")) {
       throw args.child("nodePools").error("not supported: give each node pool a profile of its own, with LowNodeLoad's nodeSelector");
     }
@@ -519,7 +534,8 @@ public final class DeschedulerPlugins {
    * DefaultEvictor args. With {@code podsweeperExtensions}, also {@code evictAllBarePods} (Koordinator's flag: no
    * bare-pod rule at all), which only Podsweeper's own format may carry.
    */
-  public static EvictorArgs defaultEvictor(ConfigNode args, boolean podsweeperExtensions) {
+  public static EvictorArgs defaultEvictor(ConfigNode given, boolean podsweeperExtensions) {
+    ConfigNode args = typeMeta(DEFAULT_EVICTOR, given);
     Set<String> known = new java.util.HashSet<>(Set.of("podProtections", "evictLocalStoragePods", "evictDaemonSetPods",
         "evictSystemCriticalPods", "evictFailedBarePods", "ignorePvcPods", "ignorePodsWithoutPDB", "priorityThreshold", "nodeFit",
         "nodeSelector", "labelSelector", "namespaceLabelSelector", "minReplicas", "minPodAge", "noEvictionPolicy"));

@@ -278,6 +278,37 @@ class DeschedulerPolicyFormatTest {
               + "minReplicas, namespaceLabelSelector, noEvictionPolicy, nodeFit, nodeSelector, podProtections, priorityThreshold)");
     }
 
+    /** Every upstream args type inlines TypeMeta: apiVersion and kind are legal in args, and a kind names the args type. */
+    @Test
+    void argsMayCarryTheirApiVersionAndKind() {
+      Map<String, String> minimal = Map.ofEntries(Map.entry("PodLifeTime", "maxPodLifeTimeSeconds: 60"), Map.entry("RemoveFailedPods", ""),
+          Map.entry("RemovePodsHavingTooManyRestarts", "podRestartThreshold: 3"), Map.entry(NodeTaintsArgs.NAME, ""),
+          Map.entry(NodeAffinityArgs.NAME, "nodeAffinityType: [" + NodeAffinityArgs.REQUIRED + "]"),
+          Map.entry(InterPodAntiAffinityArgs.NAME, ""), Map.entry(RemoveDuplicatesArgs.NAME, ""), Map.entry(TopologySpreadArgs.NAME, ""),
+          Map.entry(NodeUtilizationArgs.LOW, "thresholds: {cpu: 10}, targetThresholds: {cpu: 50}"),
+          Map.entry(NodeUtilizationArgs.HIGH, "thresholds: {cpu: 10}"),
+          Map.entry(LowNodeLoadArgs.NAME, "lowThresholds: {cpu: 10}, highThresholds: {cpu: 50}"));
+      assertThat(minimal.keySet()).containsAll(DeschedulerPlugins.DESCHEDULE).containsAll(DeschedulerPlugins.BALANCE);
+      minimal.forEach((plugin, args) -> {
+        ConfigNode typed = args("{apiVersion: descheduler/v1alpha2, kind: " + plugin + "Args" + (args.isEmpty() ? "" : ", ") + args + "}");
+        assertThat(DeschedulerPlugins.strategy(plugin, typed, "p", Optional.empty())).as(plugin)
+            .isEqualTo(DeschedulerPlugins.strategy(plugin, args("{" + args + "}"), "p", Optional.empty()));
+        PolicyException wrong = org.junit.jupiter.api.Assertions.assertThrows(PolicyException.class,
+            () -> DeschedulerPlugins.strategy(plugin, args("{kind: DefaultEvictorArgs}"), "p", Optional.empty()));
+        assertThat(wrong).as(plugin).hasMessage("a.kind: must be " + plugin + "Args (the kind of " + plugin + "'s args), got"
+            + " \"DefaultEvictorArgs\"");
+      });
+      assertThat(parse(evictor("apiVersion: descheduler/v1alpha2\nkind: DefaultEvictorArgs\nevictLocalStoragePods: true"))
+          .profiles().get(0).evictor().protections()).doesNotContain(Protection.PodsWithLocalStorage);
+      assertThat(error(evictor("kind: PodLifeTimeArgs")))
+          .isEqualTo(ARGS + ".kind: must be DefaultEvictorArgs (the kind of DefaultEvictor's args), got \"PodLifeTimeArgs\"");
+      assertThat(error(evictor("apiVersion: 2"))).isEqualTo(ARGS + ".apiVersion: must be a string, got 2");
+    }
+
+    private static ConfigNode args(String yaml) {
+      return new ConfigNode(YamlDocuments.read(yaml, "args", 1 << 20).get(0), "a");
+    }
+
     @Test
     void badMinPodAge() {
       for (String bad : List.of("5 minutes", "-5m", "7d", "1h 30m", "")) {
