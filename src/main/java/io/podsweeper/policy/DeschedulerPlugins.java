@@ -281,6 +281,10 @@ public final class DeschedulerPlugins {
    * {@code authToken} is given, its Secret's namespace and name. Returns the Prometheus entry's server.
    */
   public static Optional<PrometheusQuery.Server> metricsProviders(ConfigNode root) {
+    if (root.has("metricsCollector")) {
+      // Upstream's MetricsCollector has this one field.
+      root.child("metricsCollector").requireObject(Set.of("enabled")).bool("enabled", false);
+    }
     Set<String> sources = new HashSet<>();
     Optional<PrometheusQuery.Server> prometheus = Optional.empty();
     for (ConfigNode provider : root.list("metricsProviders")) {

@@ -503,6 +503,18 @@ class DeschedulerPolicyFormatTest {
               + "metricsCollector, metricsProviders, nodeSelector, profiles)");
     }
 
+    /** Upstream's MetricsCollector has only {@code enabled}: anything else in it is a typo, refused like any other. */
+    @Test
+    void metricsCollectorFieldsAreChecked() {
+      String profiles = "profiles: [{name: p, pluginConfig: [{name: RemoveDuplicates}], plugins: {balance: {enabled: [RemoveDuplicates]}}}]\n";
+      assertThat(parse(HEAD + "metricsCollector: {enabled: true}\n" + profiles).profiles()).hasSize(1);
+      assertThat(error(HEAD + "metricsCollector: {enable: true}\n" + profiles))
+          .isEqualTo("metricsCollector.enable: unknown field (known: enabled)");
+      assertThat(error(HEAD + "metricsCollector: {enabled: \"true\"}\n" + profiles))
+          .isEqualTo("metricsCollector.enabled: must be true or false, got \"true\"");
+      assertThat(error(HEAD + "metricsCollector: true\n" + profiles)).isEqualTo("metricsCollector: must be an object, got true");
+    }
+
     @Test
     void limitsMustBeNonNegativeWholeNumbers() {
       assertThat(error(HEAD + "maxNoOfPodsToEvictTotal: -1\nprofiles: []\n"))
