@@ -71,6 +71,25 @@ class MainTest {
     }
   }
 
+  /** README's synopsis of each command names every option its --help lists. */
+  @Test
+  void readmeSynopsisNamesEveryOption() throws Exception {
+    String readme = Files.readString(Path.of("README.md"));
+    for (String command : new String[] {"plan", "explain", "validate", "convert", "run"}) {
+      String synopsis = readme.lines().filter(l -> l.startsWith("| `podsweeper " + command + " ")).findFirst().orElseThrow();
+      synopsis = synopsis.substring(0, synopsis.indexOf("` |"));
+      assertThat(run(command, "--help")).isZero();
+      String usage = out.lines().takeWhile(l -> !l.isEmpty() && (l.startsWith("Usage:") || l.startsWith(" ")))
+          .reduce("", (a, b) -> a + b + "\n");
+      java.util.regex.Matcher option = java.util.regex.Pattern.compile("--[a-z][a-z-]*").matcher(usage);
+      while (option.find()) {
+        if (!option.group().equals("--help") && !option.group().equals("--version")) {
+          assertThat(synopsis).as(command + " " + option.group()).containsPattern(option.group() + "\\b(?!-)");
+        }
+      }
+    }
+  }
+
   @Test
   void anUnreachableServerIsOneLineNamingIt(@TempDir Path dir) throws Exception {
     Path policy = Files.writeString(dir.resolve("policy.yaml"),

@@ -151,4 +151,27 @@ class PolicyValidationTest {
     assertThat(Durations.format(Duration.ofHours(38))).isEqualTo("1d14h");
     assertThat(Durations.format(Duration.ZERO)).isEqualTo("0s");
   }
+
+  /** docs/configuration.md's top-level table names every field the native format accepts, and the limits it enforces. */
+  @Test
+  void configurationDocMatchesTheReader() throws java.io.IOException {
+    String doc = java.nio.file.Files.readString(java.nio.file.Path.of("docs/configuration.md"));
+    String table = doc.substring(doc.indexOf("| `apiVersion`, `kind` |"));
+    table = table.substring(0, table.indexOf("\n\n"));
+    String unknown = org.junit.jupiter.api.Assertions.assertThrows(PolicyException.class,
+        () -> PolicyLoader.parse(HEAD + "bogus: 1\n", "policy.yaml")).getMessage();
+    for (String field : unknown.substring(unknown.indexOf("(known: ") + 8, unknown.lastIndexOf(')')).split(", ")) {
+      assertThat(table).as(field).containsAnyOf("| `" + field + "`", "| `" + field + ".", "`, `" + field + "` |");
+    }
+    String perSecond = "| `limits.perSecond` | number " + plain(Limits.MIN_PER_SECOND) + "–" + plain(Limits.MAX_PER_SECOND) + " |";
+    assertThat(table).contains(perSecond);
+    assertThat(PolicyLoader.parse(HEAD + "limits: {perSecond: " + Limits.MAX_PER_SECOND + "}\nrules: [{name: a, states: [Failed]}]\n",
+        "p").limits().perSecond()).isEqualTo(Limits.MAX_PER_SECOND);
+    assertThatThrownBy(() -> PolicyLoader.parse(HEAD + "limits: {perSecond: " + (Limits.MAX_PER_SECOND + 1) + "}\nrules: []\n", "p"))
+        .hasMessageStartingWith("limits.perSecond: must be between");
+  }
+
+  private static String plain(double value) {
+    return java.math.BigDecimal.valueOf(value).stripTrailingZeros().toPlainString();
+  }
 }
