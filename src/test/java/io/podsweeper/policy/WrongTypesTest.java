@@ -164,6 +164,12 @@ class WrongTypesTest {
           fullPassInterval: 5m
           gracePeriodSeconds: 10
           evictionRequests: All
+          migrationJobs:
+            mode: EvictDirectly
+            ttl: 10m
+            evictionPolicy: Delete
+            deleteOptions: {gracePeriodSeconds: 5, propagationPolicy: Background, preconditions: {uid: x}}
+          metricsProviders: [{source: KubernetesMetrics}]
           limits: {maxPerNode: 1, maxPerNamespace: 2, maxTotal: 3, perSecond: 5, maxInFlightPerOwner: 1, maxUnavailablePerOwner: 1}
           guard: {maxNamespaceShare: 0.5, maxClusterShare: 0.2, maxRemovals: 10, minEvictions: 1, minClusterEvictions: 2, window: 10m}
           rules:
@@ -177,6 +183,7 @@ class WrongTypesTest {
             keepPer: namespace
             evict: [BarePods]
           - {name: b, ttlFrom: [janitor]}
+          - {name: c, maxAge: 1h, match: "pod.status.phase == 'Running'"}
           nodeSelector: "a=b"
           profiles:
           - name: p
