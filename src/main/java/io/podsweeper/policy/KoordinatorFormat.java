@@ -24,6 +24,8 @@ final class KoordinatorFormat {
   static final String API_VERSION = "descheduler/v1alpha2";
   static final String KIND = "DeschedulerConfiguration";
   static final String MIGRATION_CONTROLLER = "MigrationController";
+  /** Koordinator's maxMigratingPerNode when the MigrationController's args do not set it. */
+  static final int DEFAULT_MAX_MIGRATING_PER_NODE = 2;
 
   /** MigrationController arguments that have an effect here. */
   private static final Set<String> HONOURED = Set.of("apiVersion", "kind", "dryRun", "evictFailedBarePods", "evictAllBarePods",
@@ -189,10 +191,22 @@ final class KoordinatorFormat {
         throw qps.error("must be between " + Limits.MIN_PER_SECOND + " and " + Limits.MAX_PER_SECOND + ", got " + qps.string());
       }
     }
-    return new Limits(min(limits.maxPerNode(), migration.optionalInt("maxMigratingPerNode", 0, Integer.MAX_VALUE)),
-        min(limits.maxPerNamespace(), migration.optionalInt("maxMigratingPerNamespace", 0, Integer.MAX_VALUE)),
-        min(limits.maxTotal(), migration.optionalInt("maxMigratingGlobally", 0, Integer.MAX_VALUE)), perSecond,
+    return new Limits(min(limits.maxPerNode(), migrationCap(migration, "maxMigratingPerNode", OptionalInt.of(DEFAULT_MAX_MIGRATING_PER_NODE))),
+        min(limits.maxPerNamespace(), migrationCap(migration, "maxMigratingPerNamespace", OptionalInt.empty())),
+        min(limits.maxTotal(), migrationCap(migration, "maxMigratingGlobally", OptionalInt.empty())), perSecond,
         wholeNumber(migration, "maxMigratingPerWorkload"), wholeNumber(migration, "maxUnavailablePerWorkload"));
+  }
+
+  /**
+   * A maxMigrating* cap as Koordinator reads it: absent, its default (SetDefaults_MigrationControllerArgs: 2 per node,
+   * none otherwise); zero or negative, no cap (its filters skip the check), where Podsweeper's 0 would stop every eviction.
+   */
+  private static OptionalInt migrationCap(ConfigNode migration, String field, OptionalInt absent) {
+    if (!migration.has(field)) {
+      return absent;
+    }
+    OptionalInt cap = migration.optionalInt(field, Integer.MIN_VALUE, Integer.MAX_VALUE);
+    return cap.getAsInt() > 0 ? cap : OptionalInt.empty();
   }
 
   /** Koordinator also takes percentages of the workload's replicas here; only whole numbers are supported so far. */

@@ -71,6 +71,17 @@ class MigrationJobsPolicyTest {
     assertThat(error(koordinator("", "{defaultDeleteOptions: {dryRun: [All]}}"))).startsWith("profiles[0].pluginConfig[1].args.defaultDeleteOptions");
   }
 
+  /** SetDefaults_MigrationControllerArgs: maxMigratingPerNode 2 when unset; Koordinator's filters skip a cap of 0 or less. */
+  @Test
+  void koordinatorsMigratingCapsDefaultAsKoordinatorDoes() {
+    assertThat(parse(koordinator("", "{}")).limits().maxPerNode()).hasValue(2);
+    assertThat(parse(koordinator("", "{maxMigratingPerNode: 5}")).limits().maxPerNode()).hasValue(5);
+    Limits noCaps = parse(koordinator("", "{maxMigratingPerNode: 0, maxMigratingPerNamespace: 0, maxMigratingGlobally: -1}")).limits();
+    assertThat(noCaps.maxPerNode()).isEmpty();
+    assertThat(noCaps.maxPerNamespace()).isEmpty();
+    assertThat(noCaps.maxTotal()).isEmpty();
+  }
+
   @Test
   void theNativeSettingIsReadAndWrittenBack() {
     Policy policy = parse("""
