@@ -30,11 +30,11 @@ final class KoordinatorFormat {
   /** MigrationController arguments that have an effect here. */
   private static final Set<String> HONOURED = Set.of("apiVersion", "kind", "dryRun", "evictFailedBarePods", "evictAllBarePods",
       "evictLocalStoragePods", "evictSystemCriticalPods", "ignorePvcPods", "priorityThreshold", "labelSelector", "namespaces",
-      "nodeFit", "maxMigratingGlobally", "maxMigratingPerNode", "maxMigratingPerNamespace", "evictQPS", "evictBurst",
+      "nodeFit", "nodeSelector", "maxMigratingGlobally", "maxMigratingPerNode", "maxMigratingPerNamespace", "evictQPS", "evictBurst",
       "maxMigratingPerWorkload", "maxUnavailablePerWorkload", "evictionPolicy", "defaultJobMode", "defaultJobTTL",
       "defaultDeleteOptions");
   /** MigrationController arguments of machinery Podsweeper does not have: accepted, without effect. */
-  static final Set<String> ACCEPTED_WITHOUT_EFFECT = Set.of("skipCheckExpectedReplicas", "objectLimiters", "maxConcurrentReconciles", "schedulerNames", "arbitrationArgs", "skipEvictionGates", "nodeSelector", "podSelectors");
+  static final Set<String> ACCEPTED_WITHOUT_EFFECT = Set.of("skipCheckExpectedReplicas", "objectLimiters", "maxConcurrentReconciles", "schedulerNames", "arbitrationArgs", "skipEvictionGates", "podSelectors");
 
   private KoordinatorFormat() {}
 
@@ -117,14 +117,17 @@ final class KoordinatorFormat {
     return enabled.contains(MIGRATION_CONTROLLER) || !(disabled.contains(MIGRATION_CONTROLLER) || disabled.contains("*"));
   }
 
-  /** The MigrationController's filters are the DefaultEvictor's deprecated flags, with the same meaning. */
+  /**
+   * The MigrationController's filters are the DefaultEvictor's deprecated flags, with the same meaning; Koordinator
+   * hands its {@code nodeSelector} (a selector string) to the DefaultEvictor too, which limits the nodes nodeFit considers.
+   */
   private static EvictorArgs evictor(ConfigNode migration, ConfigNode defaultEvictor) {
     if (defaultEvictor != null) {
       return DeschedulerPlugins.defaultEvictor(defaultEvictor);
     }
     ObjectNode args = JsonNodeFactory.instance.objectNode();
     for (String field : List.of("evictFailedBarePods", "evictLocalStoragePods", "evictSystemCriticalPods", "ignorePvcPods",
-        "priorityThreshold", "labelSelector", "nodeFit")) {
+        "priorityThreshold", "labelSelector", "nodeFit", "nodeSelector")) {
       if (migration.has(field)) {
         args.set(field, migration.child(field).raw());
       }

@@ -82,6 +82,15 @@ class MigrationJobsPolicyTest {
     assertThat(noCaps.maxTotal()).isEmpty();
   }
 
+  /** Koordinator hands the MigrationController's nodeSelector to the DefaultEvictor: nodeFit considers only those nodes. */
+  @Test
+  void theMigrationControllersNodeSelectorLimitsNodeFit() {
+    EvictorArgs evictor = parse(koordinator("", "{nodeFit: true, nodeSelector: 'pool=batch'}")).profiles().get(0).evictor();
+    assertThat(evictor.nodeFit()).isTrue();
+    assertThat(evictor.nodeSelector().matches(java.util.Map.of("pool", "batch"))).isTrue();
+    assertThat(evictor.nodeSelector().matches(java.util.Map.of("pool", "general"))).isFalse();
+  }
+
   @Test
   void theNativeSettingIsReadAndWrittenBack() {
     Policy policy = parse("""
