@@ -50,6 +50,8 @@ public record PodRecord(
   public static final String REQUEST_EVICT_ONLY_ANNOTATION = "descheduler.alpha.kubernetes.io/request-evict-only";
   /** Upstream descheduler: avoid evicting; with noEvictionPolicy Mandatory, never evict. */
   public static final String PREFER_NO_EVICTION_ANNOTATION = "descheduler.alpha.kubernetes.io/prefer-no-eviction";
+  /** Koordinator's eviction cost: at 2147483647 its MigrationController never evicts the pod. */
+  public static final String EVICTION_COST_ANNOTATION = "scheduling.koordinator.sh/eviction-cost";
 
   public PodRecord {
     labels = Map.copyOf(labels);

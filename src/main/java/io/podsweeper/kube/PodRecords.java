@@ -50,7 +50,7 @@ public final class PodRecords {
   private static Set<String> keptAnnotations() {
     Set<String> kept = new java.util.HashSet<>(TtlSource.ANNOTATION_KEYS);
     kept.addAll(Set.of(PodRecord.MIRROR_ANNOTATION, PodRecord.CONFIG_SOURCE_ANNOTATION, PodRecord.EVICT_ANNOTATION, PodRecord.PROTECT_ANNOTATION,
-        PodRecord.REQUEST_EVICT_ONLY_ANNOTATION, PodRecord.PREFER_NO_EVICTION_ANNOTATION));
+        PodRecord.REQUEST_EVICT_ONLY_ANNOTATION, PodRecord.PREFER_NO_EVICTION_ANNOTATION, PodRecord.EVICTION_COST_ANNOTATION));
     return Set.copyOf(kept);
   }
 

@@ -556,7 +556,7 @@ public final class DeschedulerPlugins {
         protections.remove(p);
         listsUsed = true;
       }
-      for (Protection p : protectionList(pp, "extraEnabled", Protection.EXTRA)) {
+      for (Protection p : protectionList(pp, "extraEnabled", podsweeperExtensions ? Protection.PODSWEEPER_EXTRA : Protection.EXTRA)) {
         protections.add(p);
         listsUsed = true;
       }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -133,12 +134,12 @@ final class KoordinatorFormat {
       }
     }
     EvictorArgs e = DeschedulerPlugins.defaultEvictor(new ConfigNode(args, migration.path()));
-    if (migration.bool("evictAllBarePods", false)) {
-      e = new EvictorArgs(e.protections(), false, e.protectedStorageClasses(), e.priorityThreshold(), e.priorityThresholdName(),
-          e.nodeFit(), e.nodeSelector(), e.labelSelector(), e.namespaceLabelSelector(), e.minReplicas(), e.minPodAge(),
-          e.noEvictionPolicy());
-    }
-    return e;
+    // Koordinator's own filter on top of the DefaultEvictor's: a pod of the maximum eviction cost is never evicted.
+    Set<Protection> protections = new HashSet<>(e.protections());
+    protections.add(Protection.PodsWithMaxEvictionCost);
+    return new EvictorArgs(protections, e.upstreamBarePodRule() && !migration.bool("evictAllBarePods", false), e.protectedStorageClasses(),
+        e.priorityThreshold(), e.priorityThresholdName(), e.nodeFit(), e.nodeSelector(), e.labelSelector(), e.namespaceLabelSelector(),
+        e.minReplicas(), e.minPodAge(), e.noEvictionPolicy());
   }
 
   /** The evictor's namespaces filter applies to every strategy; folded into each strategy's own filter. */

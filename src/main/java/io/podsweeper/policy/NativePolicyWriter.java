@@ -145,7 +145,7 @@ public final class NativePolicyWriter {
     disabled.removeAll(e.protections());
     Set<Protection> extra = EnumSet.noneOf(Protection.class);
     extra.addAll(e.protections());
-    extra.retainAll(Protection.EXTRA);
+    extra.retainAll(Protection.PODSWEEPER_EXTRA);
     ObjectNode pp = o.putObject("podProtections");
     disabled.forEach(p -> pp.withArray("defaultDisabled").add(p.name()));
     extra.forEach(p -> pp.withArray("extraEnabled").add(p.name()));

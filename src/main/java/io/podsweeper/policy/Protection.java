@@ -12,12 +12,20 @@ public enum Protection {
   FailedBarePods,
   PodsWithPVC,
   PodsWithoutPDB,
-  PodsWithResourceClaims;
+  PodsWithResourceClaims,
+  /**
+   * Koordinator's MigrationController filter (FilterPodWithMaxEvictionCost): a pod annotated
+   * {@code scheduling.koordinator.sh/eviction-cost: "2147483647"} is never evicted. Not a DefaultEvictor protection:
+   * on in a Koordinator configuration's MigrationController, and in Podsweeper's own format's {@code extraEnabled}.
+   */
+  PodsWithMaxEvictionCost;
 
   /** On unless listed in {@code podProtections.defaultDisabled}. */
   public static final Set<Protection> DEFAULT_ENABLED = Set.of(PodsWithLocalStorage, DaemonSetPods, SystemCriticalPods, FailedBarePods);
   /** Off unless listed in {@code podProtections.extraEnabled}. */
   public static final Set<Protection> EXTRA = Set.of(PodsWithPVC, PodsWithoutPDB, PodsWithResourceClaims);
+  /** Also allowed in {@code extraEnabled} of Podsweeper's own format (what {@code convert} writes for Koordinator). */
+  public static final Set<Protection> PODSWEEPER_EXTRA = Set.of(PodsWithPVC, PodsWithoutPDB, PodsWithResourceClaims, PodsWithMaxEvictionCost);
 
   public static Optional<Protection> parse(String name) {
     return Arrays.stream(values()).filter(p -> p.name().equals(name)).findFirst();

@@ -21,6 +21,9 @@ import java.util.OptionalInt;
  * view of the cluster in, "evictable" or the protection that applies out.
  */
 public final class Evictor {
+  /** The only spelling of {@link PodRecord#EVICTION_COST_ANNOTATION} Koordinator reads as the maximum (no sign, no leading zeros). */
+  static final String MAX_EVICTION_COST = String.valueOf(Integer.MAX_VALUE);
+
   private final EvictorArgs args;
 
   public Evictor(EvictorArgs args) {
@@ -151,6 +154,10 @@ public final class Evictor {
     }
     if (args.protections().contains(Protection.PodsWithResourceClaims) && pod.volumes().resourceClaims()) {
       return Optional.of("has resource claims");
+    }
+    if (args.protections().contains(Protection.PodsWithMaxEvictionCost)
+        && MAX_EVICTION_COST.equals(pod.annotations().get(PodRecord.EVICTION_COST_ANNOTATION))) {
+      return Optional.of("annotated " + PodRecord.EVICTION_COST_ANNOTATION + ": " + MAX_EVICTION_COST + " (Koordinator never evicts it)");
     }
     return Optional.empty();
   }

@@ -190,6 +190,13 @@ class PodRecordsTest {
     assertThat(PodRecords.namespace(ns).annotations()).isEqualTo(java.util.Map.of("podsweeper.io/expires", "2026-01-02T00:00:00Z"));
   }
 
+  /** Koordinator's MigrationController never evicts a pod of the maximum eviction cost: the annotation is kept. */
+  @Test
+  void koordinatorsEvictionCostIsKept() {
+    Pod annotated = pod().editMetadata().addToAnnotations("scheduling.koordinator.sh/eviction-cost", "2147483647").endMetadata().build();
+    assertThat(PodRecords.pod(annotated).annotations()).containsEntry("scheduling.koordinator.sh/eviction-cost", "2147483647");
+  }
+
   /** Match expressions read how a container's last run ended (lastState.terminated). */
   @Test
   void howAContainersLastRunEndedIsKept() {

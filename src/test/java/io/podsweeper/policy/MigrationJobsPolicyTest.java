@@ -91,6 +91,20 @@ class MigrationJobsPolicyTest {
     assertThat(evictor.nodeSelector().matches(java.util.Map.of("pool", "general"))).isFalse();
   }
 
+  /** The MigrationController's own filter protects pods of the maximum eviction cost; the upstream DefaultEvictor has none. */
+  @Test
+  void theMigrationControllerProtectsPodsOfTheMaximumEvictionCost() {
+    assertThat(parse(koordinator("", "{evictAllBarePods: true}")).profiles().get(0).evictor().protections())
+        .contains(Protection.PodsWithMaxEvictionCost);
+    assertThat(error("""
+        apiVersion: descheduler/v1alpha2
+        kind: DeschedulerPolicy
+        profiles:
+          - name: p
+            pluginConfig: [{name: DefaultEvictor, args: {podProtections: {extraEnabled: [PodsWithMaxEvictionCost]}}}]
+        """)).contains("unknown protection \"PodsWithMaxEvictionCost\"");
+  }
+
   @Test
   void theNativeSettingIsReadAndWrittenBack() {
     Policy policy = parse("""

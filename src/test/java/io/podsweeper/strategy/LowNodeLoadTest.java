@@ -251,9 +251,9 @@ class LowNodeLoadTest {
         .hasMessageContaining("LowNodeLoad is Koordinator's plugin, not the descheduler's");
   }
 
-  @Test
-  void koordinatorConfigurationsReadWithTheMigrationControllersNamespaces() {
-    var policy = PolicyLoader.parse("""
+  /** A Koordinator configuration running LowNodeLoad with the MigrationController's {@code migrationArgs}. */
+  private static io.podsweeper.policy.Policy koordinator(String migrationArgs) {
+    return PolicyLoader.parse("""
         apiVersion: descheduler/v1alpha2
         kind: DeschedulerConfiguration
         profiles:
@@ -262,7 +262,7 @@ class LowNodeLoadTest {
               balance: {enabled: [{name: LowNodeLoad}]}
             pluginConfig:
               - name: MigrationController
-                args: {namespaces: {exclude: [kube-system]}}
+                args: %s
               - name: LowNodeLoad
                 args:
                   apiVersion: descheduler/v1alpha2
@@ -270,13 +270,30 @@ class LowNodeLoadTest {
                   lowThresholds: {cpu: 30, memory: 30}
                   highThresholds: {cpu: 80, memory: 80}
                   anomalyCondition: {consecutiveAbnormalities: 1}
-        """, "koordinator");
+        """.formatted(migrationArgs), "koordinator");
+  }
+
+  @Test
+  void koordinatorConfigurationsReadWithTheMigrationControllersNamespaces() {
+    var policy = koordinator("{namespaces: {exclude: [kube-system]}}");
     var args = (io.podsweeper.policy.LowNodeLoadArgs) policy.profiles().get(0).balance().get(0);
     assertThat(args.namespaces().exclude()).containsExactly("kube-system");
     assertThat(args.nodeFit()).isTrue();
     assertThat(args.nodeMetricExpiration()).isEqualTo(Duration.ofSeconds(180));
     assertThat(args.resourceWeights()).isEqualTo(Map.of("cpu", 1L, "memory", 1L));
     assertThat(evicted(run(new PolicyEvaluator(policy), usage(Duration.ZERO, HOT_PODS), NODES, hotPods()))).containsExactly("small", "big");
+  }
+
+  /** Koordinator's FilterPodWithMaxEvictionCost: a pod of eviction cost 2147483647 is never evicted. */
+  @Test
+  void koordinatorNeverEvictsAPodOfTheMaximumEvictionCost() {
+    PodRecord[] pods = hotPods();
+    pods[2] = pod("small").on("hot").priority(0).annotation("scheduling.koordinator.sh/eviction-cost", "2147483647").build();
+    PassResult r = run(new PolicyEvaluator(koordinator("{}")), usage(Duration.ZERO, HOT_PODS), NODES, pods);
+    // small stays: the largest, big (90% -> 60%), is enough.
+    assertThat(evicted(r)).containsExactly("big");
+    // Only Koordinator's MigrationController has the filter: the upstream DefaultEvictor evicts small first.
+    assertThat(evicted(run(lowNodeLoad(""), usage(Duration.ZERO, HOT_PODS), NODES, pods))).containsExactly("small", "big");
   }
 
   /** Nodes of 10 pod slots and 10 example.com/foo; cpu and memory as the other nodes. */
