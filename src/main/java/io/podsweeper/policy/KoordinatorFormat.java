@@ -198,7 +198,7 @@ final class KoordinatorFormat {
     return new Limits(min(limits.maxPerNode(), migrationCap(migration, "maxMigratingPerNode", OptionalInt.of(DEFAULT_MAX_MIGRATING_PER_NODE))),
         min(limits.maxPerNamespace(), migrationCap(migration, "maxMigratingPerNamespace", OptionalInt.empty())),
         min(limits.maxTotal(), migrationCap(migration, "maxMigratingGlobally", OptionalInt.empty())), perSecond,
-        wholeNumber(migration, "maxMigratingPerWorkload"), wholeNumber(migration, "maxUnavailablePerWorkload"));
+        perWorkload(migration, "maxMigratingPerWorkload"), perWorkload(migration, "maxUnavailablePerWorkload"));
   }
 
   /**
@@ -213,12 +213,20 @@ final class KoordinatorFormat {
     return cap.getAsInt() > 0 ? cap : OptionalInt.empty();
   }
 
-  /** Koordinator also takes percentages of the workload's replicas here; only whole numbers are supported so far. */
-  private static OptionalInt wholeNumber(ConfigNode migration, String field) {
-    if (migration.has(field) && migration.child(field).raw().isTextual()) {
+  /**
+   * A per-workload cap as Koordinator's util.GetMaxUnavailable reads it, so far as Podsweeper can without the workload's
+   * expected replicas. Unset, Koordinator allows 1 for up to 3 replicas, 2 for 4 to 10 and 10% above: Podsweeper takes
+   * the smallest of them, 1, never allowing more than Koordinator for a workload it migrates at all. A whole number is taken as it is, except that
+   * Koordinator raises 0 to 1. Percentages of the replicas are refused.
+   */
+  private static OptionalInt perWorkload(ConfigNode migration, String field) {
+    if (!migration.has(field)) {
+      return OptionalInt.of(1);
+    }
+    if (migration.child(field).raw().isTextual()) {
       throw migration.child(field).error("only a whole number is supported here, not \"" + migration.child(field).string() + "\"");
     }
-    return migration.optionalInt(field, 0, Integer.MAX_VALUE);
+    return OptionalInt.of(Math.max(1, migration.optionalInt(field, 0, Integer.MAX_VALUE).getAsInt()));
   }
 
   private static OptionalInt min(OptionalInt a, OptionalInt b) {

@@ -105,6 +105,20 @@ class MigrationJobsPolicyTest {
         """)).contains("unknown protection \"PodsWithMaxEvictionCost\"");
   }
 
+  /**
+   * Unset per-workload caps are, in Koordinator, 1, 2 or 10% of the workload's expected replicas: Podsweeper, which does
+   * not know them, takes 1, the smallest. Koordinator raises an explicit 0 to 1.
+   */
+  @Test
+  void perWorkloadCapsNeverExceedKoordinatorsDefaults() {
+    Limits unset = parse(koordinator("", "{}")).limits();
+    assertThat(unset.maxInFlightPerOwner()).hasValue(1);
+    assertThat(unset.maxUnavailablePerOwner()).hasValue(1);
+    Limits set = parse(koordinator("", "{maxMigratingPerWorkload: 3, maxUnavailablePerWorkload: 0}")).limits();
+    assertThat(set.maxInFlightPerOwner()).hasValue(3);
+    assertThat(set.maxUnavailablePerOwner()).hasValue(1);
+  }
+
   @Test
   void theNativeSettingIsReadAndWrittenBack() {
     Policy policy = parse("""
