@@ -33,9 +33,9 @@ final class KoordinatorFormat {
       "evictLocalStoragePods", "evictSystemCriticalPods", "ignorePvcPods", "priorityThreshold", "labelSelector", "namespaces",
       "nodeFit", "nodeSelector", "maxMigratingGlobally", "maxMigratingPerNode", "maxMigratingPerNamespace", "evictQPS", "evictBurst",
       "maxMigratingPerWorkload", "maxUnavailablePerWorkload", "evictionPolicy", "defaultJobMode", "defaultJobTTL",
-      "defaultDeleteOptions");
+      "defaultDeleteOptions", "skipCheckExpectedReplicas");
   /** MigrationController arguments of machinery Podsweeper does not have: accepted, without effect. */
-  static final Set<String> ACCEPTED_WITHOUT_EFFECT = Set.of("skipCheckExpectedReplicas", "objectLimiters", "maxConcurrentReconciles", "schedulerNames", "arbitrationArgs", "skipEvictionGates", "podSelectors");
+  static final Set<String> ACCEPTED_WITHOUT_EFFECT = Set.of("objectLimiters", "maxConcurrentReconciles", "schedulerNames", "arbitrationArgs", "skipEvictionGates");
 
   private KoordinatorFormat() {}
 
@@ -58,6 +58,7 @@ final class KoordinatorFormat {
       }
       ConfigNode migration = configs.getOrDefault(MIGRATION_CONTROLLER, p.child("pluginConfig").child(MIGRATION_CONTROLLER));
       migration.requireObjectOrAbsent(union(HONOURED, ACCEPTED_WITHOUT_EFFECT));
+      expectedReplicasCheckSkipped(migration);
       dryRun |= migration.bool("dryRun", false);
       limits = tighter(limits, migration);
       List<StrategyArgs> deschedule = new ArrayList<>();
@@ -105,6 +106,19 @@ final class KoordinatorFormat {
     return new Policy(source, dryRun, limits,
         root.optionalDuration("deschedulingInterval").orElse(Policy.DEFAULT_FULL_PASS_INTERVAL), java.util.OptionalLong.empty(), Guard.DEFAULTS, profiles,
         EvictionRequestMode.OptIn, jobs.get(0));
+  }
+
+  /**
+   * Koordinator refuses, unless {@code skipCheckExpectedReplicas} is true, the pods of a workload whose expected
+   * replicas (its {@code spec.replicas}) equal 1 or its per-workload caps. Podsweeper does not read workloads, so it
+   * makes no such check: true says just that; an explicit false asks for what Podsweeper cannot do.
+   */
+  private static void expectedReplicasCheckSkipped(ConfigNode migration) {
+    if (migration.has("skipCheckExpectedReplicas") && !migration.bool("skipCheckExpectedReplicas", false)) {
+      throw migration.child("skipCheckExpectedReplicas").error("only true is supported: Podsweeper does not read a workload's"
+          + " expected replicas (spec.replicas), so it cannot refuse, as Koordinator does, the pods of a workload that expects a"
+          + " single replica (see docs/migration.md)");
+    }
   }
 
   /**

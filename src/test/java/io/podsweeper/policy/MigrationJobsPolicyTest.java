@@ -119,6 +119,18 @@ class MigrationJobsPolicyTest {
     assertThat(set.maxUnavailablePerOwner()).hasValue(1);
   }
 
+  /**
+   * Podsweeper cannot tell a workload's expected replicas, so it cannot make Koordinator's expected-replicas check:
+   * skipping it is what it does; asking for it is refused. podSelectors is no MigrationController argument.
+   */
+  @Test
+  void onlyASkippedExpectedReplicasCheckIsAccepted() {
+    assertThat(parse(koordinator("", "{skipCheckExpectedReplicas: true}")).profiles()).hasSize(1);
+    assertThat(error(koordinator("", "{skipCheckExpectedReplicas: false}")))
+        .contains("skipCheckExpectedReplicas: only true is supported: Podsweeper does not read a workload's expected replicas");
+    assertThat(error(koordinator("", "{podSelectors: [{name: x, selector: {matchLabels: {app: web}}}]}"))).contains("podSelectors");
+  }
+
   @Test
   void theNativeSettingIsReadAndWrittenBack() {
     Policy policy = parse("""
