@@ -236,7 +236,7 @@ final class RemovalGate implements AutoCloseable {
   void apply(Policy old, Policy now, Runnable publish) {
     if (old == null) {
       budget = new RemovalBudget(now.limits());
-      bucket = new TokenBucket(now.limits().perSecond());
+      bucket = new TokenBucket(now.limits().perSecond(), now.limits().burst());
       guard = new BlastRadiusGuard(now.guard());
     } else if (old.dryRun() != now.dryRun()) {
       // A dry-run counted what would have been removed; the live run starts from what really was (the window the
@@ -248,13 +248,13 @@ final class RemovalGate implements AutoCloseable {
           startWindow(fresh);
         }
       });
-      bucket.setRate(now.limits().perSecond());
+      bucket.setRate(now.limits().perSecond(), now.limits().burst());
       guard = new BlastRadiusGuard(now.guard());
       journal.forget();
     } else {
       if (!old.limits().equals(now.limits())) {
         budget.setLimits(now.limits());
-        bucket.setRate(now.limits().perSecond());
+        bucket.setRate(now.limits().perSecond(), now.limits().burst());
       }
       if (!old.guard().equals(now.guard())) {
         guard.reconfigure(now.guard());

@@ -195,7 +195,7 @@ final class KoordinatorFormat {
     return new TooManyRestartsArgs(evictorNs, a.labelSelector(), a.threshold(), a.includingInitContainers(), a.states());
   }
 
-  /** The MigrationController's caps tighten the top-level ones; evictQPS sets the rate. */
+  /** The MigrationController's caps tighten the top-level ones; evictQPS and evictBurst set the rate. */
   private static Limits tighter(Limits limits, ConfigNode migration) {
     double perSecond = limits.perSecond();
     if (migration.has("evictQPS")) {
@@ -212,7 +212,9 @@ final class KoordinatorFormat {
     return new Limits(min(limits.maxPerNode(), migrationCap(migration, "maxMigratingPerNode", OptionalInt.of(DEFAULT_MAX_MIGRATING_PER_NODE))),
         min(limits.maxPerNamespace(), migrationCap(migration, "maxMigratingPerNamespace", OptionalInt.empty())),
         min(limits.maxTotal(), migrationCap(migration, "maxMigratingGlobally", OptionalInt.empty())), perSecond,
-        perWorkload(migration, "maxMigratingPerWorkload"), perWorkload(migration, "maxUnavailablePerWorkload"));
+        perWorkload(migration, "maxMigratingPerWorkload"), perWorkload(migration, "maxUnavailablePerWorkload"),
+        // Koordinator's evictBurst: 1 when unset (SetDefaults_MigrationControllerArgs), and 0 is 1 (GetLimiterBurst).
+        OptionalInt.of(Math.max(1, migration.optionalInt("evictBurst", 0, Integer.MAX_VALUE).orElse(1))));
   }
 
   /**

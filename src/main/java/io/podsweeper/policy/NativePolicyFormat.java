@@ -101,14 +101,15 @@ final class NativePolicyFormat {
   }
 
   private static Limits limits(ConfigNode node) {
-    node.requireObject(Set.of("maxPerNode", "maxPerNamespace", "maxTotal", "perSecond", "maxInFlightPerOwner", "maxUnavailablePerOwner"));
+    node.requireObject(Set.of("maxPerNode", "maxPerNamespace", "maxTotal", "perSecond", "maxInFlightPerOwner", "maxUnavailablePerOwner", "burst"));
     return new Limits(
         node.optionalInt("maxPerNode", 0, Integer.MAX_VALUE),
         node.optionalInt("maxPerNamespace", 0, Integer.MAX_VALUE),
         node.optionalInt("maxTotal", 0, Integer.MAX_VALUE),
         node.optionalNumberBetween("perSecond", Limits.MIN_PER_SECOND, Limits.MAX_PER_SECOND).orElse(Limits.DEFAULT_PER_SECOND),
         node.optionalInt("maxInFlightPerOwner", 1, Integer.MAX_VALUE),
-        node.optionalInt("maxUnavailablePerOwner", 0, Integer.MAX_VALUE));
+        node.optionalInt("maxUnavailablePerOwner", 0, Integer.MAX_VALUE),
+        node.optionalInt("burst", 1, Integer.MAX_VALUE));
   }
 
   private static Rule rule(ConfigNode node, NamespaceFilter defaultNamespaces, String namePrefix) {

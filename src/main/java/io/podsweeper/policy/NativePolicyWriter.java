@@ -41,6 +41,7 @@ public final class NativePolicyWriter {
     policy.limits().maxPerNamespace().ifPresent(v -> limits.put("maxPerNamespace", v));
     policy.limits().maxTotal().ifPresent(v -> limits.put("maxTotal", v));
     limits.put("perSecond", policy.limits().perSecond());
+    policy.limits().burst().ifPresent(v -> limits.put("burst", v));
     policy.limits().maxInFlightPerOwner().ifPresent(v -> limits.put("maxInFlightPerOwner", v));
     policy.limits().maxUnavailablePerOwner().ifPresent(v -> limits.put("maxUnavailablePerOwner", v));
     policy.gracePeriodSeconds().ifPresent(g -> root.put("gracePeriodSeconds", g));

@@ -1,9 +1,10 @@
 package io.podsweeper.safety;
 
 import java.time.Duration;
+import java.util.OptionalInt;
 
 /**
- * A token bucket for removal requests: a steady {@code perSecond} rate with a burst of one second's worth. Neither
+ * A token bucket for removal requests: a steady {@code perSecond} rate with a burst of one second's worth, or as set. Neither
  * Caffeine nor the Kubernetes client offers one; the client's own QPS limit guards the API server, this one guards
  * the workloads.
  */
@@ -15,8 +16,13 @@ public final class TokenBucket {
   private long last;
 
   public TokenBucket(double perSecond, java.util.function.LongSupplier nanoClock) {
+    this(perSecond, OptionalInt.empty(), nanoClock);
+  }
+
+  /** With {@code burst} tokens at most (empty: one second's worth). */
+  public TokenBucket(double perSecond, OptionalInt burst, java.util.function.LongSupplier nanoClock) {
     this.perSecond = perSecond;
-    this.capacity = burst(perSecond);
+    this.capacity = burst(perSecond, burst);
     this.nanoClock = nanoClock;
     this.tokens = capacity;
     this.last = nanoClock.getAsLong();
@@ -24,6 +30,10 @@ public final class TokenBucket {
 
   public TokenBucket(double perSecond) {
     this(perSecond, System::nanoTime);
+  }
+
+  public TokenBucket(double perSecond, OptionalInt burst) {
+    this(perSecond, burst, System::nanoTime);
   }
 
   /** Takes a token if there is one; otherwise says how long until there will be, and takes nothing. */
@@ -40,10 +50,15 @@ public final class TokenBucket {
    * A new rate from now on, keeping the tokens already spent: a fresh bucket would hand out a full burst at every
    * reload, and an edited policy would be a way past the rate. A raised rate fills the bucket faster at once.
    */
-  public synchronized void setRate(double newPerSecond) {
+  public void setRate(double newPerSecond) {
+    setRate(newPerSecond, OptionalInt.empty());
+  }
+
+  /** A new rate and burst from now on, as {@link #setRate(double)}. */
+  public synchronized void setRate(double newPerSecond, OptionalInt newBurst) {
     refill(nanoClock.getAsLong());
     perSecond = newPerSecond;
-    capacity = burst(newPerSecond);
+    capacity = burst(newPerSecond, newBurst);
     tokens = Math.min(tokens, capacity);
   }
 
@@ -59,9 +74,12 @@ public final class TokenBucket {
     }
   }
 
-  /** One second's worth, and at least one token: a rate below 1/s still lets one request through. */
-  private static double burst(double perSecond) {
-    return Math.max(1.0, perSecond);
+  /**
+   * The burst asked for; else one second's worth, and at least one token: a rate below 1/s still lets one request
+   * through.
+   */
+  private static double burst(double perSecond, OptionalInt burst) {
+    return burst.isPresent() ? Math.max(1, burst.getAsInt()) : Math.max(1.0, perSecond);
   }
 
   private void refill(long now) {

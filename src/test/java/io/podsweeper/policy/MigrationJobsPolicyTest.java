@@ -82,6 +82,16 @@ class MigrationJobsPolicyTest {
     assertThat(noCaps.maxTotal()).isEmpty();
   }
 
+  /** Koordinator's evictBurst is 1 when unset, and its limiter raises 0 to 1; the native format keeps it as limits.burst. */
+  @Test
+  void evictBurstIsTheRatesBurst() {
+    assertThat(parse(koordinator("", "{}")).limits().burst()).hasValue(1);
+    assertThat(parse(koordinator("", "{evictBurst: 0}")).limits().burst()).hasValue(1);
+    Policy five = parse(koordinator("", "{evictQPS: 2, evictBurst: 5}"));
+    assertThat(five.limits().burst()).hasValue(5);
+    assertThat(parse(NativePolicyWriter.write(five)).limits()).isEqualTo(five.limits());
+  }
+
   /** Koordinator hands the MigrationController's nodeSelector to the DefaultEvictor: nodeFit considers only those nodes. */
   @Test
   void theMigrationControllersNodeSelectorLimitsNodeFit() {

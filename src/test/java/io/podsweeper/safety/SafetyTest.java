@@ -133,6 +133,23 @@ class SafetyTest {
     assertThat(bucket.tryTake()).isPositive();
   }
 
+  /** Koordinator's evictBurst: as many requests at once as the burst says, whatever the rate; a reload can change it. */
+  @Test
+  void tokenBucketHoldsAGivenBurst() {
+    AtomicLong nanos = new AtomicLong();
+    TokenBucket bucket = new TokenBucket(10, java.util.OptionalInt.of(1), nanos::get);
+    assertThat(bucket.tryTake()).isZero();
+    assertThat(bucket.tryTake()).isEqualTo(Duration.ofMillis(100));
+    nanos.addAndGet(Duration.ofSeconds(60).toNanos());
+    bucket.setRate(10, java.util.OptionalInt.of(3));
+    assertThat(bucket.tryTake()).isZero();
+    nanos.addAndGet(Duration.ofSeconds(60).toNanos());
+    assertThat(bucket.tryTake()).isZero();
+    assertThat(bucket.tryTake()).isZero();
+    assertThat(bucket.tryTake()).isZero();
+    assertThat(bucket.tryTake()).isPositive();
+  }
+
   @Test
   void tokenBucketKeepsWhatWasSpentThroughANewRate() {
     AtomicLong nanos = new AtomicLong();
