@@ -222,8 +222,9 @@ public final class ConfigNode {
   }
 
   /**
-   * A duration where upstream has a {@code metav1.Duration}: exactly Go's syntax ({@code 0s}, {@code 1.5h},
-   * {@code 1h30m}, {@code 250ms}; no days), not negative.
+   * A duration where upstream has a {@code metav1.Duration}: Go's syntax ({@code 0s}, {@code 1.5h}, {@code 1h30m},
+   * {@code 250ms}), not negative; and, so that a file this reader accepted before still loads, the native syntax too
+   * ({@code 7d}), which upstream refuses.
    */
   public Optional<Duration> optionalGoDuration(String field) {
     if (!has(field)) {
@@ -231,8 +232,9 @@ public final class ConfigNode {
     }
     ConfigNode c = child(field);
     String text = c.string();
-    return Optional.of(Durations.parseGo(text).filter(d -> !d.isNegative()).orElseThrow(() -> c.error("invalid duration \"" + text
-        + "\" (a Go duration that is not negative, such as 0s, 90s, 1.5h or 1h30m; units ns, us, ms, s, m, h)")));
+    return Optional.of(Durations.parseGo(text).or(() -> Durations.parse(text)).filter(d -> !d.isNegative())
+        .orElseThrow(() -> c.error("invalid duration \"" + text
+            + "\" (a Go duration that is not negative, such as 0s, 90s, 1.5h or 1h30m; units ns, us, ms, s, m, h)")));
   }
 
   public List<ConfigNode> list(String field) {
