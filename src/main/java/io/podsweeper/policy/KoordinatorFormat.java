@@ -104,7 +104,7 @@ final class KoordinatorFormat {
       throw root.child("profiles").error("at least one profile is required");
     }
     return new Policy(source, dryRun, limits,
-        root.optionalDuration("deschedulingInterval").orElse(Policy.DEFAULT_FULL_PASS_INTERVAL), java.util.OptionalLong.empty(), Guard.DEFAULTS, profiles,
+        Policy.fullPassInterval(root, "deschedulingInterval"), java.util.OptionalLong.empty(), Guard.DEFAULTS, profiles,
         EvictionRequestMode.OptIn, jobs.get(0));
   }
 

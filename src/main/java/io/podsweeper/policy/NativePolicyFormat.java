@@ -24,7 +24,7 @@ final class NativePolicyFormat {
     root.requireObject(Set.of("apiVersion", "kind", "metadata", "dryRun", "fullPassInterval", "limits", "gracePeriodSeconds", "rules",
         "nodeSelector", "profiles", "guard", "metricsProviders", "evictionRequests", "migrationJobs"));
     boolean dryRun = root.bool("dryRun", false);
-    Duration fullPass = root.optionalDuration("fullPassInterval").orElse(Policy.DEFAULT_FULL_PASS_INTERVAL);
+    Duration fullPass = Policy.fullPassInterval(root, "fullPassInterval");
     Limits limits = root.has("limits") ? limits(root.child("limits")) : Limits.DEFAULTS;
     List<ConfigNode> ruleNodes = root.list("rules");
     if (ruleNodes.isEmpty() && root.list("profiles").isEmpty()) {

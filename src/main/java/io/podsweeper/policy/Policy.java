@@ -30,6 +30,15 @@ public record Policy(
     Optional<MigrationJobs> migrationJobs) {
   public static final Duration DEFAULT_FULL_PASS_INTERVAL = Duration.ofMinutes(5);
 
+  /** The full pass interval at {@code field} of {@code node}, or the default; at least a second, as it is the limits' window too. */
+  static Duration fullPassInterval(ConfigNode node, String field) {
+    Duration interval = node.optionalDuration(field).orElse(DEFAULT_FULL_PASS_INTERVAL);
+    if (interval.compareTo(Duration.ofSeconds(1)) < 0) {
+      throw node.child(field).error("must be at least 1s: it is also the window the limits count in, got " + Durations.format(interval));
+    }
+    return interval;
+  }
+
   public Policy {
     profiles = List.copyOf(profiles);
   }

@@ -16,6 +16,13 @@ class PolicyValidationTest {
 
   static Stream<Arguments> invalid() {
     return Stream.of(
+        // It is also the window the limits count in: a pass a millisecond would make every limit one per millisecond.
+        Arguments.of(HEAD + "fullPassInterval: 500ms\nrules: [{name: a, states: [Failed]}]\n",
+            "fullPassInterval: must be at least 1s: it is also the window the limits count in, got 500ms"),
+        Arguments.of("apiVersion: descheduler/v1alpha2\nkind: DeschedulerConfiguration\ndeschedulingInterval: 1ms\n"
+                + "profiles: [{name: k, plugins: {deschedule: {enabled: [{name: PodLifeTime}]}},"
+                + " pluginConfig: [{name: PodLifeTime, args: {maxPodLifeTimeSeconds: 60}}]}]\n",
+            "deschedulingInterval: must be at least 1s: it is also the window the limits count in, got 1ms"),
         Arguments.of(HEAD + "rules:\n- {name: a, states: [Failed]}\n- {name: b, states: [Failed]}\n- {name: c, states: [Crashloop]}\n",
             "rules[2].states[0]: unknown state \"Crashloop\""),
         Arguments.of(HEAD + "bogus: 1\nrules: [{name: a, states: [Failed]}]\n", "bogus: unknown field"),
