@@ -58,7 +58,6 @@ final class KoordinatorFormat {
       }
       ConfigNode migration = configs.getOrDefault(MIGRATION_CONTROLLER, p.child("pluginConfig").child(MIGRATION_CONTROLLER));
       migration.requireObjectOrAbsent(union(HONOURED, ACCEPTED_WITHOUT_EFFECT));
-      expectedReplicasCheckSkipped(migration);
       dryRun |= migration.bool("dryRun", false);
       limits = tighter(limits, migration);
       List<StrategyArgs> deschedule = new ArrayList<>();
@@ -109,19 +108,6 @@ final class KoordinatorFormat {
   }
 
   /**
-   * Koordinator refuses, unless {@code skipCheckExpectedReplicas} is true, the pods of a workload whose expected
-   * replicas (its {@code spec.replicas}) equal 1 or its per-workload caps. Podsweeper does not read workloads, so it
-   * makes no such check: true says just that; an explicit false asks for what Podsweeper cannot do.
-   */
-  private static void expectedReplicasCheckSkipped(ConfigNode migration) {
-    if (migration.has("skipCheckExpectedReplicas") && !migration.bool("skipCheckExpectedReplicas", false)) {
-      throw migration.child("skipCheckExpectedReplicas").error("only true is supported: Podsweeper does not read a workload's"
-          + " expected replicas (spec.replicas), so it cannot refuse, as Koordinator does, the pods of a workload that expects a"
-          + " single replica (see docs/migration.md)");
-    }
-  }
-
-  /**
    * Whether the profile's evict plugin is the MigrationController, as koord-descheduler merges plugin sets: it is
    * the default unless disabled (by name or {@code "*"}), and enabling it by name brings it back.
    */
@@ -148,9 +134,13 @@ final class KoordinatorFormat {
       }
     }
     EvictorArgs e = DeschedulerPlugins.defaultEvictor(new ConfigNode(args, migration.path()));
-    // Koordinator's own filter on top of the DefaultEvictor's: a pod of the maximum eviction cost is never evicted.
+    // Koordinator's own filters on top of the DefaultEvictor's: a pod of the maximum eviction cost is never evicted,
+    // nor, unless skipCheckExpectedReplicas, the single replica of a workload.
     Set<Protection> protections = new HashSet<>(e.protections());
     protections.add(Protection.PodsWithMaxEvictionCost);
+    if (!migration.bool("skipCheckExpectedReplicas", false)) {
+      protections.add(Protection.PodsOfSingleReplicaWorkloads);
+    }
     return new EvictorArgs(protections, e.upstreamBarePodRule() && !migration.bool("evictAllBarePods", false), e.protectedStorageClasses(),
         e.priorityThreshold(), e.priorityThresholdName(), e.nodeFit(), e.nodeSelector(), e.labelSelector(), e.namespaceLabelSelector(),
         e.minReplicas(), e.minPodAge(), e.noEvictionPolicy());

@@ -15,6 +15,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.Set;
 
 /**
  * The evictor's filters (upstream's DefaultEvictor), applied to every strategy of a profile. Pure: a pod and a
@@ -118,6 +119,9 @@ public final class Evictor {
     return Instant.MIN;
   }
 
+  /** The controllers whose expected replicas Koordinator's controller finder reads (apps and OpenKruise). */
+  private static final Set<String> REPLICATED_KINDS = Set.of("ReplicaSet", "ReplicationController", "StatefulSet", "CloneSet");
+
   private Optional<String> activeProtection(PodRecord pod, ClusterView view) {
     if (args.protections().contains(Protection.SystemCriticalPods)) {
       int threshold = priorityThreshold(view);
@@ -155,11 +159,37 @@ public final class Evictor {
     if (args.protections().contains(Protection.PodsWithResourceClaims) && pod.volumes().resourceClaims()) {
       return Optional.of("has resource claims");
     }
+    if (args.protections().contains(Protection.PodsOfSingleReplicaWorkloads)) {
+      Optional<String> single = singleReplica(pod, view);
+      if (single.isPresent()) {
+        return single;
+      }
+    }
     if (args.protections().contains(Protection.PodsWithMaxEvictionCost)
         && MAX_EVICTION_COST.equals(pod.annotations().get(PodRecord.EVICTION_COST_ANNOTATION))) {
       return Optional.of("annotated " + PodRecord.EVICTION_COST_ANNOTATION + ": " + MAX_EVICTION_COST + " (Koordinator never evicts it)");
     }
     return Optional.empty();
+  }
+
+  /**
+   * Koordinator's expected-replicas check, from the cache: a pod whose controller has no replica count Koordinator
+   * reads (a Deployment's pods are its ReplicaSet's), or whose controller runs no other pod that has not finished.
+   */
+  private static Optional<String> singleReplica(PodRecord pod, ClusterView view) {
+    Optional<OwnerRef> controller = pod.owners().stream().filter(OwnerRef::controller).findFirst();
+    if (controller.isEmpty()) {
+      return Optional.empty();
+    }
+    OwnerRef owner = controller.get();
+    if (!REPLICATED_KINDS.contains(owner.kind())) {
+      return Optional.of("its " + owner.kind() + " has no replica count (Koordinator migrates only the pods of replicated workloads)");
+    }
+    long running = view.podsInNamespace(pod.namespace()).stream()
+        .filter(p -> !p.terminated() && p.owners().stream().anyMatch(o -> o.controller() && o.kind().equals(owner.kind())
+            && o.name().equals(owner.name()))).count();
+    return running > 1 ? Optional.empty()
+        : Optional.of("the single replica of " + owner.kind() + " " + owner.name() + " (Koordinator's expected-replicas check)");
   }
 
   private int priorityThreshold(ClusterView view) {

@@ -250,6 +250,9 @@ class BalanceIT {
             plugins:
               balance: {enabled: [{name: LowNodeLoad}]}
             pluginConfig:
+              # Each test pod is its ReplicaSet's only one, which Koordinator's expected-replicas check would keep.
+              - name: MigrationController
+                args: {skipCheckExpectedReplicas: true}
               - name: LowNodeLoad
                 args:
                   evictableNamespaces: {include: [%s]}

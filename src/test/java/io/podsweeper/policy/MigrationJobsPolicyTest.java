@@ -130,14 +130,16 @@ class MigrationJobsPolicyTest {
   }
 
   /**
-   * Podsweeper cannot tell a workload's expected replicas, so it cannot make Koordinator's expected-replicas check:
-   * skipping it is what it does; asking for it is refused. podSelectors is no MigrationController argument.
+   * Koordinator's expected-replicas check is on unless skipCheckExpectedReplicas is true (Podsweeper approximates it
+   * from the owner's pods in the cache). podSelectors is no MigrationController argument.
    */
   @Test
-  void onlyASkippedExpectedReplicasCheckIsAccepted() {
-    assertThat(parse(koordinator("", "{skipCheckExpectedReplicas: true}")).profiles()).hasSize(1);
-    assertThat(error(koordinator("", "{skipCheckExpectedReplicas: false}")))
-        .contains("skipCheckExpectedReplicas: only true is supported: Podsweeper does not read a workload's expected replicas");
+  void theExpectedReplicasCheckIsOnUnlessSkipped() {
+    assertThat(parse(koordinator("", "{}")).profiles().get(0).evictor().protections()).contains(Protection.PodsOfSingleReplicaWorkloads);
+    assertThat(parse(koordinator("", "{skipCheckExpectedReplicas: false}")).profiles().get(0).evictor().protections())
+        .contains(Protection.PodsOfSingleReplicaWorkloads);
+    assertThat(parse(koordinator("", "{skipCheckExpectedReplicas: true}")).profiles().get(0).evictor().protections())
+        .doesNotContain(Protection.PodsOfSingleReplicaWorkloads);
     assertThat(error(koordinator("", "{podSelectors: [{name: x, selector: {matchLabels: {app: web}}}]}"))).contains("podSelectors");
   }
 

@@ -275,7 +275,7 @@ class LowNodeLoadTest {
 
   @Test
   void koordinatorConfigurationsReadWithTheMigrationControllersNamespaces() {
-    var policy = koordinator("{namespaces: {exclude: [kube-system]}}");
+    var policy = koordinator("{namespaces: {exclude: [kube-system]}, skipCheckExpectedReplicas: true}");
     var args = (io.podsweeper.policy.LowNodeLoadArgs) policy.profiles().get(0).balance().get(0);
     assertThat(args.namespaces().exclude()).containsExactly("kube-system");
     assertThat(args.nodeFit()).isTrue();
@@ -289,11 +289,28 @@ class LowNodeLoadTest {
   void koordinatorNeverEvictsAPodOfTheMaximumEvictionCost() {
     PodRecord[] pods = hotPods();
     pods[2] = pod("small").on("hot").priority(0).annotation("scheduling.koordinator.sh/eviction-cost", "2147483647").build();
-    PassResult r = run(new PolicyEvaluator(koordinator("{}")), usage(Duration.ZERO, HOT_PODS), NODES, pods);
+    PassResult r = run(new PolicyEvaluator(koordinator("{skipCheckExpectedReplicas: true}")), usage(Duration.ZERO, HOT_PODS), NODES, pods);
     // small stays: the largest, big (90% -> 60%), is enough.
     assertThat(evicted(r)).containsExactly("big");
     // Only Koordinator's MigrationController has the filter: the upstream DefaultEvictor evicts small first.
     assertThat(evicted(run(lowNodeLoad(""), usage(Duration.ZERO, HOT_PODS), NODES, pods))).containsExactly("small", "big");
+  }
+
+  /**
+   * Koordinator's expected-replicas check (unless skipCheckExpectedReplicas): the single replica of a workload, or a
+   * pod whose owner has no replica count (a Job), is not migrated. Here each hot pod is its ReplicaSet's only one but
+   * big, which has a sibling running elsewhere.
+   */
+  @Test
+  void koordinatorDoesNotMigrateTheSingleReplicaOfAWorkload() {
+    PodRecord[] pods = {
+      pod("big").on("hot").priority(100).ownedBy("ReplicaSet", "web").build(),
+      pod("mid").on("hot").priority(100).ownedBy("Job", "batch").build(),
+      pod("small").on("hot").priority(0).build(),
+      pod("big-sibling").on("warm").priority(0).ownedBy("ReplicaSet", "web").build()};
+    assertThat(evicted(run(new PolicyEvaluator(koordinator("{}")), usage(Duration.ZERO, HOT_PODS), NODES, pods))).containsExactly("big");
+    assertThat(evicted(run(new PolicyEvaluator(koordinator("{skipCheckExpectedReplicas: true}")), usage(Duration.ZERO, HOT_PODS), NODES,
+        pods))).containsExactly("small", "big");
   }
 
   /** Nodes of 10 pod slots and 10 example.com/foo; cpu and memory as the other nodes. */
