@@ -51,18 +51,11 @@ public final class PolicyWatcher {
       metrics.policyReloads.labels("applied").inc();
       LOG.info("policy {} reloaded: {} profile(s){}", file, policy.profiles().size(), policy.dryRun() ? ", dry-run" : "");
     } catch (PolicyException e) {
+      // PolicyLoader turns every mistake in the file into one: a periodic task that throws is never run again.
+      metrics.policyReloads.labels("rejected").inc();
       LOG.error("policy {} rejected, the last good policy keeps running: {}", file, e.getMessage());
-      reject(e.getMessage());
-    } catch (RuntimeException e) {
-      // Never out of check(): a periodic task that throws is never run again, and no later edit would take effect.
-      LOG.error("policy {} could not be applied", file, e);
-      reject(file + ": could not be applied: " + e);
+      rejected.accept(e.getMessage());
     }
-  }
-
-  private void reject(String why) {
-    metrics.policyReloads.labels("rejected").inc();
-    rejected.accept(why);
   }
 
   private byte[] read() {

@@ -97,7 +97,8 @@ final class KoordinatorFormat {
           }
         }
       }
-      profiles.add(new Profile(name, evictor(migration, configs.get(DeschedulerPlugins.DEFAULT_EVICTOR)), deschedule, balance, true, nodeSelector));
+      profiles.add(new Profile(name, evictor(migration, configs.get(DeschedulerPlugins.DEFAULT_EVICTOR), migrationEvictor(p)), deschedule,
+          balance, true, nodeSelector));
     }
     if (profiles.isEmpty()) {
       throw root.child("profiles").error("at least one profile is required");
@@ -121,21 +122,28 @@ final class KoordinatorFormat {
   /**
    * The MigrationController's filters are the DefaultEvictor's deprecated flags, with the same meaning; Koordinator
    * hands its {@code nodeSelector} (a selector string) to the DefaultEvictor too, which limits the nodes nodeFit considers.
+   * A profile's own DefaultEvictor args, if any, take the place of those flags. Koordinator's own filters come on top
+   * whenever the MigrationController is the profile's evict plugin, as its filter chain always holds them.
    */
-  private static EvictorArgs evictor(ConfigNode migration, ConfigNode defaultEvictor) {
+  private static EvictorArgs evictor(ConfigNode migration, ConfigNode defaultEvictor, boolean migrationEvicts) {
+    EvictorArgs e;
     if (defaultEvictor != null) {
-      return DeschedulerPlugins.defaultEvictor(defaultEvictor);
-    }
-    ObjectNode args = JsonNodeFactory.instance.objectNode();
-    for (String field : List.of("evictFailedBarePods", "evictLocalStoragePods", "evictSystemCriticalPods", "ignorePvcPods",
-        "priorityThreshold", "labelSelector", "nodeFit", "nodeSelector")) {
-      if (migration.has(field)) {
-        args.set(field, migration.child(field).raw());
+      e = DeschedulerPlugins.defaultEvictor(defaultEvictor);
+    } else {
+      ObjectNode args = JsonNodeFactory.instance.objectNode();
+      for (String field : List.of("evictFailedBarePods", "evictLocalStoragePods", "evictSystemCriticalPods", "ignorePvcPods",
+          "priorityThreshold", "labelSelector", "nodeFit", "nodeSelector")) {
+        if (migration.has(field)) {
+          args.set(field, migration.child(field).raw());
+        }
       }
+      e = DeschedulerPlugins.defaultEvictor(new ConfigNode(args, migration.path()));
     }
-    EvictorArgs e = DeschedulerPlugins.defaultEvictor(new ConfigNode(args, migration.path()));
-    // Koordinator's own filters on top of the DefaultEvictor's: a pod of the maximum eviction cost is never evicted,
-    // nor, unless skipCheckExpectedReplicas, the single replica of a workload.
+    if (!migrationEvicts) {
+      return e;
+    }
+    // A pod of the maximum eviction cost is never evicted, nor, unless skipCheckExpectedReplicas, the single replica
+    // of a workload (the evict annotation lifts both, as Koordinator's non-retryable filters).
     Set<Protection> protections = new HashSet<>(e.protections());
     protections.add(Protection.PodsWithMaxEvictionCost);
     if (!migration.bool("skipCheckExpectedReplicas", false)) {

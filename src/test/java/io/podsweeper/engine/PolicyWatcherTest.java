@@ -28,32 +28,6 @@ class PolicyWatcherTest {
   }
 
   /**
-   * A policy that fails to apply is rejected, and check() returns: the service calls it on a timer, and a timer task
-   * that throws is never run again. (Before, the exception escaped, so no later edit of the file took effect.)
-   */
-  @Test
-  void aPolicyThatFailsToApplyIsRejectedAndALaterEditStillTakesEffect(@TempDir Path dir) throws Exception {
-    Path file = dir.resolve("policy.yaml");
-    Files.writeString(file, VALID);
-    PolicyWatcher watcher = new PolicyWatcher(file, UnaryOperator.identity(), policy -> {
-      if (applied.isEmpty() && rejected.isEmpty()) {
-        throw new IllegalStateException("cannot apply");
-      }
-      applied.add(policy);
-    }, rejected::add, metrics);
-
-    Files.writeString(file, VALID.replace("name: r", "name: first"));
-    watcher.check();
-    assertThat(rejected).singleElement().asString().contains("could not be applied").contains("cannot apply");
-    assertThat(reloads("rejected")).isEqualTo(1.0);
-
-    Files.writeString(file, VALID.replace("name: r", "name: second"));
-    watcher.check();
-    assertThat(applied).hasSize(1);
-    assertThat(reloads("applied")).isEqualTo(1.0);
-  }
-
-  /**
    * A file of the wrong shape (here a v1alpha1 list given as a string, which once escaped as an
    * UnsupportedOperationException and ended the reload timer) is rejected with a message naming the field, and the
    * next edit still applies.

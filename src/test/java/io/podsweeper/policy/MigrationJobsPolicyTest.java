@@ -101,6 +101,23 @@ class MigrationJobsPolicyTest {
     assertThat(evictor.nodeSelector().matches(java.util.Map.of("pool", "general"))).isFalse();
   }
 
+  /**
+   * Koordinator's own filters hold whenever the MigrationController is the evict plugin, also beside a profile's
+   * DefaultEvictor args (before, those args replaced them), and not when another plugin evicts.
+   */
+  @Test
+  void koordinatorsFiltersHoldBesideADefaultEvictorsArgsWhileTheMigrationControllerEvicts() {
+    String withDefaultEvictor = koordinator("", "{}").replace("- name: MigrationController\n",
+        "- name: DefaultEvictor\n        args: {evictLocalStoragePods: true}\n      - name: MigrationController\n");
+    EvictorArgs migrating = parse(withDefaultEvictor).profiles().get(0).evictor();
+    assertThat(migrating.protections()).contains(Protection.PodsWithMaxEvictionCost, Protection.PodsOfSingleReplicaWorkloads)
+        .doesNotContain(Protection.PodsWithLocalStorage);
+    EvictorArgs direct = parse(withDefaultEvictor.replace("deschedule: {enabled: [{name: PodLifeTime}]}",
+        "deschedule: {enabled: [{name: PodLifeTime}]}\n      evict: {enabled: [{name: DefaultEvictor}], disabled: [{name: MigrationController}]}"))
+        .profiles().get(0).evictor();
+    assertThat(direct.protections()).doesNotContain(Protection.PodsWithMaxEvictionCost, Protection.PodsOfSingleReplicaWorkloads);
+  }
+
   /** The MigrationController's own filter protects pods of the maximum eviction cost; the upstream DefaultEvictor has none. */
   @Test
   void theMigrationControllerProtectsPodsOfTheMaximumEvictionCost() {
