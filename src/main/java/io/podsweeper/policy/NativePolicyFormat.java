@@ -109,7 +109,8 @@ final class NativePolicyFormat {
         node.optionalNumberBetween("perSecond", Limits.MIN_PER_SECOND, Limits.MAX_PER_SECOND).orElse(Limits.DEFAULT_PER_SECOND),
         node.optionalInt("maxInFlightPerOwner", 1, Integer.MAX_VALUE),
         node.optionalInt("maxUnavailablePerOwner", 0, Integer.MAX_VALUE),
-        node.optionalInt("burst", 1, Integer.MAX_VALUE));
+        // As perSecond: a bucket that refilled while idle lets this many requests out at once.
+        node.optionalInt("burst", 1, (int) Limits.MAX_PER_SECOND));
   }
 
   private static Rule rule(ConfigNode node, NamespaceFilter defaultNamespaces, String namePrefix) {

@@ -17,6 +17,7 @@ class PolicyValidationTest {
   static Stream<Arguments> invalid() {
     return Stream.of(
         // It is also the window the limits count in: a pass a millisecond would make every limit one per millisecond.
+        Arguments.of(HEAD + "limits: {burst: 1001}\nrules: [{name: a, states: [Failed]}]\n", "limits.burst: must be between 1 and 1000"),
         Arguments.of(HEAD + "fullPassInterval: 500ms\nrules: [{name: a, states: [Failed]}]\n",
             "fullPassInterval: must be at least 1s: it is also the window the limits count in, got 500ms"),
         Arguments.of("apiVersion: descheduler/v1alpha2\nkind: DeschedulerConfiguration\ndeschedulingInterval: 1ms\n"
