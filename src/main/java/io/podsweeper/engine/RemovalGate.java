@@ -935,11 +935,6 @@ final class RemovalGate implements AutoCloseable {
   }
 
   /**
-   * Why nothing of this kind may be sent now, whichever pod: shutting down, no valid lease, paused, or a pause that
-   * could go unseen (the cache, or the kill switch's ConfigMap, not watched). The part of every final check that does
-   * not depend on the pod.
-   */
-  /**
    * Whether the policy in force is composed from what the cluster says now (the namespaced policies' informers watch,
    * and their last change was applied): while it may not be, nothing is sent. Always by default.
    */
@@ -952,6 +947,11 @@ final class RemovalGate implements AutoCloseable {
     return cache.isCurrent() && policiesCurrent.getAsBoolean();
   }
 
+  /**
+   * Why nothing of this kind may be sent now, whichever pod: shutting down, no valid lease, paused, or a pause or a
+   * team's change that could go unseen (the cache, the PodCleanupPolicies, or the kill switch's ConfigMap, not
+   * current). The part of every final check that does not depend on the pod.
+   */
   private Optional<String> heldNow(Action action) {
     if (closing) {
       return Optional.of("shutting down");
