@@ -50,11 +50,6 @@ public final class TokenBucket {
    * A new rate from now on, keeping the tokens already spent: a fresh bucket would hand out a full burst at every
    * reload, and an edited policy would be a way past the rate. A raised rate fills the bucket faster at once.
    */
-  public void setRate(double newPerSecond) {
-    setRate(newPerSecond, OptionalInt.empty());
-  }
-
-  /** A new rate and burst from now on, as {@link #setRate(double)}. */
   public synchronized void setRate(double newPerSecond, OptionalInt newBurst) {
     refill(nanoClock.getAsLong());
     perSecond = newPerSecond;

@@ -156,12 +156,12 @@ class SafetyTest {
     TokenBucket bucket = new TokenBucket(2, nanos::get);
     bucket.tryTake();
     bucket.tryTake();
-    bucket.setRate(4);
+    bucket.setRate(4, java.util.OptionalInt.empty());
     assertThat(bucket.tryTake()).as("no fresh burst").isEqualTo(Duration.ofMillis(250));
     nanos.addAndGet(Duration.ofMillis(250).toNanos());
     assertThat(bucket.tryTake()).as("the new rate at once").isZero();
     nanos.addAndGet(Duration.ofSeconds(10).toNanos());
-    bucket.setRate(1);
+    bucket.setRate(1, java.util.OptionalInt.empty());
     assertThat(bucket.tryTake()).as("a lower rate, a smaller burst").isZero();
     assertThat(bucket.tryTake()).isEqualTo(Duration.ofSeconds(1));
   }
