@@ -159,15 +159,16 @@ public final class Evictor {
     if (args.protections().contains(Protection.PodsWithResourceClaims) && pod.volumes().resourceClaims()) {
       return Optional.of("has resource claims");
     }
+    if (args.protections().contains(Protection.PodsWithMaxEvictionCost)
+        && MAX_EVICTION_COST.equals(pod.annotations().get(PodRecord.EVICTION_COST_ANNOTATION))) {
+      return Optional.of("annotated " + PodRecord.EVICTION_COST_ANNOTATION + ": " + MAX_EVICTION_COST + " (Koordinator never evicts it)");
+    }
+    // After the annotation: this one scans the namespace's pods.
     if (args.protections().contains(Protection.PodsOfSingleReplicaWorkloads)) {
       Optional<String> single = singleReplica(pod, view);
       if (single.isPresent()) {
         return single;
       }
-    }
-    if (args.protections().contains(Protection.PodsWithMaxEvictionCost)
-        && MAX_EVICTION_COST.equals(pod.annotations().get(PodRecord.EVICTION_COST_ANNOTATION))) {
-      return Optional.of("annotated " + PodRecord.EVICTION_COST_ANNOTATION + ": " + MAX_EVICTION_COST + " (Koordinator never evicts it)");
     }
     return Optional.empty();
   }
