@@ -52,10 +52,24 @@ class SafetyIT {
     return client.pods().inNamespace(ns).withName(name).get() == null;
   }
 
-  /** A service whose policy is {@code file}, written with {@code policy} first and looked at for changes every 200 ms. */
-  private static RunningService startReloading(TestApiServer server, Path file, String policy) throws Exception {
+  /**
+   * A crash-looping pod "a" in {@code ns}, and a service whose policy is {@code file}, looked at for changes every
+   * 200 ms: first a rule that wants the pod only after 24 h, so a second later it is still there, not terminating.
+   */
+  private static RunningService startReloadingWithAPodNotDueYet(TestApiServer server, Path file, String ns) throws Exception {
+    crashing(server.client(), ns, "a");
+    String policy = crashloopPolicy(ns, "24h", "");
     Files.writeString(file, policy);
-    return RunningService.start(server, policy, Service.Options.local(0).withPolicyFile(file, UnaryOperator.identity(), Duration.ofMillis(200)));
+    RunningService service = RunningService.start(server, policy,
+        Service.Options.local(0).withPolicyFile(file, UnaryOperator.identity(), Duration.ofMillis(200)));
+    try {
+      Thread.sleep(1000);
+      assertThat(server.client().pods().inNamespace(ns).withName("a").get().getMetadata().getDeletionTimestamp()).isNull();
+    } catch (Exception | AssertionError e) {
+      service.close();
+      throw e;
+    }
+    return service;
   }
 
   private static Service.Options withControl(String ns, Optional<String> token) {
@@ -138,10 +152,7 @@ class SafetyIT {
     KubernetesClient client = server.client();
     String ns = server.newNamespace("reload");
     Path file = dir.resolve("policy.yaml");
-    crashing(client, ns, "a");
-    try (RunningService service = startReloading(server, file, crashloopPolicy(ns, "24h", ""))) {
-      Thread.sleep(1000);
-      assertThat(gone(client, ns, "a")).isFalse();
+    try (RunningService service = startReloadingWithAPodNotDueYet(server, file, ns)) {
       Files.writeString(file, "apiVersion: podsweeper.io/v1alpha1\nkind: PodSweeperPolicy\nrules: [{name: x, states: [Crashloop]}]\n");
       await().atMost(Duration.ofSeconds(5)).until(() -> service.metric("podsweeper_policy_reloads_total", "result=\"rejected\"") == 1.0);
       assertThat(gone(client, ns, "a")).isFalse();
@@ -163,10 +174,7 @@ class SafetyIT {
     Path file = dir.resolve("policy.yaml");
     // Due only under the reloaded policy, so that its removal is sent under it (a reload takes effect a moment after
     // the file is read).
-    crashing(client, ns, "a");
-    try (RunningService service = startReloading(server, file, crashloopPolicy(ns, "24h", ""))) {
-      Thread.sleep(1000);
-      assertThat(client.pods().inNamespace(ns).withName("a").get().getMetadata().getDeletionTimestamp()).isNull();
+    try (RunningService service = startReloadingWithAPodNotDueYet(server, file, ns)) {
       Files.writeString(file, crashloopPolicy(ns, "1s", "gracePeriodSeconds: 30"));
 
       await().atMost(Duration.ofSeconds(10)).until(() -> {
