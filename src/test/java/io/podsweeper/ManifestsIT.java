@@ -27,7 +27,7 @@ import io.podsweeper.policy.Policy;
 import io.podsweeper.policy.PolicyLoader;
 import io.podsweeper.testing.ApiServerExtension;
 import io.podsweeper.testing.Manifests;
-import io.podsweeper.engine.Service;
+import io.podsweeper.app.Service;
 import io.podsweeper.kube.Leadership;
 import io.podsweeper.testing.RunningService;
 import io.podsweeper.testing.TestApiServer;

@@ -27,7 +27,7 @@ import java.util.Set;
  * a week. For the node-aware strategies, one app in 20 spreads over zones (maxSkew 1), one in 50 has required
  * anti-affinity on the hostname, and every node has a fresh measured usage.
  */
-final class SyntheticCluster {
+public final class SyntheticCluster {
   static final Instant NOW = Instant.parse("2026-01-01T12:00:00Z");
   private static final String[] TEAMS = {"ci", "data", "web", "platform"};
   private static final int NAMESPACES = 60;
@@ -36,7 +36,7 @@ final class SyntheticCluster {
 
   private SyntheticCluster() {}
 
-  static ClusterSnapshot of(int pods) {
+  public static ClusterSnapshot of(int pods) {
     return of(pods, NODES);
   }
 

@@ -1,7 +1,7 @@
 package io.podsweeper.cli;
 
 import io.fabric8.kubernetes.client.Config;
-import io.podsweeper.engine.Service;
+import io.podsweeper.app.Service;
 import io.podsweeper.kube.Leadership;
 import io.podsweeper.policy.Durations;
 import io.podsweeper.policy.Policy;

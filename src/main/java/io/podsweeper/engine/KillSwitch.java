@@ -1,6 +1,7 @@
 package io.podsweeper.engine;
 
 import io.podsweeper.metrics.Metrics;
+import io.podsweeper.removal.Pause;
 import io.podsweeper.strategy.Action;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
@@ -18,7 +19,7 @@ import org.slf4j.LoggerFactory;
  * {@code paused} key or is deleted (an apply of other manifests, a clean-up) leaves the state as it was, and a
  * paused replica writes it back.
  */
-public final class KillSwitch {
+public final class KillSwitch implements Pause {
   private static final Logger LOG = LoggerFactory.getLogger(KillSwitch.class);
 
   /** What is stopped, and its word in {@code data.paused}. */
@@ -75,11 +76,13 @@ public final class KillSwitch {
   }
 
   /** True if a removal of this kind must not be sent now. */
+  @Override
   public boolean holds(Action action) {
     Scope now = scope;
     return now == Scope.ALL || (now == Scope.EVICTIONS && action == Action.EVICT);
   }
 
+  @Override
   public String reason() {
     return reason;
   }
@@ -93,6 +96,7 @@ public final class KillSwitch {
   }
 
   /** False while a pause in the store could go unseen: the final check before every request holds then. */
+  @Override
   public boolean watched() {
     return watching.getAsBoolean();
   }
@@ -111,11 +115,13 @@ public final class KillSwitch {
    *
    * @return empty when every replica was told; else why the others were not (this one is paused all the same)
    */
+  @Override
   public synchronized Optional<String> pause(String why) {
     return pause(Scope.ALL, why);
   }
 
   /** Stops evictions only (a full pause stays full); see {@link #pause(String)}. */
+  @Override
   public synchronized Optional<String> pauseEvictions(String why) {
     return pause(scope == Scope.ALL ? Scope.ALL : Scope.EVICTIONS, why);
   }

@@ -14,12 +14,12 @@ import org.slf4j.LoggerFactory;
  * Per-pod lifetimes that do not parse (README "Per-pod TTL"): a WARN line, {@code podsweeper_invalid_lifetimes_total}
  * and a Warning Event on the pod, once per pod and value, not on every evaluation. Rules ignore such a value.
  */
-final class LifetimeWarnings {
+public final class LifetimeWarnings {
   private static final Logger LOG = LoggerFactory.getLogger(LifetimeWarnings.class);
   static final String EVENT_REASON = "PodSweeperInvalidLifetime";
 
   /** Where a warning goes besides the log and the metric: a Warning Event on the pod. */
-  interface Sink {
+  public interface Sink {
     Sink NONE = (pod, reason, message) -> {};
 
     void warn(PodRecord pod, String reason, String message);

@@ -1,5 +1,6 @@
 package io.podsweeper.engine;
 
+import io.podsweeper.removal.Result;
 import io.podsweeper.strategy.Decision;
 import java.time.Instant;
 

@@ -1,6 +1,8 @@
 package io.podsweeper.engine;
 
 import io.podsweeper.metrics.Metrics;
+import io.podsweeper.removal.OutcomeSink;
+import io.podsweeper.removal.Result;
 import io.podsweeper.safety.RemovalBudget;
 import io.podsweeper.strategy.Decision;
 import java.time.Clock;
@@ -15,7 +17,7 @@ import org.slf4j.LoggerFactory;
  * Where every outcome of a decision goes: the counters, the recent-decisions view, the log line, and the listeners
  * (Events, the audit log). One place, so that every path through the gate reports the same way.
  */
-final class Outcomes {
+final class Outcomes implements OutcomeSink {
   private static final Logger LOG = LoggerFactory.getLogger(Sweeper.class);
 
   private final Metrics metrics;
@@ -35,7 +37,8 @@ final class Outcomes {
     listeners.add(listener);
   }
 
-  void record(Decision d, Result result, String message, boolean dryRun) {
+  @Override
+  public void record(Decision d, Result result, String message, boolean dryRun) {
     metrics.removals.labels(result.label(), d.strategy(), d.namespace(), d.action().wireName(), d.rule()).inc();
     // Upstream's counter knows no pause and no canceled EvictionRequest (its attempt was counted as background).
     if (result != Result.PAUSED && result != Result.WOULD_TRIP_GUARD && result != Result.CANCELED) {

@@ -22,6 +22,7 @@ import io.podsweeper.cluster.NamespaceRecord;
 import io.podsweeper.cluster.NodeRecord;
 import io.podsweeper.cluster.NodeUsage;
 import io.podsweeper.cluster.PdbRecord;
+import io.podsweeper.cluster.PodListener;
 import io.podsweeper.cluster.PodRecord;
 import io.podsweeper.cluster.QueriedUsage;
 import io.podsweeper.policy.PrometheusQuery;
@@ -48,15 +49,6 @@ import java.util.function.Supplier;
  * Pod changes are passed on to a {@link PodListener} after the cache has them.
  */
 public final class ClusterCache implements PodSource, AutoCloseable {
-  /** Told about every pod change, on an informer thread, after the cache has the new state. */
-  public interface PodListener {
-    void podChanged(PodRecord pod);
-
-    void podDeleted(PodRecord pod);
-
-    /** A namespace's labels changed: namespace selectors may now match its pods differently. */
-    void namespaceChanged(String namespace);
-  }
 
   private final PodIndexes podIndexes = new PodIndexes();
   private final RecordStore<Pod, PodRecord> pods = new RecordStore<>(Pod::new, PodRecords::pod, podIndexes);

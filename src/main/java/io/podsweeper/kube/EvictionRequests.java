@@ -14,6 +14,8 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.podsweeper.removal.EvictionRequester;
+import io.podsweeper.removal.RequestResult;
 import io.podsweeper.strategy.Decision;
 import java.util.ArrayList;
 import java.util.List;
@@ -86,7 +88,7 @@ public final class EvictionRequests implements EvictionRequester {
   }
 
   @Override
-  public PodRemover.Result request(Decision decision, boolean balance, boolean dryRun) {
+  public RequestResult request(Decision decision, boolean balance, boolean dryRun) {
     ObjectNode applied = target(decision);
     ((ObjectNode) applied.get("spec")).putArray("requesters").addObject().put("name", REQUESTER);
     ObjectNode origin = JSON.createObjectNode().put("strategy", decision.strategy()).put("profile", decision.profile())
@@ -96,7 +98,7 @@ public final class EvictionRequests implements EvictionRequester {
   }
 
   @Override
-  public PodRemover.Result withdraw(Decision decision) {
+  public RequestResult withdraw(Decision decision) {
     return apply(decision, target(decision), false);
   }
 
@@ -110,7 +112,7 @@ public final class EvictionRequests implements EvictionRequester {
     return o;
   }
 
-  private PodRemover.Result apply(Decision decision, ObjectNode applied, boolean dryRun) {
+  private RequestResult apply(Decision decision, ObjectNode applied, boolean dryRun) {
     String path = "/apis/" + apiVersion() + "/namespaces/" + PodRemover.encode(decision.namespace()) + "/" + PLURAL + "/"
         + PodRemover.encode(decision.uid()) + "?fieldManager=" + FIELD_MANAGER + (dryRun ? "&dryRun=All" : "");
     // JSON is YAML: the apply patch type takes it as it is.

@@ -19,6 +19,7 @@ import io.podsweeper.policy.Durations;
 import io.podsweeper.policy.MigrationJobs.DeleteOptions;
 import io.podsweeper.policy.MigrationJobs.EvictionPolicy;
 import io.podsweeper.policy.MigrationJobs.Mode;
+import io.podsweeper.removal.RequestResult;
 import io.podsweeper.strategy.Decision;
 import java.time.Duration;
 import java.time.Instant;
@@ -203,7 +204,7 @@ public final class MigrationJobs implements AutoCloseable {
    * Creates the job for an admitted eviction, as koord-descheduler does: a random name, the reason and the strategy
    * in its annotations, the pod by namespace, name and UID, {@code defaultDeleteOptions} as its {@code deleteOptions}.
    */
-  public PodRemover.Result create(Decision decision, io.podsweeper.policy.MigrationJobs defaults) {
+  public RequestResult create(Decision decision, io.podsweeper.policy.MigrationJobs defaults) {
     ObjectNode job = JSON.createObjectNode();
     job.put("apiVersion", API_VERSION).put("kind", KIND);
     ObjectNode meta = job.putObject("metadata");
@@ -218,9 +219,9 @@ public final class MigrationJobs implements AutoCloseable {
     });
     try {
       GenericKubernetesResource created = jobApi().resource(JSON.convertValue(job, GenericKubernetesResource.class)).create();
-      return new PodRemover.Result(PodRemover.Outcome.STARTED, 201, "PodMigrationJob " + created.getMetadata().getName() + " created");
+      return new RequestResult(RequestResult.Outcome.STARTED, 201, "PodMigrationJob " + created.getMetadata().getName() + " created");
     } catch (KubernetesClientException e) {
-      return new PodRemover.Result(PodRemover.Outcome.ERROR, e.getCode(), "cannot create a PodMigrationJob: " + e.getMessage());
+      return new RequestResult(RequestResult.Outcome.ERROR, e.getCode(), "cannot create a PodMigrationJob: " + e.getMessage());
     }
   }
 

@@ -8,6 +8,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.HttpResponse;
 import io.podsweeper.policy.MigrationJobs.DeleteOptions;
+import io.podsweeper.removal.RequestResult;
+import io.podsweeper.removal.RequestResult.Outcome;
 import io.podsweeper.strategy.Action;
 import io.podsweeper.strategy.Decision;
 import java.net.URLEncoder;
@@ -35,25 +37,6 @@ public final class PodRemover {
   private static final ObjectMapper JSON = new ObjectMapper();
   public static final long REQUEST_TIMEOUT_SECONDS = 30;
 
-  public enum Outcome {
-    /** The pod was deleted, or its eviction accepted. */
-    REMOVED,
-    /** 429: a PodDisruptionBudget (or API throttling) refused the eviction; try again later. */
-    REFUSED,
-    /** 409: a precondition failed; the pod changed or was recreated since the decision. */
-    CONFLICT,
-    /** 404: the pod is already gone. */
-    GONE,
-    /** Anything else, including no answer at all. */
-    ERROR,
-    /** A PodMigrationJob was created for the eviction ({@link MigrationJobs}): the pod goes when the job evicts it. */
-    STARTED
-  }
-
-  public record Result(Outcome outcome, int code, String message) {}
-
-  /** The code of an {@link Outcome#ERROR} without an answer (timeout, connection lost): the server may have acted. */
-  public static final int NO_ANSWER = 0;
 
   private final KubernetesClient client;
   private final String evictionApiVersion;
@@ -96,12 +79,12 @@ public final class PodRemover {
   }
 
   /** @param dryRun ask the API server to judge the request without acting on it ({@code dryRun=All}) */
-  public Result remove(Decision decision, boolean dryRun) {
+  public RequestResult remove(Decision decision, boolean dryRun) {
     return remove(decision, dryRun, Optional.empty());
   }
 
   /** @param jobOptions a PodMigrationJob's delete options, over the policy's {@code gracePeriodSeconds} */
-  public Result remove(Decision decision, boolean dryRun, Optional<DeleteOptions> jobOptions) {
+  public RequestResult remove(Decision decision, boolean dryRun, Optional<DeleteOptions> jobOptions) {
     String podPath = podPath(decision);
     ObjectNode deleteOptions = deleteOptions(decision, gracePeriodSeconds.get(), jobOptions);
     String query = "";
@@ -128,15 +111,15 @@ public final class PodRemover {
    * why) and the workload moves itself. Sent once, as any removal: the patch carries the decision's UID and
    * resourceVersion, so a changed or recreated pod is not marked.
    */
-  public Result softEvict(Decision decision) {
+  public RequestResult softEvict(Decision decision) {
     ObjectNode spec = JSON.createObjectNode().put("timestamp", Instant.now().toString()).put("initiator", decision.strategy())
         .put("reason", decision.reason());
     ObjectNode patch = JSON.createObjectNode();
     patch.putObject("metadata").put("resourceVersion", decision.resourceVersion()).put("uid", decision.uid())
         .putObject("annotations").put(MigrationJobs.SOFT_EVICTION_ANNOTATION, spec.toString());
-    Result sent = exchange(request(podPath(decision)).patch("application/merge-patch+json", patch.toString()));
+    RequestResult sent = exchange(request(podPath(decision)).patch("application/merge-patch+json", patch.toString()));
     return sent.outcome() == Outcome.REMOVED
-        ? new Result(Outcome.REMOVED, sent.code(), "soft eviction requested (" + MigrationJobs.SOFT_EVICTION_ANNOTATION + ")")
+        ? new RequestResult(Outcome.REMOVED, sent.code(), "soft eviction requested (" + MigrationJobs.SOFT_EVICTION_ANNOTATION + ")")
         : sent;
   }
 
@@ -151,17 +134,17 @@ public final class PodRemover {
   }
 
   /** Sends a request and reads its answer as an outcome; no answer is an error. */
-  Result exchange(HttpRequest.Builder request) {
+  RequestResult exchange(HttpRequest.Builder request) {
     try {
       HttpResponse<String> response = client.getHttpClient().sendAsync(request.build(), String.class)
           .get(REQUEST_TIMEOUT_SECONDS + 5, TimeUnit.SECONDS);
       return result(response.code(), response.body());
     } catch (ExecutionException | TimeoutException e) {
       Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
-      return new Result(Outcome.ERROR, NO_ANSWER, "no answer from the API server: " + cause);
+      return new RequestResult(Outcome.ERROR, RequestResult.NO_ANSWER, "no answer from the API server: " + cause);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return new Result(Outcome.ERROR, NO_ANSWER, "interrupted");
+      return new RequestResult(Outcome.ERROR, RequestResult.NO_ANSWER, "interrupted");
     }
   }
 
@@ -180,10 +163,10 @@ public final class PodRemover {
     return options;
   }
 
-  static Result result(int code, String body) {
+  static RequestResult result(int code, String body) {
     String message = statusMessage(body);
     if (code >= 200 && code < 300) {
-      return new Result(Outcome.REMOVED, code, message);
+      return new RequestResult(Outcome.REMOVED, code, message);
     }
     Outcome outcome = switch (code) {
       case 429 -> Outcome.REFUSED;
@@ -191,7 +174,7 @@ public final class PodRemover {
       case 404 -> Outcome.GONE;
       default -> Outcome.ERROR;
     };
-    return new Result(outcome, code, message);
+    return new RequestResult(outcome, code, message);
   }
 
   private static String statusMessage(String body) {

@@ -1,8 +1,6 @@
 package io.podsweeper.safety;
 
 import io.podsweeper.policy.Guard;
-import io.podsweeper.strategy.Action;
-import io.podsweeper.strategy.Decision;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -15,7 +13,8 @@ import java.util.Optional;
 /**
  * Counts removals in a sliding window and refuses the one that would make the window implausible: more than a
  * share of a namespace's (or the cluster's) running pods evicted, or more removals than allowed in all. Pure:
- * the caller supplies the clock and the pod counts, and stops everything when this says no.
+ * the caller supplies the clock and the pod counts, and stops everything when this says no. Not thread-safe: its owner
+ * (the removal ledger) locks it.
  */
 public final class BlastRadiusGuard {
   private Guard config;
@@ -46,7 +45,7 @@ public final class BlastRadiusGuard {
    *     itself included; pods this guard admitted and that are gone since are added back
    * @param runningInCluster running pods in the whole cluster
    */
-  public synchronized Optional<Trip> check(Decision d, int runningInNamespace, int runningInCluster, Instant now) {
+  public Optional<Trip> check(Removal d, int runningInNamespace, int runningInCluster, Instant now) {
     Instant since = now.minus(config.window());
     prune(removals, since);
     prune(evictions, since);
@@ -57,7 +56,7 @@ public final class BlastRadiusGuard {
       return Optional.of(new Trip("would make " + (removals.size() + 1) + " removals" + window + " (guard.maxRemovals "
           + config.maxRemovals().getAsInt() + ")", false));
     }
-    if (d.action() == Action.EVICT) {
+    if (d.eviction()) {
       // Shares are of the pods there were when the window began: those still running plus those it evicted.
       int nsCount = inNamespace.size() + 1;
       int nsPopulation = runningInNamespace + inNamespace.size();
@@ -76,9 +75,9 @@ public final class BlastRadiusGuard {
   }
 
   /** Forgets a removal counted at {@code at} that did not happen after all (refused, failed, or gone already). */
-  public synchronized void uncount(Decision d, Instant at) {
+  public void uncount(Removal d, Instant at) {
     version++;
-    if (d.action() == Action.EVICT) {
+    if (d.eviction()) {
       Deque<Instant> inNamespace = evictionsByNamespace.get(d.namespace());
       if (inNamespace != null) {
         inNamespace.removeLastOccurrence(at);
@@ -89,9 +88,9 @@ public final class BlastRadiusGuard {
   }
 
   /** Counts a removal as it is sent (or an eviction accepted in background); see {@link #uncount}. */
-  public synchronized void count(Decision d, Instant now) {
+  public void count(Removal d, Instant now) {
     version++;
-    if (d.action() == Action.EVICT) {
+    if (d.eviction()) {
       evictionsByNamespace.computeIfAbsent(d.namespace(), k -> new ArrayDeque<>()).addLast(now);
       evictions.addLast(now);
     }
@@ -102,11 +101,11 @@ public final class BlastRadiusGuard {
    * Whether a removal counted at {@code at} is counted still: not aged out of the window, nor cleared by a resume. A
    * window restored since (a new term) holds it at the time it was remembered as ({@link GuardWindow#rememberedAs}).
    */
-  public synchronized boolean stillCounts(Decision d, Instant at, Instant now) {
+  public boolean stillCounts(Removal d, Instant at, Instant now) {
     if (at.isBefore(now.minus(config.window()))) {
       return false;
     }
-    Deque<Instant> counted = d.action() == Action.EVICT ? evictionsByNamespace.get(d.namespace()) : removals;
+    Deque<Instant> counted = d.eviction() ? evictionsByNamespace.get(d.namespace()) : removals;
     return counted != null && (counted.contains(at) || counted.contains(GuardWindow.rememberedAs(at)));
   }
 
@@ -115,13 +114,13 @@ public final class BlastRadiusGuard {
    * would be a way around it. In place, not a copy: a copy would lose a count, a give-back or a restored window that
    * another thread applies to the old instance meanwhile.
    */
-  public synchronized void reconfigure(Guard newConfig) {
+  public void reconfigure(Guard newConfig) {
     version++; // the window written depends on the window's length
     config = newConfig;
   }
 
   /** Forgets everything counted: an operator resumed after a trip. */
-  public synchronized void reset() {
+  public void reset() {
     version++;
     removals.clear();
     evictions.clear();
@@ -129,16 +128,16 @@ public final class BlastRadiusGuard {
   }
 
   /** True if a removal of this kind counts at all, i.e. whether the window must be kept for it. */
-  public synchronized boolean counts(Decision d) {
-    return d.action() == Action.EVICT || config.maxRemovals().isPresent();
+  public boolean counts(Removal d) {
+    return d.eviction() || config.maxRemovals().isPresent();
   }
 
-  public synchronized long version() {
+  public long version() {
     return version;
   }
 
   /** What the window holds now, as the cluster should remember it across a restart or a failover. */
-  public synchronized GuardWindow window(Instant now) {
+  public GuardWindow window(Instant now) {
     Instant since = now.minus(config.window());
     Map<String, List<Instant>> byNamespace = new HashMap<>();
     evictionsByNamespace.forEach((ns, times) -> {
@@ -169,7 +168,7 @@ public final class BlastRadiusGuard {
   }
 
   /** Takes over a window remembered by the cluster (a restart, or a new leader), replacing what is counted here. */
-  public synchronized void restore(GuardWindow window) {
+  public void restore(GuardWindow window) {
     removals.clear();
     evictions.clear();
     evictionsByNamespace.clear();
@@ -177,7 +176,7 @@ public final class BlastRadiusGuard {
   }
 
   /** Counts removals another writer remembered besides what is counted here (see {@link GuardWindow#addedSince}). */
-  public synchronized void absorb(GuardWindow window) {
+  public void absorb(GuardWindow window) {
     version++;
     List<Instant> evicted = new ArrayList<>();
     window.evictions().forEach((ns, times) -> {

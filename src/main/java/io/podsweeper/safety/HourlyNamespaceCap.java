@@ -12,14 +12,14 @@ import java.util.Optional;
  * The cap a ClusterPodCleanupPolicy puts on namespaced policies ({@code maxRemovalsPerHourPerNamespace}): removals
  * they made in one namespace over the last hour. As in the blast-radius guard, a removal counts when it is sent and
  * is forgotten again if it did not happen, so requests in flight cannot slip past the cap and refused attempts do
- * not use it up. Pure: the caller supplies the clock.
+ * not use it up. Pure: the caller supplies the clock. Not thread-safe: its owner (the removal ledger) locks it.
  */
 public final class HourlyNamespaceCap {
   public static final Duration WINDOW = Duration.ofHours(1);
   private final Map<String, Deque<Instant>> removals = new HashMap<>();
 
   /** Why one more removal in {@code namespace} would be over {@code max}, or nothing if it may go. */
-  public synchronized Optional<String> check(String namespace, int max, Instant now) {
+  public Optional<String> check(String namespace, int max, Instant now) {
     Deque<Instant> times = removals.get(namespace);
     if (times != null) {
       while (!times.isEmpty() && !times.peekFirst().isAfter(now.minus(WINDOW))) {
@@ -37,18 +37,18 @@ public final class HourlyNamespaceCap {
         + " within the last hour (maxRemovalsPerHourPerNamespace " + max + ")");
   }
 
-  public synchronized void count(String namespace, Instant at) {
+  public void count(String namespace, Instant at) {
     removals.computeIfAbsent(namespace, k -> new ArrayDeque<>()).addLast(at);
   }
 
   /** Whether a removal counted at {@code at} in {@code namespace} holds a place still: it has not aged out. */
-  public synchronized boolean holds(String namespace, Instant at, Instant now) {
+  public boolean holds(String namespace, Instant at, Instant now) {
     Deque<Instant> times = removals.get(namespace);
     return at.isAfter(now.minus(WINDOW)) && times != null && times.contains(at);
   }
 
   /** Forgets a removal counted at {@code at} that did not happen after all (refused, failed, or gone already). */
-  public synchronized void uncount(String namespace, Instant at) {
+  public void uncount(String namespace, Instant at) {
     Deque<Instant> times = removals.get(namespace);
     if (times != null) {
       times.removeLastOccurrence(at);

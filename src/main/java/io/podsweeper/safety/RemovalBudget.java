@@ -1,7 +1,6 @@
 package io.podsweeper.safety;
 
 import io.podsweeper.policy.Limits;
-import io.podsweeper.strategy.Decision;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -10,6 +9,8 @@ import java.util.OptionalInt;
 /**
  * Counts removals against the policy's caps (in all, per node, per namespace) within one window; the engine starts
  * a new window with every full pass. Checked in the upstream descheduler's order: total, node, namespace.
+ *
+ * <p>Not thread-safe: its owner locks it (the removal ledger; a balance pass has one of its own).
  */
 public final class RemovalBudget {
   public static final String TOTAL_REACHED = "maximum number of evicted pods per a descheduling cycle reached";
@@ -28,7 +29,7 @@ public final class RemovalBudget {
   }
 
   /** Takes one removal from the budget, or says which cap is reached (and takes nothing). */
-  public synchronized Optional<String> take(Decision decision) {
+  public Optional<String> take(Removal decision) {
     if (reached(limits.maxTotal(), total)) {
       return Optional.of(TOTAL_REACHED);
     }
@@ -46,7 +47,7 @@ public final class RemovalBudget {
    * Counts, without a check, an eviction still in progress from an earlier window: it holds its place in every
    * window until it ends, as upstream counts its evictions in background every cycle.
    */
-  public synchronized void carry(Decision decision) {
+  public void carry(Removal decision) {
     total++;
     if (!decision.node().isEmpty()) {
       perNode.merge(decision.node(), 1, Integer::sum);
@@ -55,7 +56,7 @@ public final class RemovalBudget {
   }
 
   /** Gives back a removal that was taken but not carried out (the request failed or was refused). */
-  public synchronized void giveBack(Decision decision) {
+  public void giveBack(Removal decision) {
     total = Math.max(0, total - 1);
     if (!decision.node().isEmpty()) {
       perNode.computeIfPresent(decision.node(), (k, v) -> v > 1 ? v - 1 : null);
@@ -67,11 +68,11 @@ public final class RemovalBudget {
    * New caps over the same window's counts: a reload must not open the caps again. In place, not a copy, so a removal
    * taken or given back by another thread while the policy changes is counted in the window that stays in force.
    */
-  public synchronized void setLimits(Limits newLimits) {
+  public void setLimits(Limits newLimits) {
     limits = newLimits;
   }
 
-  public synchronized void reset() {
+  public void reset() {
     total = 0;
     perNode.clear();
     perNamespace.clear();

@@ -2,6 +2,7 @@ package io.podsweeper.strategy;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.podsweeper.cluster.PodRecord;
+import io.podsweeper.safety.Removal;
 import java.time.Instant;
 
 /**
@@ -35,6 +36,11 @@ public record Decision(
 
   public String podKey() {
     return namespace + "/" + name;
+  }
+
+  /** What the limits and the blast-radius guard count of it. */
+  public Removal removal() {
+    return new Removal(namespace, node, action == Action.EVICT);
   }
 
   /** Writes the decision's fields into {@code o}: the one JSON shape of a decision, for plan output and the HTTP API. */

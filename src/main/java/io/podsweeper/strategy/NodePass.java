@@ -104,7 +104,7 @@ final class NodePass {
 
   /** Takes a decision already checked against the evictor, within the limits. */
   Outcome take(Decision decision) {
-    Optional<String> limit = budget.take(decision);
+    Optional<String> limit = budget.take(decision.removal());
     if (limit.isPresent()) {
       return switch (limit.get()) {
         case RemovalBudget.TOTAL_REACHED -> Outcome.TOTAL_LIMIT;

@@ -5,10 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.podsweeper.cluster.PodRecord;
-import io.podsweeper.kube.PodRemover;
 import io.podsweeper.metrics.Metrics;
 import io.podsweeper.policy.PolicyLoader;
+import io.podsweeper.removal.RequestResult;
 import io.podsweeper.safety.GuardWindowStore;
+import io.podsweeper.testing.FakePodSource;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -25,7 +26,7 @@ class BeingRemovedTest {
   private static final Instant OLD = Instant.now().minus(Duration.ofHours(5));
   private static final String HEAD = "apiVersion: podsweeper.io/v1alpha1\nkind: PodSweeperPolicy\n";
 
-  private final SweeperTest.FakeSource source = new SweeperTest.FakeSource();
+  private final FakePodSource source = new FakePodSource();
   private final RecentDecisions recent = new RecentDecisions(100);
   private final Metrics metrics = new Metrics();
   private final KillSwitch killSwitch = new KillSwitch(metrics, (paused, reason, over) -> true);
@@ -42,7 +43,7 @@ class BeingRemovedTest {
       sent.add(d.name());
       String owner = source.pod(d.podKey()).flatMap(PodRecord::controller).orElseThrow().name();
       source.put(pod(d.name()).ns(d.namespace()).uid(d.uid()).rv("2").created(OLD).ownedBy("ReplicaSet", owner).terminating().build());
-      return new PodRemover.Result(PodRemover.Outcome.REMOVED, 201, "");
+      return new RequestResult(RequestResult.Outcome.REMOVED, 201, "");
     }, metrics, Clock.systemUTC(), recent, killSwitch, why -> {}, store);
   }
 

@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.MixedOperation;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceList;
+import io.podsweeper.app.Service;
 import io.podsweeper.testing.Manifests;
 import io.podsweeper.testing.RunningService;
 import io.podsweeper.testing.TestApiServer;

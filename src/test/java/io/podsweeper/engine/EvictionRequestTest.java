@@ -6,13 +6,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.podsweeper.cluster.PodRecord;
-import io.podsweeper.kube.EvictionRequester;
-import io.podsweeper.kube.PodRemover;
+import io.podsweeper.removal.EvictionRequester;
 import io.podsweeper.metrics.Metrics;
 import io.podsweeper.policy.PolicyException;
 import io.podsweeper.policy.PolicyLoader;
+import io.podsweeper.removal.RequestResult;
 import io.podsweeper.safety.GuardWindowStore;
 import io.podsweeper.strategy.Decision;
+import io.podsweeper.testing.FakePodSource;
 import io.podsweeper.testing.MemoryGuardWindowStore;
 import java.time.Clock;
 import java.time.Duration;
@@ -20,7 +21,6 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -38,25 +38,25 @@ class EvictionRequestTest {
       rules: [{name: r, states: [Running]}]
       """;
 
-  private final SweeperTest.FakeSource source = new SweeperTest.FakeSource();
+  private final FakePodSource source = new FakePodSource();
   private final RecentDecisions recent = new RecentDecisions(100);
   private final Metrics metrics = new Metrics();
   private final List<Decision> evicted = new CopyOnWriteArrayList<>();
   private final List<String> requested = new CopyOnWriteArrayList<>();
   private final List<String> withdrawn = new CopyOnWriteArrayList<>();
-  private volatile PodRemover.Outcome withdrawAnswer = PodRemover.Outcome.REMOVED;
+  private volatile RequestResult.Outcome withdrawAnswer = RequestResult.Outcome.REMOVED;
 
   private final EvictionRequester requester = new EvictionRequester() {
     @Override
-    public PodRemover.Result request(Decision decision, boolean balance, boolean dryRun) {
+    public RequestResult request(Decision decision, boolean balance, boolean dryRun) {
       requested.add(decision.podKey());
-      return new PodRemover.Result(PodRemover.Outcome.REMOVED, 201, "");
+      return new RequestResult(RequestResult.Outcome.REMOVED, 201, "");
     }
 
     @Override
-    public PodRemover.Result withdraw(Decision decision) {
+    public RequestResult withdraw(Decision decision) {
       withdrawn.add(decision.podKey());
-      return new PodRemover.Result(withdrawAnswer, withdrawAnswer == PodRemover.Outcome.REMOVED ? 200 : 500, "");
+      return new RequestResult(withdrawAnswer, withdrawAnswer == RequestResult.Outcome.REMOVED ? 200 : 500, "");
     }
 
     @Override
@@ -70,7 +70,7 @@ class EvictionRequestTest {
   private Sweeper sweeper(String policy) {
     Sweeper s = new Sweeper(PolicyLoader.parse(policy, "test"), source, (d, dryRun) -> {
       evicted.add(d);
-      return new PodRemover.Result(PodRemover.Outcome.REMOVED, 201, "");
+      return new RequestResult(RequestResult.Outcome.REMOVED, 201, "");
     }, metrics, Clock.systemUTC(), recent);
     s.requestEvictionsThrough(requester);
     s.start();
@@ -284,11 +284,11 @@ class EvictionRequestTest {
     try (Sweeper s = sweeper(POLICY)) {
       arrive(s, vm("a", "vm"));
       await().atMost(Duration.ofSeconds(3)).until(() -> requested.size() == 1);
-      withdrawAnswer = PodRemover.Outcome.ERROR;
+      withdrawAnswer = RequestResult.Outcome.ERROR;
       arrive(s, pod("a").ns("vms").uid("uid-a").rv("2").created(OLD).ownedBy("VirtualMachineInstance", "vm").annotation(OPT_IN, "")
           .annotation("podsweeper.io/protect", "true").build());
       await().atMost(Duration.ofSeconds(3)).until(() -> withdrawn.size() == 1);
-      withdrawAnswer = PodRemover.Outcome.REMOVED;
+      withdrawAnswer = RequestResult.Outcome.REMOVED;
       // Still in progress: the next change tries again.
       arrive(s, pod("a").ns("vms").uid("uid-a").rv("3").created(OLD).ownedBy("VirtualMachineInstance", "vm").annotation(OPT_IN, "")
           .annotation("podsweeper.io/protect", "true").build());

@@ -16,6 +16,7 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.Watch;
 import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.WatcherException;
+import io.podsweeper.app.Service;
 import io.podsweeper.kube.ControlConfigMap;
 import io.podsweeper.kube.KubeClients;
 import io.podsweeper.kube.Leadership;

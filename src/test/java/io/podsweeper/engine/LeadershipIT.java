@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.podsweeper.app.Service;
 import io.podsweeper.kube.Leadership;
 import io.podsweeper.testing.ApiServerExtension;
 import io.podsweeper.testing.RunningService;

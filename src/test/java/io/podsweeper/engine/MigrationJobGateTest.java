@@ -5,12 +5,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.podsweeper.cluster.PodFixtures;
 import io.podsweeper.cluster.PodRecord;
-import io.podsweeper.kube.PodRemover;
 import io.podsweeper.metrics.Metrics;
+import io.podsweeper.migration.MigrationJobController;
 import io.podsweeper.policy.Policy;
 import io.podsweeper.policy.PolicyLoader;
+import io.podsweeper.removal.JobAdmission;
+import io.podsweeper.removal.RequestResult;
 import io.podsweeper.safety.GuardWindowStore;
 import io.podsweeper.strategy.Decision;
+import io.podsweeper.testing.FakePodSource;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
@@ -32,7 +35,7 @@ class MigrationJobGateTest {
       rules: [{name: r, states: [Failed]}]
       """;
 
-  private final SweeperTest.FakeSource source = new SweeperTest.FakeSource();
+  private final FakePodSource source = new FakePodSource();
   private final Metrics metrics = new Metrics();
   private final KillSwitch killSwitch = new KillSwitch(metrics, (paused, reason, over) -> true);
   private final List<Decision> sent = new CopyOnWriteArrayList<>();
@@ -63,39 +66,39 @@ class MigrationJobGateTest {
     return Decision.of(p, "PodMigrationJob", "PodMigrationJob", "job-" + p.name(), "moved by hand", Instant.now());
   }
 
-  private RemovalGate.JobSendResult evict(RemovalGate gate, PodRecord p) {
-    return gate.evictForJob(p, Optional.empty(), d -> {
+  private JobAdmission.JobSendResult evict(JobAdmission gate, PodRecord p) {
+    return gate.evict(p, Optional.empty(), d -> {
       sent.add(d);
-      return new PodRemover.Result(PodRemover.Outcome.REMOVED, 201, "evicted");
+      return new RequestResult(RequestResult.Outcome.REMOVED, 201, "evicted");
     });
   }
 
   @Test
   void aJobHoldsItsPlaceInTheLimitsUntilItEndsAndGivesItBackIfItNeverEvicted() {
     try (Sweeper s = sweeper()) {
-      RemovalGate gate = s.gate();
+      JobAdmission gate = s.jobs();
       PodRecord first = running("first");
       PodRecord second = running("second");
-      assertThat(gate.admitJob(first, decision(first))).isEmpty();
-      assertThat(gate.admitJob(second, decision(second))).hasValueSatisfying(why -> assertThat(why).contains("limit"));
+      assertThat(gate.admit(first, decision(first))).isEmpty();
+      assertThat(gate.admit(second, decision(second))).hasValueSatisfying(why -> assertThat(why).contains("limit"));
 
-      gate.jobEnded(first.uid());
+      gate.ended(first.uid());
 
-      assertThat(gate.admitJob(second, decision(second))).isEmpty();
+      assertThat(gate.admit(second, decision(second))).isEmpty();
     }
   }
 
   @Test
   void aJobsEvictionIsHeldWhilePausedAndSentWithThePodsCurrentVersionAfter() {
     try (Sweeper s = sweeper()) {
-      RemovalGate gate = s.gate();
+      JobAdmission gate = s.jobs();
       PodRecord p = running("web");
-      assertThat(evict(gate, p).outcome()).isEqualTo(RemovalGate.JobSend.HELD);
-      assertThat(gate.admitJob(p, decision(p))).isEmpty();
+      assertThat(evict(gate, p).outcome()).isEqualTo(JobAdmission.JobSend.HELD);
+      assertThat(gate.admit(p, decision(p))).isEmpty();
       killSwitch.pause("test");
 
       assertThat(evict(gate, p)).satisfies(r -> {
-        assertThat(r.outcome()).isEqualTo(RemovalGate.JobSend.HELD);
+        assertThat(r.outcome()).isEqualTo(JobAdmission.JobSend.HELD);
         assertThat(r.message()).startsWith("removals are paused");
       });
       assertThat(sent).isEmpty();
@@ -104,7 +107,7 @@ class MigrationJobGateTest {
       PodRecord changed = pod("web").ns("a").on("n1").ownedBy("ReplicaSet", "rs").uid(p.uid()).rv("99").phase("Running")
           .container(PodFixtures.running("c")).build();
       source.put(changed);
-      assertThat(evict(gate, changed).outcome()).isEqualTo(RemovalGate.JobSend.SENT);
+      assertThat(evict(gate, changed).outcome()).isEqualTo(JobAdmission.JobSend.SENT);
       assertThat(sent).singleElement().satisfies(d -> {
         assertThat(d.uid()).isEqualTo(p.uid());
         assertThat(d.resourceVersion()).isEqualTo("99");
@@ -120,17 +123,17 @@ class MigrationJobGateTest {
   @Test
   void aJobsEvictionIsHeldWhileASiblingIsUnavailable() {
     try (Sweeper s = sweeper(POLICY.replace("limits: {maxTotal: 1}", "limits: {maxTotal: 5, maxUnavailablePerOwner: 1, maxInFlightPerOwner: 1}"))) {
-      RemovalGate gate = s.gate();
+      JobAdmission gate = s.jobs();
       PodRecord web = ready("web", "True");
       ready("sibling", "True");
-      assertThat(gate.admitJob(web, decision(web))).isEmpty();
+      assertThat(gate.admit(web, decision(web))).isEmpty();
       ready("sibling", "False");
       assertThat(evict(gate, web)).satisfies(r -> {
-        assertThat(r.outcome()).isEqualTo(RemovalGate.JobSend.HELD);
+        assertThat(r.outcome()).isEqualTo(JobAdmission.JobSend.HELD);
         assertThat(r.message()).contains("would leave 2 pods of ReplicaSet rs unavailable");
       });
       ready("sibling", "True");
-      assertThat(evict(gate, web).outcome()).isEqualTo(RemovalGate.JobSend.SENT);
+      assertThat(evict(gate, web).outcome()).isEqualTo(JobAdmission.JobSend.SENT);
       assertThat(sent).singleElement().satisfies(d -> assertThat(d.name()).isEqualTo("web"));
     }
   }
@@ -168,35 +171,35 @@ class MigrationJobGateTest {
   private Optional<String> secondJobAfterAnUnansweredEvictionAnd(Optional<PodFixtures.PodBuilder> next) {
     try (Sweeper s = sweeper(POLICY.replace("limits: {maxTotal: 1}", "limits: {maxTotal: 5}").replace("guard: {maxNamespaceShare: 1.0}",
         "guard: {maxRemovals: 1, maxNamespaceShare: 1.0}"))) {
-      RemovalGate gate = s.gate();
+      JobAdmission gate = s.jobs();
       PodRecord web = running("web");
-      assertThat(gate.admitJob(web, decision(web))).isEmpty();
-      assertThat(gate.evictForJob(web, Optional.empty(),
-          d -> new PodRemover.Result(PodRemover.Outcome.ERROR, PodRemover.NO_ANSWER, "timed out")).outcome()).isEqualTo(RemovalGate.JobSend.HELD);
+      assertThat(gate.admit(web, decision(web))).isEmpty();
+      assertThat(gate.evict(web, Optional.empty(),
+          d -> new RequestResult(RequestResult.Outcome.ERROR, RequestResult.NO_ANSWER, "timed out")).outcome()).isEqualTo(JobAdmission.JobSend.HELD);
       next.map(b -> b.ns("a").on("n1").uid(web.uid()).ownedBy("ReplicaSet", "rs").phase("Running").container(PodFixtures.running("c")).build())
           .ifPresent(changed -> {
             source.put(changed);
-            gate.podChanged(changed);
+            s.podChanged(changed);
           });
-      gate.jobEnded(web.uid());
+      gate.ended(web.uid());
       PodRecord other = running("other");
-      return gate.admitJob(other, decision(other));
+      return gate.admit(other, decision(other));
     }
   }
 
   @Test
   void aJobsEvictionEndsOnceWhenThePodsDeletionIsSeenBeforeTheAnswer() {
     try (Sweeper s = sweeper()) {
-      RemovalGate gate = s.gate();
+      JobAdmission gate = s.jobs();
       PodRecord p = running("web");
-      assertThat(gate.admitJob(p, decision(p))).isEmpty();
+      assertThat(gate.admit(p, decision(p))).isEmpty();
 
       // The informer's delete event can come in before the eviction's answer: both end the same removal.
-      assertThat(gate.evictForJob(p, Optional.empty(), d -> {
-        gate.podDeleted(p);
-        return new PodRemover.Result(PodRemover.Outcome.REMOVED, 201, "evicted");
-      }).outcome()).isEqualTo(RemovalGate.JobSend.SENT);
-      gate.jobEnded(p.uid());
+      assertThat(gate.evict(p, Optional.empty(), d -> {
+        s.podDeleted(p);
+        return new RequestResult(RequestResult.Outcome.REMOVED, 201, "evicted");
+      }).outcome()).isEqualTo(JobAdmission.JobSend.SENT);
+      gate.ended(p.uid());
 
       assertThat(removals("success")).isEqualTo(1.0);
     }
@@ -213,11 +216,11 @@ class MigrationJobGateTest {
   void aHandMadeJobOfAProtectedPodIsRefused() {
     try (Sweeper s = sweeper()) {
       PodRecord p = running("web");
-      s.gate().admitJob(p, decision(p));
+      s.jobs().admit(p, decision(p));
       // A hand-made job is judged by the evictor's protections (given here): a protected pod is refused, nothing sent.
-      assertThat(s.gate().evictForJob(p, Optional.of("a DaemonSet pod"), d -> {
+      assertThat(s.jobs().evict(p, Optional.of("a DaemonSet pod"), d -> {
         throw new AssertionError("not sent");
-      })).isEqualTo(new RemovalGate.JobSendResult(RemovalGate.JobSend.REFUSED, "a DaemonSet pod"));
+      })).isEqualTo(new JobAdmission.JobSendResult(JobAdmission.JobSend.REFUSED, "a DaemonSet pod"));
     }
   }
 
@@ -249,9 +252,9 @@ class MigrationJobGateTest {
   void aHandMadeJobUnderADryRunPolicySendsNoEviction() {
     try (Sweeper s = sweeper(PolicyLoader.parse(POLICY, "test").withDryRun(true))) {
       PodRecord p = running("web");
-      assertThat(s.gate().admitJob(p, decision(p))).contains(RemovalGate.JOBS_IN_DRY_RUN);
+      assertThat(s.jobs().admit(p, decision(p))).contains(JobAdmission.JOBS_IN_DRY_RUN);
 
-      assertThat(evict(s.gate(), p).outcome()).isEqualTo(RemovalGate.JobSend.HELD);
+      assertThat(evict(s.jobs(), p).outcome()).isEqualTo(JobAdmission.JobSend.HELD);
       assertThat(sent).isEmpty();
     }
   }
@@ -265,14 +268,14 @@ class MigrationJobGateTest {
     Policy live = PolicyLoader.parse(POLICY, "test");
     try (Sweeper s = sweeper(live)) {
       PodRecord p = running("web");
-      assertThat(s.gate().admitJob(p, decision(p))).isEmpty();
+      assertThat(s.jobs().admit(p, decision(p))).isEmpty();
 
       s.reload(live.withDryRun(true));
-      assertThat(evict(s.gate(), p)).isEqualTo(new RemovalGate.JobSendResult(RemovalGate.JobSend.HELD, RemovalGate.JOBS_IN_DRY_RUN));
+      assertThat(evict(s.jobs(), p)).isEqualTo(new JobAdmission.JobSendResult(JobAdmission.JobSend.HELD, JobAdmission.JOBS_IN_DRY_RUN));
       assertThat(sent).isEmpty();
 
       s.reload(live);
-      assertThat(evict(s.gate(), p).outcome()).isEqualTo(RemovalGate.JobSend.SENT);
+      assertThat(evict(s.jobs(), p).outcome()).isEqualTo(JobAdmission.JobSend.SENT);
     }
   }
 
@@ -287,9 +290,9 @@ class MigrationJobGateTest {
   void aJobThisServiceMadeIsJudgedByItsRuleInAnotherProcess() {
     try (Sweeper newLeader = sweeper()) {
       PodRecord p = running("web");
-      assertThat(newLeader.gate().admitJob(p, madeBy(newLeader, p))).isEmpty();
+      assertThat(newLeader.jobs().admit(p, madeBy(newLeader, p))).isEmpty();
 
-      assertThat(evict(newLeader.gate(), p)).isEqualTo(new RemovalGate.JobSendResult(RemovalGate.JobSend.REFUSED, "no rule wants the pod now"));
+      assertThat(evict(newLeader.jobs(), p)).isEqualTo(new JobAdmission.JobSendResult(JobAdmission.JobSend.REFUSED, "no rule wants the pod now"));
       assertThat(sent).isEmpty();
     }
   }
@@ -299,16 +302,16 @@ class MigrationJobGateTest {
   void aJobThisServiceMadeWhoseRuleStillWantsThePodIsCarriedOutInAnotherProcess() {
     try (Sweeper newLeader = sweeper(POLICY.replace("states: [Failed]", "states: [Running]"))) {
       PodRecord p = running("web");
-      assertThat(newLeader.gate().admitJob(p, madeBy(newLeader, p))).isEmpty();
+      assertThat(newLeader.jobs().admit(p, madeBy(newLeader, p))).isEmpty();
 
-      assertThat(evict(newLeader.gate(), p).outcome()).isEqualTo(RemovalGate.JobSend.SENT);
+      assertThat(evict(newLeader.jobs(), p).outcome()).isEqualTo(JobAdmission.JobSend.SENT);
       assertThat(sent).singleElement().satisfies(d -> assertThat(d.name()).isEqualTo("web"));
     }
   }
 
   /** What MigrationJobController.decision builds for a job this service made for a PodLifeTime deadline: its profile. */
   private static Decision madeBy(Sweeper s, PodRecord p) {
-    String profile = s.gate().rules().policy().profiles().get(0).name();
+    String profile = s.jobs().rules().policy().profiles().get(0).name();
     return Decision.of(p, "PodLifeTime", profile, "job-" + p.name(), "PodMigrationJob job-" + p.name(), Instant.now());
   }
 
@@ -345,17 +348,17 @@ class MigrationJobGateTest {
       PodRecord agent = pod("agent").ns("a").on("n1").ownedBy("DaemonSet", "ds").phase("Running").container(PodFixtures.running("c")).build();
       source.put(agent);
       Decision copied = Decision.of(agent, MigrationJobController.STRATEGY, "loose", "copied", "PodMigrationJob copied", Instant.now());
-      Optional<String> handMade = new io.podsweeper.strategy.Evictor(MigrationJobController.handMadeJobEvictor(s.gate().rules().policy()))
+      Optional<String> handMade = new io.podsweeper.strategy.Evictor(MigrationJobController.handMadeJobEvictor(s.jobs().rules().policy()))
           .protection(agent, source);
       assertThat(handMade).contains("a DaemonSet pod");
-      assertThat(s.gate().admitJob(agent, copied)).isEmpty();
+      assertThat(s.jobs().admit(agent, copied)).isEmpty();
 
-      RemovalGate.JobSendResult r = s.gate().evictForJob(agent, handMade, d -> {
+      JobAdmission.JobSendResult r = s.jobs().evict(agent, handMade, d -> {
         sent.add(d);
-        return new PodRemover.Result(PodRemover.Outcome.REMOVED, 201, "evicted");
+        return new RequestResult(RequestResult.Outcome.REMOVED, 201, "evicted");
       });
 
-      assertThat(r).isEqualTo(new RemovalGate.JobSendResult(RemovalGate.JobSend.REFUSED, "a DaemonSet pod"));
+      assertThat(r).isEqualTo(new JobAdmission.JobSendResult(JobAdmission.JobSend.REFUSED, "a DaemonSet pod"));
       assertThat(sent).isEmpty();
     }
   }
@@ -377,10 +380,11 @@ class MigrationJobGateTest {
     String job = """
         {"apiVersion":"scheduling.koordinator.sh/v1alpha1","kind":"PodMigrationJob",
          "metadata":{"name":"by-hand","uid":"job-uid-1","resourceVersion":"5","creationTimestamp":"%s"},
-         "spec":{"podRef":{"namespace":"a","name":"web"},"mode":"EvictDirectly","ttl":"3s"},
+         "spec":{"podRef":{"namespace":"a","name":"web"},"mode":"EvictDirectly","ttl":"8s"},
          "status":{"phase":"Pending"}}""".formatted(Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS));
     java.util.concurrent.atomic.AtomicReference<String> stored = new java.util.concurrent.atomic.AtomicReference<>(job);
     List<String> statusWrites = new CopyOnWriteArrayList<>();
+    List<String> specWrites = new CopyOnWriteArrayList<>();
     com.sun.net.httpserver.HttpServer server = com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
     server.setExecutor(java.util.concurrent.Executors.newCachedThreadPool(r -> {
       Thread t = new Thread(r, "fake-apiserver");
@@ -417,6 +421,7 @@ class MigrationJobGateTest {
         statusWrites.add(body);
         respond(ex, 200, body);
       } else if (method.equals("PUT") && path.equals(base + "/podmigrationjobs/by-hand")) {
+        specWrites.add(method);
         respond(ex, 409, "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\",\"reason\":\"Conflict\",\"code\":409,"
             + "\"message\":\"the object has been modified\"}");
       } else if (method.equals("POST") && path.endsWith("/events")) {
@@ -432,26 +437,29 @@ class MigrationJobGateTest {
         .build();
     try (Sweeper s = sweeper()) {
       java.util.concurrent.atomic.AtomicReference<MigrationJobController> controller = new java.util.concurrent.atomic.AtomicReference<>();
+      // The job's TTL counts from just before it is listed, however long the set-up took on a busy machine.
+      stored.set(job.replaceFirst("\"creationTimestamp\":\"[^\"]*\"", "\"creationTimestamp\":\""
+          + Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS) + "\""));
       io.podsweeper.kube.MigrationJobs api = io.podsweeper.kube.MigrationJobs.start(client, () -> {
         MigrationJobController c = controller.get();
         if (c != null) {
           c.changed();
         }
       }, j -> { }).orElseThrow();
-      MigrationJobController c = new MigrationJobController(api, s.gate(), source, null, Clock.systemUTC());
+      MigrationJobController c = new MigrationJobController(api, s.jobs(), source, null, Clock.systemUTC());
       controller.set(c);
       try {
         c.start();
         c.changed();
-        // Admitted: its place is taken (maxTotal 1) ...
-        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(5))
-            .until(() -> s.gate().admitJob(other, decision(other)).isPresent());
+        // Admitted (then it tries to write the pod's UID into its spec, refused): its place is taken (maxTotal 1) ...
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(5)).until(() -> !specWrites.isEmpty());
+        assertThat(s.jobs().admit(other, decision(other))).isPresent();
         // ... then it times out and fails.
-        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(15))
             .until(() -> statusWrites.stream().anyMatch(w -> w.contains("\"Failed\"")));
         Thread.sleep(300);
 
-        assertThat(s.gate().admitJob(other, decision(other)))
+        assertThat(s.jobs().admit(other, decision(other)))
             .as("a second job, once the first (never evicted) has failed, under maxTotal 1").isEmpty();
       } finally {
         c.close();

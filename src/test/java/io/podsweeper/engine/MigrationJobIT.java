@@ -15,6 +15,7 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.podsweeper.app.Service;
 import io.podsweeper.kube.MigrationJobs;
 import io.podsweeper.testing.ApiServerExtension;
 import io.podsweeper.testing.Manifests;

@@ -6,6 +6,7 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import io.podsweeper.metrics.Metrics;
+import io.podsweeper.removal.Result;
 import io.podsweeper.strategy.Action;
 import io.podsweeper.strategy.Decision;
 import java.time.Clock;

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.podsweeper.app.Service;
 import io.podsweeper.policy.Policy;
 import io.podsweeper.testing.ApiServerExtension;
 import io.podsweeper.testing.RunningService;

@@ -7,11 +7,12 @@ import static org.awaitility.Awaitility.await;
 import io.podsweeper.cluster.NamespaceRecord;
 import io.podsweeper.cluster.PodFixtures;
 import io.podsweeper.cluster.PodRecord;
-import io.podsweeper.kube.PodRemover;
 import io.podsweeper.metrics.Metrics;
 import io.podsweeper.policy.PolicyLoader;
+import io.podsweeper.removal.RequestResult;
 import io.podsweeper.safety.GuardWindowStore;
 import io.podsweeper.strategy.Decision;
+import io.podsweeper.testing.FakePodSource;
 import io.podsweeper.testing.MemoryGuardWindowStore;
 import java.time.Clock;
 import java.time.Duration;
@@ -25,7 +26,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -38,7 +38,7 @@ class RemovalGateTest {
   /** One removal at once (the bucket's burst), the next 2 s later: the second waits while the test changes things. */
   private static final String SLOW = HEAD + "limits: {perSecond: 0.5}\nrules: [{name: r, states: [Failed]}]\n";
 
-  private final SweeperTest.FakeSource source = new SweeperTest.FakeSource();
+  private final FakePodSource source = new FakePodSource();
   private final List<Decision> sent = new CopyOnWriteArrayList<>();
   private final RecentDecisions recent = new RecentDecisions(100);
   private final Metrics metrics = new Metrics();
@@ -88,25 +88,25 @@ class RemovalGateTest {
       if (d.name().equals("held")) {
         answerWhenTheTestSays();
         source.pods.remove(d.podKey());
-        return new PodRemover.Result(PodRemover.Outcome.GONE, 404, "pods \"held\" not found");
+        return new RequestResult(RequestResult.Outcome.GONE, 404, "pods \"held\" not found");
       }
       if (d.name().equals("background")) {
         answerWhenTheTestSays();
-        return new PodRemover.Result(PodRemover.Outcome.STARTED, 201, "a migration job carries it out");
+        return new RequestResult(RequestResult.Outcome.STARTED, 201, "a migration job carries it out");
       }
       if (d.name().equals("flaky") && flakyRequests.incrementAndGet() == 1) {
-        return new PodRemover.Result(PodRemover.Outcome.ERROR, PodRemover.NO_ANSWER, "no answer from the API server: timed out");
+        return new RequestResult(RequestResult.Outcome.ERROR, RequestResult.NO_ANSWER, "no answer from the API server: timed out");
       }
       if (d.name().equals("unanswered")) {
         unansweredRequests.incrementAndGet();
-        return new PodRemover.Result(PodRemover.Outcome.ERROR, PodRemover.NO_ANSWER, "no answer from the API server: timed out");
+        return new RequestResult(RequestResult.Outcome.ERROR, RequestResult.NO_ANSWER, "no answer from the API server: timed out");
       }
       if (dryRun) {
-        return new PodRemover.Result(PodRemover.Outcome.REMOVED, 200, "");
+        return new RequestResult(RequestResult.Outcome.REMOVED, 200, "");
       }
       sent.add(d);
       source.pods.remove(d.podKey());
-      return new PodRemover.Result(PodRemover.Outcome.REMOVED, 200, "");
+      return new RequestResult(RequestResult.Outcome.REMOVED, 200, "");
     }, metrics, Clock.systemUTC(), recent, killSwitch, why -> {}, guardWindow);
     s.start();
     return s;

@@ -4,34 +4,22 @@ import static io.podsweeper.cluster.PodFixtures.pod;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.podsweeper.cluster.ClusterSnapshot;
-import io.podsweeper.cluster.NamespaceRecord;
-import io.podsweeper.cluster.NodeRecord;
-import io.podsweeper.cluster.NodeUsage;
-import io.podsweeper.cluster.QueriedUsage;
-import io.podsweeper.policy.PrometheusQuery;
-import io.podsweeper.cluster.PdbRecord;
 import io.podsweeper.cluster.PodFixtures;
 import io.podsweeper.cluster.PodRecord;
-import io.podsweeper.cluster.PodSource;
-import io.podsweeper.cluster.PvcRecord;
-import io.podsweeper.kube.PodRemover;
 import io.podsweeper.metrics.Metrics;
 import io.podsweeper.policy.CleanupPolicies;
 import io.podsweeper.policy.Policy;
 import io.podsweeper.policy.PolicyLoader;
 import io.podsweeper.policy.YamlDocuments;
+import io.podsweeper.removal.RequestResult;
 import io.podsweeper.safety.GuardWindowStore;
 import io.podsweeper.strategy.Decision;
+import io.podsweeper.testing.FakePodSource;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Collection;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalInt;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -42,122 +30,20 @@ class SweeperTest {
   private static final Instant OLD = Instant.now().minus(Duration.ofHours(5));
   private static final String HEAD = "apiVersion: podsweeper.io/v1alpha1\nkind: PodSweeperPolicy\n";
 
-  /** Pods in a map; {@code current} plays the informers' watch state. */
-  static final class FakeSource implements PodSource {
-    final Map<String, PodRecord> pods = new ConcurrentHashMap<>();
-    final Map<String, NamespaceRecord> namespaces = new ConcurrentHashMap<>();
-    /** Ready nodes, for upstream profiles (which see only the pods of Ready nodes); none by default. */
-    final List<NodeRecord> nodes = new java.util.concurrent.CopyOnWriteArrayList<>();
-    volatile boolean current = true;
-
-    void put(PodRecord p) {
-      pods.put(p.key(), p);
-    }
-
-    private ClusterSnapshot view() {
-      return ClusterSnapshot.of(pods.values(), List.of(), nodes);
-    }
-
-    /** Told after each look-up of one pod, e.g. to delete it at the worst moment. */
-    volatile Consumer<String> afterLookup = key -> {};
-
-    @Override
-    public Optional<PodRecord> pod(String key) {
-      Optional<PodRecord> found = Optional.ofNullable(pods.get(key));
-      afterLookup.accept(key);
-      return found;
-    }
-
-    @Override
-    public boolean isCurrent() {
-      return current;
-    }
-
-    @Override
-    public NamespaceRecord namespace(String name) {
-      return namespaces.getOrDefault(name, NamespaceRecord.unknown(name));
-    }
-
-    @Override
-    public Optional<NodeRecord> node(String name) {
-      return nodes.stream().filter(n -> n.name().equals(name)).findFirst();
-    }
-
-    @Override
-    public Collection<NodeRecord> nodes() {
-      return nodes;
-    }
-
-    @Override
-    public Collection<PodRecord> pods() {
-      return pods.values();
-    }
-
-    @Override
-    public Collection<PodRecord> podsInNamespace(String namespace) {
-      return pods.values().stream().filter(p -> p.namespace().equals(namespace)).toList();
-    }
-
-    @Override
-    public int runningInNamespace(String namespace) {
-      return (int) pods.values().stream().filter(p -> p.namespace().equals(namespace) && p.runningOnNode()).count();
-    }
-
-    @Override
-    public int runningInCluster() {
-      return (int) pods.values().stream().filter(PodRecord::runningOnNode).count();
-    }
-
-    @Override
-    public Collection<PodRecord> podsOnNode(String node) {
-      return pods.values().stream().filter(p -> p.nodeName().equals(node)).toList();
-    }
-
-    @Override
-    public Collection<PodRecord> podsWithAntiAffinity() {
-      return pods.values().stream().filter(p -> !p.scheduling().requiredPodAntiAffinity().isEmpty()).toList();
-    }
-
-    @Override
-    public List<PdbRecord> pdbs(String namespace) {
-      return view().pdbs(namespace);
-    }
-
-    @Override
-    public Optional<PvcRecord> pvc(String namespace, String name) {
-      return Optional.empty();
-    }
-
-    @Override
-    public OptionalInt priorityClassValue(String name) {
-      return OptionalInt.empty();
-    }
-
-    @Override
-    public Optional<NodeUsage> nodeUsage(String node) {
-      return Optional.empty();
-    }
-
-    @Override
-    public Optional<QueriedUsage> queriedUsage(PrometheusQuery query) {
-      return Optional.empty();
-    }
-  }
-
-  private final FakeSource source = new FakeSource();
+  private final FakePodSource source = new FakePodSource();
   private final List<Decision> sent = new CopyOnWriteArrayList<>();
   private final RecentDecisions recent = new RecentDecisions(100);
 
-  private Sweeper sweeper(String policyTail, Function<Decision, PodRemover.Outcome> answer) {
+  private Sweeper sweeper(String policyTail, Function<Decision, RequestResult.Outcome> answer) {
     return sweeper(PolicyLoader.parse(HEAD + policyTail, "test"), answer);
   }
 
-  private Sweeper sweeper(Policy policy, Function<Decision, PodRemover.Outcome> answer) {
+  private Sweeper sweeper(Policy policy, Function<Decision, RequestResult.Outcome> answer) {
     return new Sweeper(policy, source, (d, dryRun) -> {
       if (!dryRun) {
         sent.add(d);
       }
-      return new PodRemover.Result(answer.apply(d), 200, "");
+      return new RequestResult(answer.apply(d), 200, "");
     }, new Metrics(), Clock.systemUTC(), recent);
   }
 
@@ -194,7 +80,7 @@ class SweeperTest {
   @Test
   void limitsPerNamespaceAndNodeHoldWithinAWindow() {
     try (Sweeper s = sweeper("limits: {maxPerNamespace: 2, maxPerNode: 3}\nrules: [{name: r, states: [Failed]}]\n",
-        d -> PodRemover.Outcome.REMOVED)) {
+        d -> RequestResult.Outcome.REMOVED)) {
       s.start();
       arrive(s, failedInAAndB(4));
       await().atMost(Duration.ofSeconds(5)).until(() -> recent.list().size() == 8);
@@ -206,7 +92,7 @@ class SweeperTest {
 
   @Test
   void aReloadDoesNotStartTheLimitsWindowOver() {
-    try (Sweeper s = sweeper("limits: {maxPerNamespace: 1}\nrules: [{name: r, states: [Failed]}]\n", d -> PodRemover.Outcome.REMOVED)) {
+    try (Sweeper s = sweeper("limits: {maxPerNamespace: 1}\nrules: [{name: r, states: [Failed]}]\n", d -> RequestResult.Outcome.REMOVED)) {
       s.start();
       arrive(s, failed("a", "first", "n1"));
       await().atMost(Duration.ofSeconds(5)).until(() -> sent.size() == 1);
@@ -219,9 +105,9 @@ class SweeperTest {
   }
 
   /** The answer of a server that removes the pod: it leaves the cache. */
-  private PodRemover.Outcome removed(Decision d) {
+  private RequestResult.Outcome removed(Decision d) {
     source.pods.remove(d.podKey());
-    return PodRemover.Outcome.REMOVED;
+    return RequestResult.Outcome.REMOVED;
   }
 
   /**
@@ -272,7 +158,7 @@ class SweeperTest {
         yaml("rules: [{name: failed, states: [Failed], maxAgeAfterFinish: 1h}]")), rails);
     var file = PolicyLoader.parse(HEAD
         + "rules: [{name: file, namespaces: {include: [b]}, states: [Failed]}]\n", "test");
-    try (Sweeper s = sweeper(CleanupPolicies.compose(file, List.of(namespaced)), d -> PodRemover.Outcome.REMOVED)) {
+    try (Sweeper s = sweeper(CleanupPolicies.compose(file, List.of(namespaced)), d -> RequestResult.Outcome.REMOVED)) {
       s.start();
       arrive(s, failedInAAndB(4));
       await().atMost(Duration.ofSeconds(5)).until(() -> recent.list().size() == 8);
@@ -290,7 +176,7 @@ class SweeperTest {
    */
   @Test
   void aRetryAfterNoAnswerIsNotHeldByItsOwnPlaceUnderTheHourlyCap() {
-    assertThat(underAnHourlyCapAfterARetry(1, killSwitch -> {}, PodRemover.Outcome.REMOVED)).isEqualTo("limited");
+    assertThat(underAnHourlyCapAfterARetry(1, killSwitch -> {}, RequestResult.Outcome.REMOVED)).isEqualTo("limited");
   }
 
   /**
@@ -299,7 +185,7 @@ class SweeperTest {
    */
   @Test
   void aRetryCountedAnewTakesItsFirstRequestsPlaceUnderTheHourlyCap() {
-    assertThat(underAnHourlyCapAfterARetry(2, SweeperTest::resume, PodRemover.Outcome.REMOVED)).isEqualTo("success");
+    assertThat(underAnHourlyCapAfterARetry(2, SweeperTest::resume, RequestResult.Outcome.REMOVED)).isEqualTo("success");
   }
 
   /**
@@ -308,13 +194,13 @@ class SweeperTest {
    */
   @Test
   void aRetryCountedAnewThatFailsLeavesItsFirstRequestsPlaceUnderTheHourlyCap() {
-    assertThat(underAnHourlyCapAfterARetry(1, SweeperTest::resume, PodRemover.Outcome.CONFLICT)).isEqualTo("limited");
+    assertThat(underAnHourlyCapAfterARetry(1, SweeperTest::resume, RequestResult.Outcome.CONFLICT)).isEqualTo("limited");
   }
 
   /** So too when the retry is accepted to be carried out in background (an evacuation). */
   @Test
   void aRetryCountedAnewAcceptedInBackgroundTakesItsFirstRequestsPlaceUnderTheHourlyCap() {
-    assertThat(underAnHourlyCapAfterARetry(2, SweeperTest::resume, PodRemover.Outcome.REFUSED)).isEqualTo("success");
+    assertThat(underAnHourlyCapAfterARetry(2, SweeperTest::resume, RequestResult.Outcome.REFUSED)).isEqualTo("success");
   }
 
   /**
@@ -323,7 +209,7 @@ class SweeperTest {
    */
   @Test
   void aRetryWhoseJobFailsLeavesItsFirstRequestsPlaceUnderTheHourlyCap() {
-    assertThat(underAnHourlyCapAfterARetry(1, SweeperTest::resume, PodRemover.Outcome.STARTED)).isEqualTo("limited");
+    assertThat(underAnHourlyCapAfterARetry(1, SweeperTest::resume, RequestResult.Outcome.STARTED)).isEqualTo("limited");
   }
 
   private static PodFixtures.PodBuilder running(String name) {
@@ -340,7 +226,7 @@ class SweeperTest {
    * {@code meanwhile}, then its retry (5 s later) gets {@code retried} (REFUSED: accepted as an evacuation; STARTED: a
    * migration job, which then fails); returns what becomes of pod a1.
    */
-  private String underAnHourlyCapAfterARetry(int cap, Consumer<KillSwitch> meanwhile, PodRemover.Outcome retried) {
+  private String underAnHourlyCapAfterARetry(int cap, Consumer<KillSwitch> meanwhile, RequestResult.Outcome retried) {
     var rails = CleanupPolicies.clusterRails(Optional.of(yaml("{maxRemovalsPerHourPerNamespace: " + cap + "}")));
     var namespaced = CleanupPolicies.judge(new CleanupPolicies.Source("a", "cleanup", yaml("rules: [{name: old, maxAge: 1h}]")), rails);
     var file = PolicyLoader.parse(HEAD + "guard: {maxNamespaceShare: 1.0, maxClusterShare: 1.0}\n"
@@ -350,17 +236,17 @@ class SweeperTest {
     java.util.concurrent.atomic.AtomicInteger requests = new java.util.concurrent.atomic.AtomicInteger();
     try (Sweeper s = new Sweeper(CleanupPolicies.compose(file, List.of(namespaced)), source, (d, dryRun) -> {
       if (requests.incrementAndGet() == 1) {
-        return new PodRemover.Result(PodRemover.Outcome.ERROR, PodRemover.NO_ANSWER, "no answer from the API server: timed out");
+        return new RequestResult(RequestResult.Outcome.ERROR, RequestResult.NO_ANSWER, "no answer from the API server: timed out");
       }
-      PodRemover.Outcome outcome = d.name().equals("a0") ? retried : PodRemover.Outcome.REMOVED;
+      RequestResult.Outcome outcome = d.name().equals("a0") ? retried : RequestResult.Outcome.REMOVED;
       return switch (outcome) {
         case REMOVED -> {
           source.pods.remove(d.podKey()); // gone, as the informer will show: no later pass sends it again
-          yield new PodRemover.Result(outcome, 200, "");
+          yield new RequestResult(outcome, 200, "");
         }
-        case REFUSED -> new PodRemover.Result(outcome, 429, RemovalGate.EVACUATION_MESSAGE);
-        case STARTED -> new PodRemover.Result(outcome, 201, "PodMigrationJob created");
-        default -> new PodRemover.Result(outcome, 409, "the object has been modified");
+        case REFUSED -> new RequestResult(outcome, 429, "Eviction triggered evacuation");
+        case STARTED -> new RequestResult(outcome, 201, "PodMigrationJob created");
+        default -> new RequestResult(outcome, 409, "the object has been modified");
       };
     }, metrics, Clock.systemUTC(), recent, killSwitch, why -> {}, GuardWindowStore.NONE)) {
       s.start();
@@ -368,12 +254,12 @@ class SweeperTest {
       await().atMost(Duration.ofSeconds(3)).until(() -> requests.get() == 1);
       meanwhile.accept(killSwitch);
       await().atMost(Duration.ofSeconds(15)).until(() -> !recent.list(e -> e.decision().name().equals("a0")).get(0).result().equals("error"));
-      if (retried == PodRemover.Outcome.CONFLICT || retried == PodRemover.Outcome.STARTED) {
+      if (retried == RequestResult.Outcome.CONFLICT || retried == RequestResult.Outcome.STARTED) {
         // What made the pod change: the first request, carried out after all.
         arrive(s, running("a0").rv("2").terminating().build());
       }
-      if (retried == PodRemover.Outcome.STARTED) {
-        s.gate().jobEnded("uid-a0"); // the job fails: its pod is being deleted
+      if (retried == RequestResult.Outcome.STARTED) {
+        s.jobs().ended("uid-a0"); // the job fails: its pod is being deleted
       }
       arrive(s, running("a1").build());
       await().atMost(Duration.ofSeconds(3)).until(() -> recent.list().stream().anyMatch(e -> e.decision().name().equals("a1")));
@@ -383,7 +269,7 @@ class SweeperTest {
 
   @Test
   void dryRunSendsNothingAndReportsOnce() {
-    try (Sweeper s = sweeper("dryRun: true\nrules: [{name: r, states: [Failed]}]\n", d -> PodRemover.Outcome.REMOVED)) {
+    try (Sweeper s = sweeper("dryRun: true\nrules: [{name: r, states: [Failed]}]\n", d -> RequestResult.Outcome.REMOVED)) {
       s.start();
       PodRecord p = failed("a", "p", "n1");
       arrive(s, p);
@@ -398,7 +284,7 @@ class SweeperTest {
   @Test
   void nothingIsSentFromAStaleCache() {
     source.current = false;
-    try (Sweeper s = sweeper("rules: [{name: r, states: [Failed]}]\n", d -> PodRemover.Outcome.REMOVED)) {
+    try (Sweeper s = sweeper("rules: [{name: r, states: [Failed]}]\n", d -> RequestResult.Outcome.REMOVED)) {
       s.start();
       PodRecord p = failed("a", "p", "n1");
       arrive(s, p);
@@ -410,7 +296,7 @@ class SweeperTest {
 
   @Test
   void aRecreatedPodIsJudgedAfreshAndARefusalBacksOff() {
-    try (Sweeper s = sweeper("rules: [{name: r, states: [Running], maxAge: 1h}]\n", d -> PodRemover.Outcome.REFUSED)) {
+    try (Sweeper s = sweeper("rules: [{name: r, states: [Running], maxAge: 1h}]\n", d -> RequestResult.Outcome.REFUSED)) {
       s.start();
       PodRecord old = pod("web").ns("a").created(OLD).uid("old").build();
       source.put(old);
@@ -440,7 +326,7 @@ class SweeperTest {
     Metrics metrics = new Metrics();
     try (Sweeper s = new Sweeper(policy, source, (d, dryRun) -> {
       seen.add(d);
-      return new PodRemover.Result(PodRemover.Outcome.REFUSED, 429, "Eviction triggered evacuation of VMI");
+      return new RequestResult(RequestResult.Outcome.REFUSED, 429, "Eviction triggered evacuation of VMI");
     }, metrics, Clock.systemUTC(), recent)) {
       s.start();
       PodRecord vm = pod("virt-launcher-a").ns("vms").created(OLD).ownedBy("VirtualMachineInstance", "vm")
@@ -467,12 +353,12 @@ class SweeperTest {
 
   @Test
   void aDeadlineFiresWithoutAnyEvent() {
-    try (Sweeper s = sweeper("rules: [{name: r, states: [Running], maxAge: 2s}]\n", d -> PodRemover.Outcome.REMOVED)) {
+    try (Sweeper s = sweeper("rules: [{name: r, states: [Running], maxAge: 2s}]\n", d -> RequestResult.Outcome.REMOVED)) {
       s.start();
       Instant created = Instant.now().minusMillis(500);
       PodRecord p = pod("p").ns("a").created(created).build();
       arrive(s, p);
-      assertThat(s.pendingDeadlines()).isEqualTo(1);
+      await().atMost(Duration.ofSeconds(1)).until(() -> s.pendingDeadlines() == 1);
       await().atMost(Duration.ofSeconds(4)).until(() -> sent.size() == 1);
       assertThat(Duration.between(created.plusSeconds(2), recent.list().get(0).time())).isLessThan(Duration.ofMillis(500));
       assertThat(s.pendingDeadlines()).isZero();

@@ -5,18 +5,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.podsweeper.cluster.PodFixtures;
 import io.podsweeper.cluster.PodRecord;
-import io.podsweeper.kube.PodRemover;
 import io.podsweeper.metrics.Metrics;
 import io.podsweeper.policy.Policy;
 import io.podsweeper.policy.PolicyLoader;
+import io.podsweeper.removal.RequestResult;
 import io.podsweeper.safety.GuardWindowStore;
-import io.podsweeper.strategy.Decision;
+import io.podsweeper.testing.FakePodSource;
 import io.podsweeper.testing.MemoryGuardWindowStore;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -29,7 +28,7 @@ import org.junit.jupiter.api.Test;
  */
 class WorldMovesBeforeTheSendTest {
   private static final String HEAD = "apiVersion: podsweeper.io/v1alpha1\nkind: PodSweeperPolicy\n";
-  private final SweeperTest.FakeSource source = new SweeperTest.FakeSource();
+  private final FakePodSource source = new FakePodSource();
   private final Metrics metrics = new Metrics();
   private final KillSwitch killSwitch = new KillSwitch(metrics, (paused, reason, over) -> true);
 
@@ -68,7 +67,7 @@ class WorldMovesBeforeTheSendTest {
     Sweeper s = new Sweeper(PolicyLoader.parse(policy, "test"), source, (d, dryRun) -> {
       sentAt.add(System.nanoTime());
       source.pods.remove(d.podKey());
-      return new PodRemover.Result(PodRemover.Outcome.REMOVED, 200, "");
+      return new RequestResult(RequestResult.Outcome.REMOVED, 200, "");
     }, metrics, Clock.systemUTC(), new RecentDecisions(100), killSwitch, why -> {}, store);
     s.start();
     try (s) {
@@ -82,7 +81,8 @@ class WorldMovesBeforeTheSendTest {
       // The second request waits for the journal, held by the first request's write: on the worker (taking over the
       // window) if it got there first, else on its sender (writing ahead) once the worker has its token.
       org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> Thread.getAllStackTraces().keySet().stream()
-          .anyMatch(t -> t.getName().startsWith("sweeper-re") && t.getState() == Thread.State.BLOCKED));
+          .anyMatch(t -> (t.getName().startsWith("sweeper-removals") || t.getName().startsWith("removal-requests"))
+              && t.getState() == Thread.State.BLOCKED));
       answerFirstWrite.countDown();
       org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> sentAt.size() == 2);
 
@@ -92,55 +92,40 @@ class WorldMovesBeforeTheSendTest {
   }
 
   /**
-   * A switch from dry-run to live puts in a fresh budget (and guard). Sweeper.apply used to publish the new rules
-   * (generation + 1) before the gate's new budget was in force. A live candidate the worker builds from the new rules in
-   * between reserves its place in the dry-run's budget, which is then thrown away; its final check passes (same
-   * generation), so a real removal goes out that the live window never counted, and the next pod gets its place:
-   * maxTotal 1, two real removals in one window. (A guard that counts the removal would refuse it at journal.persist,
-   * since gate.apply forgets the journal; a DELETE under a guard without maxRemovals is not counted by it.) Now the gate
-   * publishes the new rules itself, once its new limits are in force: the worker takes "first" here at the earliest
-   * moment it can see the live rules, inside the publication.
+   * A switch from dry-run to live puts in a fresh limits window (and guard). A live candidate must reserve its place in
+   * the live window, never in the dry-run's that is being thrown away: the removal path swaps the window under the
+   * ledger's lock and only then publishes the live rules, so no live candidate exists before the live window does.
+   * (Before, the rules were published first, and under maxTotal 1 two real removals went out in one window.)
    */
   @Test
-  void aLiveRemovalAdmittedDuringADryRunSwitchIsCountedInTheLiveWindow() throws Exception {
+  void aLiveRemovalAdmittedRightAfterADryRunSwitchIsCountedInTheLiveWindow() {
     Instant old = Instant.now().minus(Duration.ofHours(5));
     Policy live = PolicyLoader.parse(HEAD + "limits: {maxTotal: 1}\nrules: [{name: r, states: [Failed]}]\n", "test");
-    Policy dry = live.withDryRun(true);
-    java.util.concurrent.atomic.AtomicReference<RemovalGate.Rules> rules =
-        new java.util.concurrent.atomic.AtomicReference<>(new RemovalGate.Rules(dry, new io.podsweeper.strategy.PolicyEvaluator(dry), 1));
     List<String> removed = new CopyOnWriteArrayList<>();
-    RemovalGate gate = new RemovalGate(source, (d, dryRun) -> {
+    RecentDecisions recent = new RecentDecisions(100);
+    Sweeper s = new Sweeper(live.withDryRun(true), source, (d, dryRun) -> {
       if (!dryRun) {
         removed.add(d.name());
         source.pods.remove(d.podKey());
       }
-      return new PodRemover.Result(PodRemover.Outcome.REMOVED, 200, "");
-    }, killSwitch, new Outcomes(metrics, new RecentDecisions(100), Clock.systemUTC(), () -> "test"), metrics, Clock.systemUTC(),
-        rules::get, () -> true, (key, delay) -> {}, why -> {}, new GuardJournal(GuardWindowStore.NONE, Clock.systemUTC()));
-    try (gate) {
-      gate.apply(null, dry, () -> {});
-      PodRecord first = failedPod("first", old);
-      PodRecord second = failedPod("second", old);
+      return new RequestResult(RequestResult.Outcome.REMOVED, 200, "");
+    }, metrics, Clock.systemUTC(), recent, killSwitch, why -> {}, GuardWindowStore.NONE);
+    s.start();
+    try (s) {
+      PodRecord dryRunOnly = failedPod("dry", old);
+      s.podChanged(dryRunOnly);
+      org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> recent.list().stream().anyMatch(e -> e.result().equals("dry-run")));
+      source.pods.remove(dryRunOnly.key());
+      s.podDeleted(dryRunOnly);
 
-      // The live rules (generation 2) are published, and at once the worker takes "first" under them.
-      RemovalGate.Rules liveRules = new RemovalGate.Rules(live, new io.podsweeper.strategy.PolicyEvaluator(live), 2);
-      gate.apply(dry, live, () -> {
-        rules.set(liveRules);
-        try {
-          gate.admit(first, candidate(liveRules, first));
-        } catch (InterruptedException e) {
-          throw new AssertionError(e);
-        }
-        // Removed and settled before the publication ends: had the budget been swapped after it, nothing in progress
-        // would carry "first" into the live window.
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> removed.contains("first") && !gate.busyWith(first.key()));
-      });
+      s.reload(live);
+      s.podChanged(failedPod("first", old));
+      s.podChanged(failedPod("second", old));
+      org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> recent.list().stream()
+          .filter(e -> !e.dryRun()).map(e -> e.decision().name()).toList().containsAll(List.of("first", "second")));
 
-      gate.admit(second, candidate(liveRules, second));
-      // admit returns once the request is refused, or handed to a sender (marked busy until its answer is settled).
-      org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> !gate.busyWith("a/second"));
-
-      assertThat(removed).as("real removals in one window under limits.maxTotal 1").containsExactly("first");
+      assertThat(removed).as("real removals in one window under limits.maxTotal 1").hasSize(1);
+      assertThat(recent.list()).anySatisfy(e -> assertThat(e.result()).isEqualTo("limited"));
     }
   }
 
@@ -155,11 +140,11 @@ class WorldMovesBeforeTheSendTest {
     List<String> sent = new CopyOnWriteArrayList<>();
     Sweeper s = new Sweeper(PolicyLoader.parse(HEAD + "rules: [{name: r, states: [Failed]}]\n", "test"), source, (d, dryRun) -> {
       sent.add(d.name());
-      return new PodRemover.Result(PodRemover.Outcome.REMOVED, 200, "");
+      return new RequestResult(RequestResult.Outcome.REMOVED, 200, "");
     }, metrics, Clock.systemUTC(), new RecentDecisions(100), killSwitch, why -> {}, GuardWindowStore.NONE);
     // The final check runs on a sender thread; its look-up of the pod is the first part of its judging.
     source.afterLookup = key -> {
-      if (Thread.currentThread().getName().startsWith("sweeper-requests")) {
+      if (Thread.currentThread().getName().startsWith("removal-requests")) {
         killSwitch.pause("thrown while the final check judged the pod");
       }
     };
@@ -177,11 +162,5 @@ class WorldMovesBeforeTheSendTest {
         .container(PodFixtures.terminatedAt("c", "Error", 1, old.plusSeconds(1))).build();
     source.put(p);
     return p;
-  }
-
-  private RemovalGate.Candidate candidate(RemovalGate.Rules in, PodRecord p) {
-    Instant now = Instant.now();
-    return new RemovalGate.Candidate(in.evaluator().evaluate(p, source).orElseThrow().decide(p, now), false, in.generation(),
-        in.policy().dryRun(), null);
   }
 }

@@ -12,8 +12,9 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.http.BasicBuilder;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.Interceptor;
+import io.podsweeper.cluster.PodListener;
 import io.podsweeper.cluster.PodRecord;
-import io.podsweeper.engine.Service;
+import io.podsweeper.app.Service;
 import io.podsweeper.metrics.Metrics;
 import io.podsweeper.testing.ApiServerExtension;
 import io.podsweeper.testing.RunningService;
@@ -108,7 +109,7 @@ class CacheCurrencyIT {
     try (KubeClients clients = held.clients(server);
         ClusterCache cache = new ClusterCache(clients, new Metrics());
         held) { // released first, before the cache closes
-      CompletableFuture<Void> started = cache.start(new ClusterCache.PodListener() {
+      CompletableFuture<Void> started = cache.start(new PodListener() {
         @Override
         public void podChanged(PodRecord pod) {
           evaluated.add(pod.key());
@@ -233,8 +234,8 @@ class CacheCurrencyIT {
   }
 
   /** A listener that takes {@code perPod} over each pod it hears of, as the sweeper's evaluation takes its time. */
-  private static ClusterCache.PodListener evaluating(Duration perPod) {
-    return new ClusterCache.PodListener() {
+  private static PodListener evaluating(Duration perPod) {
+    return new PodListener() {
       @Override
       public void podChanged(PodRecord pod) {
         try {

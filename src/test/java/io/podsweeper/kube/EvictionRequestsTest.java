@@ -3,6 +3,7 @@ package io.podsweeper.kube;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.podsweeper.removal.EvictionRequester;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;

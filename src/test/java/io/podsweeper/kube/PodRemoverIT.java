@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.podsweeper.removal.RequestResult;
 import io.podsweeper.strategy.Action;
 import io.podsweeper.strategy.Decision;
 import io.podsweeper.testing.ApiServerExtension;
@@ -41,8 +42,8 @@ class PodRemoverIT {
 
     try (KubeClients clients = KubeClients.of(server.config())) {
       PodRemover remover = remover(clients);
-      PodRemover.Result result = remover.remove(stale, false);
-      assertThat(result.outcome()).isEqualTo(PodRemover.Outcome.CONFLICT);
+      RequestResult result = remover.remove(stale, false);
+      assertThat(result.outcome()).isEqualTo(RequestResult.Outcome.CONFLICT);
       assertThat(client.pods().inNamespace(ns).withName("job").get().getMetadata().getUid())
           .isEqualTo(recreated.getMetadata().getUid());
 
@@ -51,13 +52,13 @@ class PodRemoverIT {
         p.getMetadata().getLabels().put("changed", "yes");
         return p;
       });
-      assertThat(remover.remove(beforeChange, false).outcome()).isEqualTo(PodRemover.Outcome.CONFLICT);
+      assertThat(remover.remove(beforeChange, false).outcome()).isEqualTo(RequestResult.Outcome.CONFLICT);
       assertThat(client.pods().inNamespace(ns).withName("job").get()).isNotNull();
 
       Pod current = client.pods().inNamespace(ns).withName("job").get();
-      assertThat(remover.remove(decision(current, Action.DELETE), false).outcome()).isEqualTo(PodRemover.Outcome.REMOVED);
+      assertThat(remover.remove(decision(current, Action.DELETE), false).outcome()).isEqualTo(RequestResult.Outcome.REMOVED);
       assertThat(client.pods().inNamespace(ns).withName("job").get()).isNull();
-      assertThat(remover.remove(decision(current, Action.DELETE), false).outcome()).isEqualTo(PodRemover.Outcome.GONE);
+      assertThat(remover.remove(decision(current, Action.DELETE), false).outcome()).isEqualTo(RequestResult.Outcome.GONE);
     }
   }
 
@@ -70,9 +71,9 @@ class PodRemoverIT {
     Decision stale = decision(pod, Action.EVICT);
     try (KubeClients clients = KubeClients.of(server.config())) {
       PodRemover remover = remover(clients);
-      assertThat(remover.remove(stale, false).outcome()).isEqualTo(PodRemover.Outcome.CONFLICT);
+      assertThat(remover.remove(stale, false).outcome()).isEqualTo(RequestResult.Outcome.CONFLICT);
       assertThat(client.pods().inNamespace(ns).withName("web").get().getMetadata().getDeletionTimestamp()).isNull();
-      assertThat(remover.remove(decision(running, Action.EVICT), false).outcome()).isEqualTo(PodRemover.Outcome.REMOVED);
+      assertThat(remover.remove(decision(running, Action.EVICT), false).outcome()).isEqualTo(RequestResult.Outcome.REMOVED);
     }
   }
 
@@ -88,9 +89,9 @@ class PodRemoverIT {
     Pod job = failed(client, ns, "job");
     try (KubeClients clients = KubeClients.of(server.config())) {
       PodRemover remover = remover(clients);
-      assertThat(remover.remove(decision(guarded, Action.EVICT), true).outcome()).isEqualTo(PodRemover.Outcome.REFUSED);
-      assertThat(remover.remove(decision(free, Action.EVICT), true).outcome()).isEqualTo(PodRemover.Outcome.REMOVED);
-      assertThat(remover.remove(decision(job, Action.DELETE), true).outcome()).isEqualTo(PodRemover.Outcome.REMOVED);
+      assertThat(remover.remove(decision(guarded, Action.EVICT), true).outcome()).isEqualTo(RequestResult.Outcome.REFUSED);
+      assertThat(remover.remove(decision(free, Action.EVICT), true).outcome()).isEqualTo(RequestResult.Outcome.REMOVED);
+      assertThat(remover.remove(decision(job, Action.DELETE), true).outcome()).isEqualTo(RequestResult.Outcome.REMOVED);
     }
     assertThat(client.pods().inNamespace(ns).list().getItems()).hasSize(3)
         .allSatisfy(p -> assertThat(p.getMetadata().getDeletionTimestamp()).isNull());

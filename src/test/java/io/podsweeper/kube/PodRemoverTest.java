@@ -7,6 +7,7 @@ import com.sun.net.httpserver.HttpServer;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.podsweeper.cluster.PodFixtures;
 import io.podsweeper.cluster.PodRecord;
+import io.podsweeper.removal.RequestResult;
 import io.podsweeper.strategy.Decision;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -71,9 +72,9 @@ class PodRemoverTest {
     PodRecord pod = PodFixtures.pod("web").ns("a").on("n1").ownedBy("ReplicaSet", "rs").phase("Running")
         .container(PodFixtures.running("c")).build();
 
-    PodRemover.Result result = remover.softEvict(Decision.of(pod, "LowNodeLoad", "p", "r", "too hot", Instant.now()));
+    RequestResult result = remover.softEvict(Decision.of(pod, "LowNodeLoad", "p", "r", "too hot", Instant.now()));
 
-    assertThat(result.outcome()).isEqualTo(PodRemover.Outcome.ERROR);
+    assertThat(result.outcome()).isEqualTo(RequestResult.Outcome.ERROR);
     assertThat(result.code()).isEqualTo(503);
     assertThat(requests).containsExactly("PATCH /api/v1/namespaces/a/pods/web");
   }

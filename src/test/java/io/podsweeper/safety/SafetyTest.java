@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.podsweeper.policy.Limits;
-import io.podsweeper.strategy.Action;
-import io.podsweeper.strategy.Decision;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.OptionalInt;
@@ -13,8 +11,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 class SafetyTest {
-  private static Decision d(String ns, String node) {
-    return new Decision(ns, "p", "u", "1", node, "PodLifeTime", "p", "r", Action.EVICT, "x", Instant.EPOCH, "");
+  private static Removal d(String ns, String node) {
+    return new Removal(ns, node, true);
   }
 
   @Test
@@ -53,7 +51,7 @@ class SafetyTest {
     }
     assertThat(fresh.check(d("ns", "n"), 2, 100, refusedAt).map(BlastRadiusGuard.Trip::reason)).as("refused attempts use up nothing").isEmpty();
     // Deleting finished pods is not an eviction: only the total cap counts it.
-    Decision delete = new Decision("ns", "p", "u", "1", "n", "PodLifeTime", "p", "r", Action.DELETE, "x", Instant.EPOCH, "");
+    Removal delete = new Removal("ns", "n", false);
     assertThat(g.check(delete, 5, 100, t).map(BlastRadiusGuard.Trip::reason)).isEmpty();
     // The window slides.
     assertThat(g.check(d("ns", "n"), 5, 100, t.plus(Duration.ofMinutes(11))).map(BlastRadiusGuard.Trip::reason)).isEmpty();
@@ -66,7 +64,7 @@ class SafetyTest {
     io.podsweeper.policy.Guard config = new io.podsweeper.policy.Guard(0.5, 1.0, OptionalInt.of(5), 0, 0, Duration.ofMinutes(10));
     BlastRadiusGuard g = new BlastRadiusGuard(config);
     Instant t = Instant.parse("2026-01-01T00:00:03.5Z");
-    Decision delete = new Decision("ns", "p", "u", "1", "n", "PodLifeTime", "p", "r", Action.DELETE, "x", Instant.EPOCH, "");
+    Removal delete = new Removal("ns", "n", false);
     g.count(d("ns", "n"), t);
     g.count(d("ns", "n"), t.plusSeconds(20));
     g.count(delete, t);
@@ -108,7 +106,7 @@ class SafetyTest {
   void guardCapsAllRemovalsInAWindow() {
     BlastRadiusGuard g = new BlastRadiusGuard(new io.podsweeper.policy.Guard(1.0, 1.0, OptionalInt.of(2), 1, 1, Duration.ofMinutes(1)));
     Instant t = Instant.parse("2026-01-01T00:00:00Z");
-    Decision delete = new Decision("ns", "p", "u", "1", "n", "PodLifeTime", "p", "r", Action.DELETE, "x", Instant.EPOCH, "");
+    Removal delete = new Removal("ns", "n", false);
     for (int i = 0; i < 2; i++) {
       assertThat(g.check(delete, 0, 0, t).map(BlastRadiusGuard.Trip::reason)).isEmpty();
       g.count(delete, t);

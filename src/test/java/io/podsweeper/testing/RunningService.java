@@ -3,7 +3,7 @@ package io.podsweeper.testing;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.client.Config;
-import io.podsweeper.engine.Service;
+import io.podsweeper.app.Service;
 import io.podsweeper.policy.Policy;
 import io.podsweeper.policy.PolicyLoader;
 import java.io.IOException;

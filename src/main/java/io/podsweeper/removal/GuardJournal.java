@@ -1,16 +1,13 @@
-package io.podsweeper.engine;
+package io.podsweeper.removal;
 
-import io.podsweeper.safety.BlastRadiusGuard;
 import io.podsweeper.safety.GuardWindow;
 import io.podsweeper.safety.GuardWindowStore;
-import java.time.Clock;
-import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
-import java.util.WeakHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,13 +28,12 @@ final class GuardJournal {
   private static final int UNANSWERED_KEPT = 8;
 
   private final GuardWindowStore store;
-  private final Clock clock;
   /**
    * The guards the remembered window was read into this term. A set, not the last one: a caller that read the guard
    * before a dry-run switch replaced it must neither leave the new guard unread nor make it be read twice (a second
-   * read would drop what it counted since). Weak: a replaced guard is forgotten with its last user.
+   * read would drop what it counted since).
    */
-  private final Set<BlastRadiusGuard> loaded = Collections.newSetFromMap(new WeakHashMap<>());
+  private final Set<JournaledGuard> loaded = new HashSet<>();
   /** The version of the window this term last read or wrote, and what that version holds. */
   private String storedVersion = "";
   private GuardWindow stored = GuardWindow.EMPTY;
@@ -57,21 +53,24 @@ final class GuardJournal {
     }
   };
   private long durableVersion = -1;
-  private BlastRadiusGuard durableGuard;
+  private JournaledGuard durableGuard;
 
-  GuardJournal(GuardWindowStore store, Clock clock) {
+  GuardJournal(GuardWindowStore store) {
     this.store = store;
-    this.clock = clock;
   }
 
   /**
-   * Makes sure what {@code guard} counts now is remembered by the cluster; false (and logged) if it could not be
-   * read or written, and then nothing may be sent. A guard that has not read the window this term (its term ended
-   * while a removal waited) writes nothing.
+   * Makes sure what {@code guard} counts now is remembered by the cluster; false (and logged) if it could not be read
+   * or written, and then nothing may be sent. A guard that has not read the window this term (its term ended while a
+   * removal waited), or was replaced, writes nothing.
    */
-  synchronized boolean persist(BlastRadiusGuard guard) {
-    long version = guard.version();
-    if (guard == durableGuard && durableVersion >= version) {
+  synchronized boolean persist(JournaledGuard guard) {
+    Optional<Ledger.GuardState> now = guard.state();
+    if (now.isEmpty()) {
+      return false;
+    }
+    long version = now.get().version();
+    if (guard.equals(durableGuard) && durableVersion >= version) {
       return true;
     }
     if (!loaded.contains(guard)) {
@@ -80,7 +79,11 @@ final class GuardJournal {
     }
     try {
       for (int attempt = 0; attempt < OWN_WRITES_SEEN; attempt++) {
-        String text = guard.window(clock.instant()).encode();
+        Optional<Ledger.GuardState> state = guard.state();
+        if (state.isEmpty()) {
+          return false;
+        }
+        String text = state.get().window().encode();
         String id = writer + "/" + ++writes;
         Optional<String> written = write(text, id);
         if (written.isPresent()) {
@@ -140,7 +143,7 @@ final class GuardJournal {
    * Takes over the window the last writer left, once per term of leadership (and once after start) and guard, before
    * the first removal is counted in it; false (and logged) if it cannot be read, and then nothing may be counted.
    */
-  synchronized boolean takeOver(BlastRadiusGuard guard) {
+  synchronized boolean takeOver(JournaledGuard guard) {
     if (loaded.contains(guard)) {
       return true;
     }
@@ -164,7 +167,7 @@ final class GuardJournal {
    * it replaces (read first if this term has not read it yet). False (and logged) if that could not be written; the
    * window here starts over all the same.
    */
-  synchronized boolean startOver(BlastRadiusGuard guard) {
+  synchronized boolean startOver(JournaledGuard guard) {
     boolean read = takeOver(guard);
     guard.reset();
     return read && persist(guard);

@@ -1,4 +1,4 @@
-package io.podsweeper.engine;
+package io.podsweeper.removal;
 
 /** The outcome of one decision, as counted in {@code podsweeper_removals_total{result}} and logged. */
 public enum Result {

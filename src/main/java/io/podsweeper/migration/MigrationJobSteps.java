@@ -1,4 +1,4 @@
-package io.podsweeper.engine;
+package io.podsweeper.migration;
 
 import io.podsweeper.kube.MigrationJobs.Condition;
 import io.podsweeper.kube.MigrationJobs.Job;

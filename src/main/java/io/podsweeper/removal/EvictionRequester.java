@@ -1,4 +1,4 @@
-package io.podsweeper.kube;
+package io.podsweeper.removal;
 
 import io.podsweeper.strategy.Decision;
 import java.util.List;
@@ -7,7 +7,7 @@ import java.util.Optional;
 /**
  * Podsweeper as an eviction requester of the EvictionRequest API (KEP-4563): it asks for a pod's eviction by an
  * EvictionRequest named after the pod's UID, with itself in {@code spec.requesters}, and cancels by taking itself out
- * again. {@link EvictionRequests} talks to the API server; tests stand in for it.
+ * again. {@code kube/EvictionRequests} talks to the API server; tests stand in for it.
  */
 public interface EvictionRequester {
   /** Podsweeper's name in {@code spec.requesters}: a fully qualified domain name, as the KEP requires. */
@@ -15,16 +15,16 @@ public interface EvictionRequester {
 
   /**
    * Creates the pod's EvictionRequest, or joins the one that exists (server-side apply of this requester's part):
-   * 2xx is {@link PodRemover.Outcome#REMOVED}, meaning requested; the pod then leaves in its own time.
+   * 2xx is {@link RequestResult.Outcome#REMOVED}, meaning requested; the pod then leaves in its own time.
    *
    * @param balance made by a node-aware strategy: written on the request with the decision's profile and rule
    *     ({@link Origin}), so that whoever takes it over judges it by the same rules
    * @param dryRun a server-side dry-run ({@code dryRun=All})
    */
-  PodRemover.Result request(Decision decision, boolean balance, boolean dryRun);
+  RequestResult request(Decision decision, boolean balance, boolean dryRun);
 
   /** Takes this requester out of the pod's EvictionRequest; with no requester left it is canceled. */
-  PodRemover.Result withdraw(Decision decision);
+  RequestResult withdraw(Decision decision);
 
   /**
    * Every EvictionRequest the cluster has now, as far as this service has listed them (none before the first list):

@@ -1,10 +1,10 @@
-package io.podsweeper.engine;
+package io.podsweeper.migration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.podsweeper.engine.MigrationJobSteps.Kind;
-import io.podsweeper.engine.MigrationJobSteps.PodAt;
-import io.podsweeper.engine.MigrationJobSteps.Step;
+import io.podsweeper.migration.MigrationJobSteps.Kind;
+import io.podsweeper.migration.MigrationJobSteps.PodAt;
+import io.podsweeper.migration.MigrationJobSteps.Step;
 import io.podsweeper.kube.MigrationJobs.Condition;
 import io.podsweeper.kube.MigrationJobs.Job;
 import io.podsweeper.kube.MigrationJobs.ReservationPhase;

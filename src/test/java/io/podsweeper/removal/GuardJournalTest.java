@@ -1,9 +1,7 @@
-package io.podsweeper.engine;
+package io.podsweeper.removal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.podsweeper.policy.Guard;
-import io.podsweeper.safety.BlastRadiusGuard;
 import io.podsweeper.safety.GuardWindowStore;
 import io.podsweeper.strategy.Action;
 import io.podsweeper.strategy.Decision;
@@ -28,7 +26,7 @@ class GuardJournalTest {
   private static final Clock CLOCK = Clock.fixed(NOW, ZoneOffset.UTC);
 
   private final MemoryGuardWindowStore store = new MemoryGuardWindowStore(REMEMBERED);
-  private final GuardJournal journal = new GuardJournal(store, CLOCK);
+  private final GuardJournal journal = new GuardJournal(store);
   /** Nothing stored yet, and a way to lose the next write's answer. */
   private final MemoryGuardWindowStore memory = new MemoryGuardWindowStore();
   private final AnswerLostStore answerLost = new AnswerLostStore(memory);
@@ -39,9 +37,9 @@ class GuardJournalTest {
    */
   @Test
   void aGuardReplacedWhileACallerHeldTheOldOneStillReadsTheWindowOnce() {
-    BlastRadiusGuard old = new BlastRadiusGuard(Guard.DEFAULTS);
+    PlainGuard old = new PlainGuard(CLOCK);
     assertThat(journal.takeOver(old)).isTrue();
-    BlastRadiusGuard replaced = new BlastRadiusGuard(Guard.DEFAULTS);
+    PlainGuard replaced = new PlainGuard(CLOCK);
     journal.forget();
     assertThat(journal.takeOver(old)).as("the caller that still held the old guard").isTrue();
     assertThat(journal.takeOver(replaced)).isTrue();
@@ -59,7 +57,7 @@ class GuardJournalTest {
    */
   @Test
   void aDeposedLeadersLateWriteLeavesTheNewLeadersWindow() throws Exception {
-    BlastRadiusGuard oldGuard = new BlastRadiusGuard(Guard.DEFAULTS);
+    PlainGuard oldGuard = new PlainGuard(CLOCK);
     assertThat(journal.takeOver(oldGuard)).isTrue();
     oldGuard.count(eviction(), NOW);
     CountDownLatch onTheWire = new CountDownLatch(1);
@@ -72,8 +70,8 @@ class GuardJournalTest {
     CompletableFuture<Boolean> lateWrite = CompletableFuture.supplyAsync(() -> journal.persist(oldGuard));
     assertThat(onTheWire.await(5, TimeUnit.SECONDS)).isTrue();
 
-    GuardJournal newLeader = new GuardJournal(store, CLOCK);
-    BlastRadiusGuard newGuard = new BlastRadiusGuard(Guard.DEFAULTS);
+    GuardJournal newLeader = new GuardJournal(store);
+    PlainGuard newGuard = new PlainGuard(CLOCK);
     assertThat(newLeader.takeOver(newGuard)).isTrue();
     newGuard.count(eviction(), NOW);
     newGuard.count(eviction(), NOW);
@@ -94,8 +92,8 @@ class GuardJournalTest {
    */
   @Test
   void aNewLeaderCountsWhatALateWriteAddedBeforeItWrites() {
-    GuardJournal newLeader = new GuardJournal(store, CLOCK);
-    BlastRadiusGuard newGuard = new BlastRadiusGuard(Guard.DEFAULTS);
+    GuardJournal newLeader = new GuardJournal(store);
+    PlainGuard newGuard = new PlainGuard(CLOCK);
     assertThat(newLeader.takeOver(newGuard)).isTrue();
     store.writeAsAnotherReplica("evict a 1767225610:3\n");
     newGuard.count(eviction(), NOW);
@@ -111,8 +109,8 @@ class GuardJournalTest {
    */
   @Test
   void anotherWritersWindowThatReadsTheSameIsStillCounted() {
-    GuardJournal newLeader = new GuardJournal(store, CLOCK);
-    BlastRadiusGuard guard = new BlastRadiusGuard(Guard.DEFAULTS);
+    GuardJournal newLeader = new GuardJournal(store);
+    PlainGuard guard = new PlainGuard(CLOCK);
     assertThat(newLeader.takeOver(guard)).isTrue();
     store.writeAsAnotherReplica("evict a 1767225610:2 1767225630:1\n"); // the deposed leader's eviction, its write late
     guard.count(eviction(), NOW); // this leader's eviction of another pod, in the same 10 s
@@ -126,8 +124,8 @@ class GuardJournalTest {
    */
   @Test
   void aWriteWhoseAnswerWasLostIsNotCountedTwice() {
-    GuardJournal journal = new GuardJournal(answerLost, CLOCK);
-    BlastRadiusGuard guard = guardReadBy(journal);
+    GuardJournal journal = new GuardJournal(answerLost);
+    PlainGuard guard = guardReadBy(journal);
     Decision first = eviction();
     guard.count(first, NOW);
     guard.count(eviction(), NOW);
@@ -158,8 +156,8 @@ class GuardJournalTest {
         }
         return answerLost.saveOver(window, version, writeId);
       }
-    }, CLOCK);
-    BlastRadiusGuard guard = guardReadBy(journal);
+    });
+    PlainGuard guard = guardReadBy(journal);
     Decision first = eviction();
     guard.count(first, NOW);
     answerLost.loseTheNextAnswer();
@@ -179,8 +177,8 @@ class GuardJournalTest {
    */
   @Test
   void aLostWritesNameLeftOnAnotherWritersWindowDoesNotMakeItItsOwn() {
-    GuardJournal journal = new GuardJournal(answerLost, CLOCK);
-    BlastRadiusGuard guard = guardReadBy(journal);
+    GuardJournal journal = new GuardJournal(answerLost);
+    PlainGuard guard = guardReadBy(journal);
     guard.count(eviction(), NOW);
     answerLost.loseTheNextAnswer();
     assertThat(journal.persist(guard)).isFalse();
@@ -202,8 +200,8 @@ class GuardJournalTest {
       public Optional<String> saveOver(String window, String version, String writeId) {
         throw new IllegalStateException("403 forbidden");
       }
-    }, CLOCK);
-    BlastRadiusGuard guard = guardReadBy(journal);
+    });
+    PlainGuard guard = guardReadBy(journal);
     for (int i = 0; i < 1000; i++) {
       guard.count(eviction(), NOW);
       assertThat(journal.persist(guard)).isFalse();
@@ -214,7 +212,7 @@ class GuardJournalTest {
   /** A term that ended while a removal waited writes nothing: the next term reads first. */
   @Test
   void aGuardNotReadThisTermWritesNothing() {
-    BlastRadiusGuard guard = new BlastRadiusGuard(Guard.DEFAULTS);
+    PlainGuard guard = new PlainGuard(CLOCK);
     assertThat(journal.takeOver(guard)).isTrue();
     guard.count(eviction(), NOW);
     journal.forget();
@@ -225,14 +223,14 @@ class GuardJournalTest {
   /** A resume on a leader that has not read the window yet clears it, over the version it read. */
   @Test
   void aResumeStartsTheRememberedWindowOver() {
-    BlastRadiusGuard guard = new BlastRadiusGuard(Guard.DEFAULTS);
+    PlainGuard guard = new PlainGuard(CLOCK);
     assertThat(journal.startOver(guard)).isTrue();
     assertThat(store.remembered()).isEmpty();
     assertThat(guard.window(NOW)).isEqualTo(io.podsweeper.safety.GuardWindow.EMPTY);
   }
 
-  private static BlastRadiusGuard guardReadBy(GuardJournal journal) {
-    BlastRadiusGuard guard = new BlastRadiusGuard(Guard.DEFAULTS);
+  private static PlainGuard guardReadBy(GuardJournal journal) {
+    PlainGuard guard = new PlainGuard(CLOCK);
     assertThat(journal.takeOver(guard)).isTrue();
     return guard;
   }

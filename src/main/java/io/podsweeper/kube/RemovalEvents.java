@@ -1,10 +1,12 @@
-package io.podsweeper.engine;
+package io.podsweeper.kube;
 
 import io.podsweeper.cluster.PdbRecord;
 import io.podsweeper.cluster.PodRecord;
 import io.podsweeper.cluster.PodSource;
-import io.podsweeper.kube.EventRecorder;
+import io.podsweeper.engine.Outcome;
+import io.podsweeper.engine.OutcomeListener;
 import io.podsweeper.metrics.Metrics;
+import io.podsweeper.removal.Result;
 import io.podsweeper.safety.TokenBucket;
 import io.podsweeper.strategy.Action;
 import io.podsweeper.strategy.Decision;
@@ -73,7 +75,7 @@ public final class RemovalEvents implements OutcomeListener, AutoCloseable {
   }
 
   /** A Warning Event on a pod about something other than a removal (a lifetime that does not parse), at the same rate. */
-  void warn(PodRecord pod, String reason, String message) {
+  public void warn(PodRecord pod, String reason, String message) {
     if (!rate.tryTake().isZero() || sender.getQueue().remainingCapacity() == 0) {
       metrics.eventsDropped.inc();
       return;

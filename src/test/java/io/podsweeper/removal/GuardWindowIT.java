@@ -1,4 +1,4 @@
-package io.podsweeper.engine;
+package io.podsweeper.removal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -6,8 +6,6 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.podsweeper.kube.GuardWindowConfigMap;
-import io.podsweeper.policy.Guard;
-import io.podsweeper.safety.BlastRadiusGuard;
 import io.podsweeper.safety.GuardWindowStore;
 import io.podsweeper.strategy.Action;
 import io.podsweeper.strategy.Decision;
@@ -42,8 +40,8 @@ class GuardWindowIT {
     try (KubernetesClient oldReplica = asDeployed(server); KubernetesClient newReplica = asDeployed(server)) {
       CountDownLatch onTheWire = new CountDownLatch(1);
       CountDownLatch arrive = new CountDownLatch(1);
-      GuardJournal oldLeader = new GuardJournal(new HeldOnce(new GuardWindowConfigMap(oldReplica, NS, NAME), onTheWire, arrive), clock);
-      BlastRadiusGuard oldGuard = new BlastRadiusGuard(Guard.DEFAULTS);
+      GuardJournal oldLeader = new GuardJournal(new HeldOnce(new GuardWindowConfigMap(oldReplica, NS, NAME), onTheWire, arrive));
+      PlainGuard oldGuard = new PlainGuard(clock);
       assertThat(oldLeader.takeOver(oldGuard)).isTrue();
       oldGuard.count(eviction(), clock.instant());
       assertThat(oldLeader.persist(oldGuard)).as("the first write creates the ConfigMap").isTrue();
@@ -51,8 +49,8 @@ class GuardWindowIT {
       CompletableFuture<Boolean> lateWrite = CompletableFuture.supplyAsync(() -> oldLeader.persist(oldGuard));
       assertThat(onTheWire.await(5, TimeUnit.SECONDS)).isTrue();
 
-      GuardJournal newLeader = new GuardJournal(new GuardWindowConfigMap(newReplica, NS, NAME), clock);
-      BlastRadiusGuard newGuard = new BlastRadiusGuard(Guard.DEFAULTS);
+      GuardJournal newLeader = new GuardJournal(new GuardWindowConfigMap(newReplica, NS, NAME));
+      PlainGuard newGuard = new PlainGuard(clock);
       assertThat(newLeader.takeOver(newGuard)).isTrue();
       assertThat(newGuard.window(clock.instant()).evictions().get("a")).as("the old leader's first eviction").hasSize(1);
       newGuard.count(eviction(), clock.instant());
@@ -86,8 +84,8 @@ class GuardWindowIT {
     Clock clock = Clock.systemUTC();
     try (KubernetesClient replica = asDeployed(server)) {
       AnswerLostStore answerLost = new AnswerLostStore(new GuardWindowConfigMap(replica, NS, NAME));
-      GuardJournal journal = new GuardJournal(answerLost, clock);
-      BlastRadiusGuard guard = new BlastRadiusGuard(Guard.DEFAULTS);
+      GuardJournal journal = new GuardJournal(answerLost);
+      PlainGuard guard = new PlainGuard(clock);
       assertThat(journal.takeOver(guard)).isTrue();
       Instant at = clock.instant();
       guard.count(eviction(), at);

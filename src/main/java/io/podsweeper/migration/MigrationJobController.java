@@ -1,9 +1,9 @@
-package io.podsweeper.engine;
+package io.podsweeper.migration;
 
 import io.podsweeper.cluster.PodRecord;
 import io.podsweeper.cluster.PodSource;
-import io.podsweeper.engine.MigrationJobSteps.PodAt;
-import io.podsweeper.engine.MigrationJobSteps.Step;
+import io.podsweeper.migration.MigrationJobSteps.PodAt;
+import io.podsweeper.migration.MigrationJobSteps.Step;
 import io.podsweeper.kube.MigrationJobs;
 import io.podsweeper.kube.MigrationJobs.Condition;
 import io.podsweeper.kube.MigrationJobs.Job;
@@ -14,6 +14,8 @@ import io.podsweeper.policy.EvictorArgs;
 import io.podsweeper.policy.MigrationJobs.DeleteOptions;
 import io.podsweeper.policy.MigrationJobs.EvictionPolicy;
 import io.podsweeper.policy.Policy;
+import io.podsweeper.removal.JobAdmission;
+import io.podsweeper.removal.RequestResult;
 import io.podsweeper.strategy.Action;
 import io.podsweeper.strategy.Decision;
 import io.podsweeper.strategy.Evictor;
@@ -30,59 +32,63 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Carries out PodMigrationJobs as Koordinator's MigrationController does, while the policy asks for them: the jobs
- * the gate made for admitted evictions and hand-made ones alike (not those another reconciler made, by their
+ * this service made for admitted evictions and hand-made ones alike (not those another reconciler made, by their
  * {@code koordinator.sh/job-created-by}). One thread looks at every unfinished job on each change and every second;
- * {@link MigrationJobSteps} says what each needs, the {@link RemovalGate} admits it and sends its eviction.
+ * {@link MigrationJobSteps} says what each needs, the removal path ({@link JobAdmission}) admits it and sends its eviction.
  *
  * <p>The kill switch holds jobs that have not sent their eviction: they stay Running (or Pending) with the reason in
  * their status message, and go on when removals resume; their TTL still ends them (Failed, Timeout).
  */
-final class MigrationJobController implements AutoCloseable {
+public final class MigrationJobController implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(MigrationJobController.class);
-  static final String STRATEGY = "PodMigrationJob";
+  public static final String STRATEGY = JobAdmission.HAND_MADE;
   private static final long TICK_MILLIS = 1000;
 
   private final MigrationJobs api;
-  private final RemovalGate gate;
+  private final JobAdmission admission;
   private final PodSource cache;
   private final PodRemover remover;
   private final Clock clock;
-  private final ScheduledExecutorService thread = Executors.newSingleThreadScheduledExecutor(r -> Sweeper.daemon(r, "migration-jobs"));
+  private final ScheduledExecutorService thread = Executors.newSingleThreadScheduledExecutor(r -> {
+    Thread t = new Thread(r, "migration-jobs");
+    t.setDaemon(true);
+    return t;
+  });
   /**
    * The pod each job was admitted for, by job UID (touched on this controller's thread only): a job ends for exactly that
    * pod, even if its spec never got the pod's UID written or another pod now has its name.
    */
   private final Map<String, String> admitted = new HashMap<>();
 
-  MigrationJobController(MigrationJobs api, RemovalGate gate, PodSource cache, PodRemover remover, Clock clock) {
+  public MigrationJobController(MigrationJobs api, JobAdmission admission, PodSource cache, PodRemover remover, Clock clock) {
     this.api = api;
-    this.gate = gate;
+    this.admission = admission;
     this.cache = cache;
     this.remover = remover;
     this.clock = clock;
   }
 
-  void start() {
+  public void start() {
     thread.scheduleWithFixedDelay(this::reconcileAll, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
   }
 
   /**
-   * Where the gate's requests go while the policy asks for jobs: an eviction becomes a PodMigrationJob (a dry-run, or
+   * Where the removal path's requests go while the policy asks for jobs: an eviction becomes a PodMigrationJob (a dry-run, or
    * a DELETE of a finished pod, is sent as it is).
    */
-  PodRemover.Result send(Decision decision, boolean dryRun) {
-    Optional<io.podsweeper.policy.MigrationJobs> wanted = gate.rules().policy().migrationJobs();
+  public RequestResult send(Decision decision, boolean dryRun) {
+    Optional<io.podsweeper.policy.MigrationJobs> wanted = admission.rules().policy().migrationJobs();
     return !dryRun && decision.action() == Action.EVICT && wanted.isPresent()
         ? api.create(decision, wanted.get()) : remover.remove(decision, dryRun);
   }
 
   /** Every PodMigrationJob the API server has (not only this service's), by phase. */
-  Map<String, Long> jobsByPhase() {
+  public Map<String, Long> jobsByPhase() {
     return MigrationJobSteps.byPhase(api.jobs());
   }
 
   /** A job changed: look at the jobs now rather than at the next tick. */
-  void changed() {
+  public void changed() {
     if (!thread.isShutdown()) {
       thread.execute(this::reconcileAll);
     }
@@ -92,7 +98,7 @@ final class MigrationJobController implements AutoCloseable {
    * A job was deleted (by hand, say, while it waited for its Reservation): it has ended, so its pod is no longer held
    * for it and its place in the limits goes back if it never sent its eviction.
    */
-  void deleted(Job job) {
+  public void deleted(Job job) {
     boolean ours = job.createdBy().isEmpty() || job.createdBy().equals(MigrationJobs.CREATOR);
     // A finished job's end was told when it finished; another koord-descheduler's jobs are not ours to end.
     if (ours && !MigrationJobSteps.finished(job) && !thread.isShutdown()) {
@@ -100,9 +106,9 @@ final class MigrationJobController implements AutoCloseable {
     }
   }
 
-  /** The gate's admission of a job: its place in the limits, remembered for the pod it was admitted for. */
+  /** The admission of a job: its place in the limits, remembered for the pod it was admitted for. */
   private Optional<String> admit(Job job, PodRecord pod) {
-    Optional<String> held = gate.admitJob(pod, decision(job, pod));
+    Optional<String> held = admission.admit(pod, decision(job, pod));
     if (held.isEmpty()) {
       admitted.put(job.uid(), pod.uid());
     }
@@ -110,21 +116,21 @@ final class MigrationJobController implements AutoCloseable {
   }
 
   /**
-   * Tells the gate that the job has ended, for the pod it was admitted for, else the pod it names by UID (a job this
+   * Tells the admission that the job has ended, for the pod it was admitted for, else the pod it names by UID (a job this
    * service made names it from the start), never whatever pod has that name now.
    */
   private void endedForTheGate(Job job) {
     String podUid = Optional.ofNullable(admitted.remove(job.uid())).orElse(job.podUid());
     if (!podUid.isEmpty()) {
-      gate.jobEnded(podUid);
+      admission.ended(podUid);
     }
   }
 
   private void reconcileAll() {
     try {
-      Policy policy = gate.rules().policy();
-      // In a dry-run the jobs are left as they are: no status written, no eviction (the gate holds them too).
-      if (policy.migrationJobs().isEmpty() || !gate.mayLead() || policy.dryRun()) {
+      Policy policy = admission.rules().policy();
+      // In a dry-run the jobs are left as they are: no status written, no eviction (the admission holds them too).
+      if (policy.migrationJobs().isEmpty() || !admission.mayLead() || policy.dryRun()) {
         return;
       }
       for (Job job : api.jobs()) {
@@ -244,7 +250,7 @@ final class MigrationJobController implements AutoCloseable {
         .or(job::evictPolicyLabel).orElse(defaults.evictionPolicy());
     // Koordinator's precedence: the job's own deleteOptions, else defaultDeleteOptions (a whole object, not merged).
     Optional<DeleteOptions> options = job.deleteOptions().or(defaults::deleteOptions);
-    RemovalGate.JobSendResult sent = gate.evictForJob(pod, protection(pod), d -> switch (how) {
+    JobAdmission.JobSendResult sent = admission.evict(pod, protection(pod), d -> switch (how) {
       case EVICTION -> remover.remove(d, false, options);
       case DELETE -> remover.remove(new Decision(d.namespace(), d.name(), d.uid(), d.resourceVersion(), d.node(), d.strategy(),
           d.profile(), d.rule(), Action.DELETE, d.reason(), d.dueAt(), d.owner()), false, options);
@@ -286,7 +292,7 @@ final class MigrationJobController implements AutoCloseable {
   }
 
   private Optional<String> protection(PodRecord pod) {
-    return new Evictor(handMadeJobEvictor(gate.rules().policy())).protection(pod, cache);
+    return new Evictor(handMadeJobEvictor(admission.rules().policy())).protection(pod, cache);
   }
 
   /**
@@ -294,7 +300,7 @@ final class MigrationJobController implements AutoCloseable {
    * filters). With no profile, or when the first is Podsweeper's own rules, whose evictor leaves the protections to
    * each rule ({@link EvictorArgs#NONE}), the DefaultEvictor's defaults: no rule chose this pod, so none opted in.
    */
-  static EvictorArgs handMadeJobEvictor(Policy policy) {
+  public static EvictorArgs handMadeJobEvictor(Policy policy) {
     if (policy.profiles().isEmpty() || policy.profiles().get(0).evictor().equals(EvictorArgs.NONE)) {
       return EvictorArgs.UPSTREAM_DEFAULT;
     }
@@ -302,7 +308,7 @@ final class MigrationJobController implements AutoCloseable {
   }
 
   /**
-   * What the gate judges a job as. A job this service made names the profile that decided (its annotation), so that
+   * What the admission judges a job as. A job this service made names the profile that decided (its annotation), so that
    * its rule or strategy judges it again, whichever replica or process carries it out; any other job is hand-made
    * (profile {@link #STRATEGY}): the evictor's protections judge it.
    */

@@ -1,4 +1,4 @@
-package io.podsweeper.engine;
+package io.podsweeper.app;
 
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseSpec;
@@ -7,6 +7,11 @@ import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.podsweeper.cluster.PodRecord;
+import io.podsweeper.engine.AuditLog;
+import io.podsweeper.engine.KillSwitch;
+import io.podsweeper.engine.PolicyWatcher;
+import io.podsweeper.engine.RecentDecisions;
+import io.podsweeper.engine.Sweeper;
 import io.podsweeper.http.ConnectionGuard;
 import io.podsweeper.http.HttpApi;
 import io.podsweeper.kube.ClusterCache;
@@ -18,8 +23,12 @@ import io.podsweeper.kube.KubeClients;
 import io.podsweeper.kube.Leadership;
 import io.podsweeper.kube.NamespacedPolicies;
 import io.podsweeper.kube.PodRemover;
+import io.podsweeper.kube.RemovalEvents;
 import io.podsweeper.metrics.Metrics;
+import io.podsweeper.migration.MigrationJobController;
 import io.podsweeper.policy.Policy;
+import io.podsweeper.removal.RequestResult;
+import io.podsweeper.removal.Result;
 import io.podsweeper.safety.GuardWindowStore;
 import io.prometheus.client.Collector;
 import java.nio.file.Path;
@@ -198,7 +207,7 @@ public final class Service implements AutoCloseable {
         namespacedPolicies.removed(o.decision().profile(), o.time());
       }
     });
-    this.http = new HttpApi(metrics, () -> synced && policyProblem == null && sweeper.gate().current() && killSwitch.watched(),
+    this.http = new HttpApi(metrics, () -> synced && policyProblem == null && sweeper.current() && killSwitch.watched(),
         () -> Optional.ofNullable(leadership).flatMap(Leadership::whyNotCampaigning), recent, this::replicaRole,
         within -> sweeper.evaluator().forecast(cache, clock.instant(), within),
         new HttpApi.Admin(options.adminToken(), options.publicDecisions(), () -> killSwitch.pause("paused through the admin API"),
@@ -215,7 +224,7 @@ public final class Service implements AutoCloseable {
 
   /** The grace period of the policy in force when a request is sent (the sweeper exists by then). */
   private OptionalLong gracePeriodInForce() {
-    return sweeper.gate().rules().policy().gracePeriodSeconds();
+    return sweeper.rules().policy().gracePeriodSeconds();
   }
 
   /**
@@ -251,7 +260,7 @@ public final class Service implements AutoCloseable {
     evictionRequests.ifPresent(r -> r.watch(client, sweeper::evictionRequestObserved, sweeper::adoptEvictionRequests));
     LOG.info("informers synced: {} pods cached", cache.pods().size());
     background.scheduleWithFixedDelay(this::reportCurrency, CURRENCY_CHECK.toMillis(), CURRENCY_CHECK.toMillis(), TimeUnit.MILLISECONDS);
-    startMigrationJobs(sweeper.gate().rules().policy());
+    startMigrationJobs(sweeper.rules().policy());
     if (leadership != null) {
       leadership.start(sweeper::setLeading);
     } else {
@@ -298,7 +307,7 @@ public final class Service implements AutoCloseable {
       }
       return;
     }
-    migrationJobs = new MigrationJobController(api.get(), sweeper.gate(), cache, remover, clock);
+    migrationJobs = new MigrationJobController(api.get(), sweeper.jobs(), cache, remover, clock);
     migrationJobs.start();
     LOG.info("PodMigrationJobs are served: carried out while the policy asks for them ({})",
         policy.migrationJobs().map(m -> "now: mode " + m.mode().wireName() + ", ttl " + m.ttl() + ", " + m.evictionPolicy().wireName())
@@ -306,7 +315,7 @@ public final class Service implements AutoCloseable {
   }
 
   /** The gate's requests: through the PodMigrationJobs when there are any, else straight to the API server. */
-  private PodRemover.Result send(io.podsweeper.strategy.Decision decision, boolean dryRun) {
+  private RequestResult send(io.podsweeper.strategy.Decision decision, boolean dryRun) {
     MigrationJobController jobs = migrationJobs;
     return jobs == null ? remover.remove(decision, dryRun) : jobs.send(decision, dryRun);
   }

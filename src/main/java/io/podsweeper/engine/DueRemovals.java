@@ -1,0 +1,141 @@
+package io.podsweeper.engine;
+
+import io.podsweeper.cluster.PodRecord;
+import io.podsweeper.cluster.PodSource;
+import io.podsweeper.metrics.Metrics;
+import io.podsweeper.removal.Answer;
+import io.podsweeper.removal.Candidate;
+import io.podsweeper.removal.RemovalPath;
+import io.podsweeper.removal.Rules;
+import io.podsweeper.strategy.Decision;
+import io.podsweeper.strategy.Verdict;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Pods due now, one worker handing each to the {@link RemovalPath} as it is then: a deadline still due under the policy
+ * in force, or a node-aware decision still for the very pod version and policy it was made on. The path answers when
+ * to look again; a key stays with the worker until a sender's answer comes, so no pod has two requests on their way.
+ */
+final class DueRemovals {
+  private static final Logger LOG = LoggerFactory.getLogger(DueRemovals.class);
+  /** How soon a pod due while the cache or the team policies are not current is looked at again. */
+  private static final Duration STALE_RETRY = Duration.ofSeconds(1);
+
+  /** A node-aware decision waiting for the worker, and the policy generation it was made under. */
+  private record Balanced(Decision decision, long generation) {}
+
+  private final PodSource cache;
+  private final RemovalPath path;
+  private final Clock clock;
+  private final Metrics metrics;
+  private final WorkQueue queue;
+  private final Consumer<String> evaluate;
+  /** Decisions of the last balance pass, by pod key, until the worker takes them; a reload drops them. */
+  private final Map<String, Balanced> balanced = new ConcurrentHashMap<>();
+  private final Thread worker = Sweeper.daemon(this::work, "sweeper-removals");
+  private volatile boolean stopping;
+
+  /** @param evaluate asks for a pod no longer due to be evaluated again (its own deadlines take it from there) */
+  DueRemovals(PodSource cache, RemovalPath path, Clock clock, Metrics metrics, WorkQueue queue, Consumer<String> evaluate) {
+    this.cache = cache;
+    this.path = path;
+    this.clock = clock;
+    this.metrics = metrics;
+    this.queue = queue;
+    this.evaluate = evaluate;
+  }
+
+  void start() {
+    worker.start();
+  }
+
+  /** A deadline passed for the pod under {@code key}. */
+  void add(String key) {
+    queue.add(key);
+    metrics.queuedRemovals.set(queue.ready());
+  }
+
+  /** A balance pass decided: held for the very pod version and the policy generation it was made on. */
+  void add(Decision decision, long generation) {
+    balanced.put(decision.podKey(), new Balanced(decision, generation));
+    add(decision.podKey());
+  }
+
+  /** A new policy: node-aware decisions hold only under the policy that made them, the next pass decides again. */
+  void dropBalanced() {
+    balanced.clear();
+  }
+
+  void cancel(String key) {
+    queue.cancel(key);
+  }
+
+  private void work() {
+    try {
+      for (String key = queue.take(); key != null && !stopping; key = queue.take()) {
+        metrics.queuedRemovals.set(queue.ready());
+        Answer answer;
+        try {
+          answer = process(key);
+        } catch (RuntimeException e) {
+          LOG.error("removal of {} failed unexpectedly; it is retried at the next pass", key, e);
+          answer = Answer.DONE;
+        }
+        settle(key, answer);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** What the removal path answered for {@code key}: the key stays with its worker until a sender's answer comes. */
+  private void settle(String key, Answer answer) {
+    if (answer.kind() == Answer.Kind.SENDING) {
+      answer.sent().whenComplete((sent, e) -> settle(key, sent == null ? Answer.DONE : sent));
+      return;
+    }
+    queue.done(key);
+    if (answer.kind() == Answer.Kind.RETRY && !stopping) {
+      queue.addAfter(key, answer.after());
+    }
+  }
+
+  /** Turns a queued pod into a candidate for the removal path, if it is still due (or still the pod a balance pass chose). */
+  private Answer process(String key) throws InterruptedException {
+    if (!path.current()) {
+      // Never decide on a cache or policy that may be stale (watch broken, relisting): wait for them to catch up.
+      return Answer.retryAfter(STALE_RETRY);
+    }
+    Optional<PodRecord> current = cache.pod(key);
+    Instant now = clock.instant();
+    Rules in = path.rules();
+    Optional<Verdict> verdict = current.flatMap(p -> in.evaluator().evaluate(p, cache)).filter(v -> v.isDue(now));
+    Optional<Balanced> decided = Optional.ofNullable(balanced.remove(key))
+        .filter(q -> current.isPresent() && q.generation() == in.generation() && q.decision().uid().equals(current.get().uid())
+            && q.decision().resourceVersion().equals(current.get().resourceVersion()));
+    if (verdict.isEmpty() && decided.isEmpty()) {
+      // Gone, changed, or no longer due: its own events and deadlines take it from here.
+      current.ifPresent(p -> evaluate.accept(p.key()));
+      return Answer.DONE;
+    }
+    PodRecord pod = current.get();
+    Candidate candidate = verdict.isPresent()
+        ? new Candidate(verdict.get().decide(pod, now), false, in.generation(), in.policy().dryRun(), verdict.get().dueAt())
+        : new Candidate(decided.get().decision(), true, decided.get().generation(), in.policy().dryRun(), decided.get().decision().dueAt());
+    return path.admit(pod, candidate);
+  }
+
+  void close() throws InterruptedException {
+    stopping = true;
+    queue.shutDown();
+    worker.join(Duration.ofSeconds(5).toMillis());
+  }
+}

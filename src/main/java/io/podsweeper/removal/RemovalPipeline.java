@@ -1,0 +1,190 @@
+package io.podsweeper.removal;
+
+import io.podsweeper.cluster.OwnerRef;
+import io.podsweeper.cluster.PodRecord;
+import io.podsweeper.metrics.Metrics;
+import io.podsweeper.strategy.Decision;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one path of a pod's removal: checks → reserve → pace → (on a sender) write-ahead → final check → send → settle.
+ * The waits are where the world moves: they give up as soon as their removal can no longer go, and the final check,
+ * immediately before the request with nothing waiting in between, reads everything again from what is current.
+ */
+final class RemovalPipeline {
+  private static final Logger LOG = LoggerFactory.getLogger(RemovalPipeline.class);
+
+  private final Admission admission;
+  private final Checks checks;
+  private final Ledger ledger;
+  private final GuardJournal journal;
+  private final Pacing pacing;
+  private final Settlement settlement;
+  private final InBackground background;
+  private final JobAdmission jobs;
+  private final RemovalRequests requests;
+  private final Backoff backoff;
+  private final OutcomeSink outcomes;
+  private final Reports reports;
+  private final Pause pause;
+  private final Metrics metrics;
+  private final Clock clock;
+  private final ExecutorService senders;
+  /** The answer each request on its way will give, by pod key. */
+  private final Map<String, CompletableFuture<Answer>> onTheirWay = new ConcurrentHashMap<>();
+
+  RemovalPipeline(Admission admission, Checks checks, Ledger ledger, GuardJournal journal, Pacing pacing, Settlement settlement,
+      InBackground background, JobAdmission jobs, RemovalRequests requests, Backoff backoff, OutcomeSink outcomes, Reports reports,
+      Pause pause, Metrics metrics, Clock clock, ExecutorService senders) {
+    this.admission = admission;
+    this.checks = checks;
+    this.ledger = ledger;
+    this.journal = journal;
+    this.pacing = pacing;
+    this.settlement = settlement;
+    this.background = background;
+    this.jobs = jobs;
+    this.requests = requests;
+    this.backoff = backoff;
+    this.outcomes = outcomes;
+    this.reports = reports;
+    this.pause = pause;
+    this.metrics = metrics;
+    this.clock = clock;
+    this.senders = senders;
+  }
+
+  /**
+   * Admits a candidate, on the scheduler's worker: answers once its request is handed to a sender (whose answer comes
+   * later), or once it is held, refused by the limits, or no longer wanted (with the reservation given back).
+   */
+  Answer admit(PodRecord pod, Candidate c) throws InterruptedException {
+    Decision d = c.decision();
+    Optional<Instant> backedOff = backoff.until(d.podKey());
+    if (backedOff.isPresent()) {
+      return Answer.retryAfter(Duration.between(clock.instant(), backedOff.get()));
+    }
+    Admission.Admitted admitted = admission.admit(pod, c);
+    if (admitted.reservation() == null) {
+      return admitted.otherwise();
+    }
+    Reservation r = admitted.reservation();
+    BooleanSupplier stillGoes = () -> checks.mayStillGo(c);
+    boolean token = pacing.awaitToken(stillGoes);
+    long tokenTaken = pacing.now(); // before the slot: a wait for the slot ages the token too
+    if (!token || !pacing.awaitSlot(stillGoes)) {
+      ledger.rollBack(r);
+      return Answer.retryAfter(Duration.ZERO);
+    }
+    CompletableFuture<Answer> answered = new CompletableFuture<>();
+    onTheirWay.put(d.podKey(), answered);
+    ledger.sending(d.podKey(), owner(pod));
+    try {
+      senders.execute(() -> answered.complete(sendOnce(pod, c, r, tokenTaken)));
+    } catch (RejectedExecutionException e) { // shutting down: nothing was sent
+      ledger.rollBack(r);
+      done(d.podKey());
+      answered.complete(Answer.DONE);
+    }
+    return Answer.sending(answered);
+  }
+
+  /** The answer of the request on its way for {@code key}, if one is. */
+  Optional<CompletableFuture<Answer>> onItsWay(String key) {
+    return Optional.ofNullable(onTheirWay.get(key));
+  }
+
+  private Answer sendOnce(PodRecord pod, Candidate c, Reservation r, long tokenTaken) {
+    try {
+      return send(pod, c, r, tokenTaken);
+    } catch (InterruptedException e) {
+      ledger.rollBack(r); // shutting down: nothing was sent
+      Thread.currentThread().interrupt();
+      return Answer.DONE;
+    } catch (RuntimeException e) {
+      ledger.rollBack(r);
+      LOG.error("removal of {} failed unexpectedly; it is retried at the next pass", c.decision().podKey(), e);
+      return Answer.DONE;
+    } finally {
+      done(c.decision().podKey());
+    }
+  }
+
+  private void done(String key) {
+    ledger.sent(key);
+    pacing.releaseSlot();
+    onTheirWay.remove(key);
+  }
+
+  /**
+   * On the sender's thread: the guard's write-ahead, the final check, then at once the request, then settle. A token
+   * that aged past the rate's interval during the write-ahead (a slow API server) is not spent on this request: it
+   * waits for a fresh one first, or requests held up together by a slow write would go out back to back.
+   */
+  private Answer send(PodRecord pod, Candidate c, Reservation r, long tokenTaken) throws InterruptedException {
+    Decision d = c.decision();
+    if (!c.dryRun() && ledger.guardCounts(d) && !journal.persist(ledger.guard(r.guardEpoch()))) {
+      ledger.rollBack(r);
+      return Answer.retryAfter(Admission.STALE_RETRY);
+    }
+    if (pacing.aged(tokenTaken) && !pacing.awaitToken(() -> checks.mayStillGo(c))) {
+      ledger.rollBack(r);
+      return Answer.retryAfter(Duration.ZERO);
+    }
+    Optional<String> stop = checks.finalCheck(c);
+    if (stop.isPresent()) {
+      ledger.rollBack(r);
+      LOG.debug("not sending the removal of {}: {}", d.podKey(), stop.get());
+      if (pause.holds(d.action())) {
+        reports.once(d, Result.PAUSED, pause.why(), false);
+        return Answer.DONE;
+      }
+      return checks.closing() ? Answer.DONE : Answer.retryAfter(checks.current() && pause.watched() ? Duration.ZERO : Admission.STALE_RETRY);
+    }
+    if (c.dueSince() != null) {
+      metrics.decisionToRequest.observe(Math.max(0, Duration.between(c.dueSince(), clock.instant()).toNanos() / 1e9));
+    }
+    long started = pacing.now();
+    Optional<EvictionRequester> requester = background.requesterFor(pod, d);
+    RequestResult result = requester.isPresent() ? requester.get().request(d, c.balance(), c.dryRun()) : requests.send(d, c.dryRun());
+    metrics.requestDuration.labels(d.action().wireName()).observe((pacing.now() - started) / 1e9);
+    if (c.dryRun()) {
+      return settlement.dryRun(d, r, result);
+    }
+    if (requester.isPresent() && result.outcome() == RequestResult.Outcome.REMOVED) {
+      // Requested: the pod leaves in its own time (interceptors, then the eviction-request controller); it keeps its place
+      // in the limits until then, or until this service withdraws. One taken over meanwhile is replaced: counted once.
+      backoff.forget(d.podKey());
+      ledger.toBackground(r, owner(pod), c.balance(), InProgress.Kind.REQUEST);
+      outcomes.record(d, Result.BACKGROUND, "EvictionRequest " + d.uid() + " made, requester " + EvictionRequester.REQUESTER
+          + ": the pod leaves in its own time", false);
+      return Answer.DONE;
+    }
+    if (result.outcome() == RequestResult.Outcome.STARTED) {
+      jobs.started(pod, c, r, result.message());
+      return Answer.DONE;
+    }
+    if (result.outcome() == RequestResult.Outcome.REFUSED && InBackground.acceptedAsEvacuation(pod, result)) {
+      // Accepted: the pod leaves in its own time (e.g. a live migration). It keeps its place in the limits.
+      ledger.toBackground(r, owner(pod), false, InProgress.Kind.EVACUATION);
+      outcomes.record(d, Result.BACKGROUND, result.message(), false);
+      return Answer.DONE;
+    }
+    return settlement.settle(d, result, settlement.of(r));
+  }
+
+  static String owner(PodRecord pod) {
+    return pod.controller().map(OwnerRef::uid).orElse("");
+  }
+}

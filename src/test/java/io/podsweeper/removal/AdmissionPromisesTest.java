@@ -1,0 +1,159 @@
+package io.podsweeper.removal;
+
+import static io.podsweeper.removal.PathFixture.START;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.podsweeper.cluster.NamespaceRecord;
+import io.podsweeper.cluster.PodRecord;
+import io.podsweeper.strategy.Decision;
+import io.podsweeper.testing.MemoryGuardWindowStore;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The promises of docs/reliability.md about admission, one test each, on the removal path alone with time in the
+ * test's hands (no threads, no sleeps): the world moves at the worst moment, while a removal waits for its turn.
+ */
+class AdmissionPromisesTest {
+  /** One removal at once (the bucket's burst), the next two seconds later: the second waits. */
+  private static final String SLOW = "limits: {perSecond: 0.5}\nrules: [{name: r, states: [Failed]}]\n";
+
+  /** The first goes at once; the second's wait is where the world moves. */
+  private static PodRecord secondWaiting(PathFixture f) {
+    assertThat(f.admit(f.failed("first"))).isEqualTo(Answer.DONE);
+    assertThat(f.sentNames()).containsExactly("first");
+    return f.failed("second");
+  }
+
+  @Test
+  void aPauseWhileARemovalWaitsForTheRateStopsItAtOnce() {
+    try (PathFixture f = new PathFixture(SLOW)) {
+      PodRecord second = secondWaiting(f);
+      int before = f.waits();
+      f.whileWaiting(1, () -> f.pause.pause("an operator"));
+
+      Answer answer = f.admit(second);
+
+      assertThat(f.sentNames()).containsExactly("first");
+      assertThat(f.waits() - before).as("the wait gives up at the next look, not when the token comes").isEqualTo(1);
+      assertThat(answer.kind()).isEqualTo(Answer.Kind.RETRY);
+      // Looked at again, it is held and says why, once.
+      assertThat(f.admit(second)).isEqualTo(Answer.DONE);
+      assertThat(f.outcomes).containsExactly("first success", "second paused");
+    }
+  }
+
+  @Test
+  void aNamespaceProtectedWhileARemovalWaitsKeepsItsPod() {
+    try (PathFixture f = new PathFixture(SLOW)) {
+      PodRecord second = secondWaiting(f);
+      // No pod event: a namespace annotation changes no pod's resourceVersion. Only the final check can see it.
+      f.whileWaiting(1, () -> f.source.namespaces.put("a", new NamespaceRecord("a", Map.of(), true)));
+
+      Answer answer = f.admit(second);
+
+      assertThat(f.sentNames()).containsExactly("first");
+      assertThat(answer).isEqualTo(Answer.retryAfter(Duration.ZERO));
+    }
+  }
+
+  @Test
+  void aReloadWithoutTheRuleWhileARemovalWaitsDropsIt() {
+    try (PathFixture f = new PathFixture(SLOW)) {
+      PodRecord second = secondWaiting(f);
+      int before = f.waits();
+      f.whileWaiting(1, () -> f.path.apply(PathFixture.parse("limits: {perSecond: 0.5}\nrules: [{name: other, states: [Succeeded]}]\n")));
+
+      Answer answer = f.admit(second);
+
+      assertThat(f.sentNames()).containsExactly("first");
+      assertThat(f.waits() - before).as("a decision of an older policy gives up at once").isEqualTo(1);
+      assertThat(answer.kind()).isEqualTo(Answer.Kind.RETRY);
+    }
+  }
+
+  @Test
+  void aLeaseLostWhileARemovalWaitsSendsNothing() {
+    try (PathFixture f = new PathFixture(SLOW)) {
+      PodRecord second = secondWaiting(f);
+      int before = f.waits();
+      f.whileWaiting(1, () -> f.leading = false);
+
+      f.admit(second);
+      f.advance(Duration.ofMinutes(1));
+      f.admit(second);
+
+      assertThat(f.sentNames()).containsExactly("first");
+      assertThat(f.waits() - before).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void aReloadThatRaisesTheRateFreesAWaitingRemovalAtOnce() {
+    try (PathFixture f = new PathFixture("limits: {perSecond: 0.01}\nrules: [{name: r, states: [Failed]}]\n")) {
+      PodRecord second = secondWaiting(f);
+      int before = f.waits();
+      f.whileWaiting(1, () -> f.path.apply(PathFixture.parse("limits: {perSecond: 100}\nrules: [{name: r, states: [Failed]}]\n")));
+
+      Answer answer = f.admit(f.failed("second"));
+
+      // A decision made under the old policy gives up (the generation changed); decided again, it goes at once.
+      assertThat(answer.kind()).isEqualTo(Answer.Kind.RETRY);
+      assertThat(f.admit(second)).isEqualTo(Answer.DONE);
+      assertThat(f.sentNames()).containsExactly("first", "second");
+      assertThat(f.waits() - before).as("a few slices, not the 100 s that 0.01/s would take").isLessThanOrEqualTo(5);
+    }
+  }
+
+  @Test
+  void aRequestRetriedAfterNoAnswerIsCountedOnceByTheGuard() {
+    try (PathFixture f = new PathFixture("guard: {maxRemovals: 1}\nrules: [{name: r, states: [Failed]}]\n")) {
+      PodRecord flaky = f.failed("flaky");
+      f.answers.put("flaky", new RequestResult(RequestResult.Outcome.ERROR, RequestResult.NO_ANSWER, "timed out"));
+      Answer first = f.admit(flaky);
+      assertThat(first).isEqualTo(Answer.retryAfter(Duration.ofSeconds(5)));
+      f.advance(first.after());
+      f.answers.remove("flaky");
+
+      assertThat(f.admit(flaky)).as("the retry takes over the count of the request that got no answer").isEqualTo(Answer.DONE);
+      assertThat(f.sentNames()).containsExactly("flaky");
+      f.admit(f.failed("other"));
+      assertThat(f.sentNames()).as("a second removal is one too many").containsExactly("flaky");
+      assertThat(f.pause.paused()).isTrue();
+    }
+  }
+
+  @Test
+  void theGuardsWindowOutlivesARestart() {
+    // A process before this one removed two pods within the window and remembered it; maxRemovals 3.
+    Instant before = START.minus(Duration.ofMinutes(2));
+    MemoryGuardWindowStore store = new MemoryGuardWindowStore("delete " + before.getEpochSecond() / 10 * 10 + ":2\n");
+    try (PathFixture f = new PathFixture("guard: {maxRemovals: 3}\nrules: [{name: r, states: [Failed]}]\n", store)) {
+      f.admit(f.failed("a"));
+      f.admit(f.failed("b"));
+
+      assertThat(f.sentNames()).as("the third removal of the window, not the first of a new one").containsExactly("a");
+      assertThat(f.pause.reason()).contains("would make 4 removals");
+      assertThat(store.remembered()).as("written ahead of the removal").contains(":2").contains(":1");
+    }
+  }
+
+  @Test
+  void aJobAndAPodOfOneOwnerShareItsInFlightCap() {
+    String policy = "migrationJobs: {mode: EvictDirectly}\nlimits: {maxInFlightPerOwner: 1}\nguard: {maxNamespaceShare: 1.0}\n"
+        + "rules: [{name: r, states: [Running], maxAge: 1h}]\n";
+    try (PathFixture f = new PathFixture(policy)) {
+      PodRecord moved = f.running("moved", "web");
+      PodRecord sibling = f.running("sibling", "web");
+      Decision byHand = Decision.of(moved, JobAdmission.HAND_MADE, JobAdmission.HAND_MADE, "job-moved", "moved by hand", START);
+      assertThat(f.path.jobs().admit(moved, byHand)).as("the hand-made job is admitted").isEmpty();
+
+      assertThat(f.admit(sibling)).isEqualTo(Answer.DONE);
+
+      assertThat(f.sentNames()).isEmpty();
+      assertThat(f.outcomes).containsExactly("sibling limited");
+    }
+  }
+}

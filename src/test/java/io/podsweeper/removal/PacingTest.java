@@ -1,0 +1,87 @@
+package io.podsweeper.removal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.podsweeper.policy.Limits;
+import java.util.OptionalInt;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.Test;
+
+/** Waits for the rate and a request slot that give way, with time in the test's hands. */
+class PacingTest {
+  private long nanos = 1_000_000_000L;
+  private int waits;
+  private Runnable onWait = () -> {};
+
+  private final Pacing.Waits fakeWaits = new Pacing.Waits() {
+    @Override
+    public void await(BooleanSupplier ready, long millis) {
+      waits++;
+      nanos += millis * 1_000_000;
+      onWait.run();
+    }
+
+    @Override
+    public void wake() {}
+  };
+
+  private Pacing pacing(double perSecond) {
+    return new Pacing(new Limits(OptionalInt.empty(), OptionalInt.empty(), OptionalInt.empty(), perSecond), () -> nanos, fakeWaits);
+  }
+
+  @Test
+  void theRateWaitGivesUpTheMomentTheRemovalCanNoLongerGo() throws InterruptedException {
+    Pacing pacing = pacing(0.1);
+    assertThat(pacing.awaitToken(() -> true)).as("the burst").isTrue();
+    AtomicBoolean goes = new AtomicBoolean(true);
+    onWait = () -> goes.set(false);
+
+    assertThat(pacing.awaitToken(goes::get)).isFalse();
+    assertThat(waits).as("one slice, not the ten seconds the token takes").isEqualTo(1);
+  }
+
+  @Test
+  void aRaisedRateAppliesToAWaitingRemovalAtOnce() throws InterruptedException {
+    Pacing pacing = pacing(0.01);
+    pacing.awaitToken(() -> true);
+    onWait = () -> pacing.setRate(new Limits(OptionalInt.empty(), OptionalInt.empty(), OptionalInt.empty(), 100));
+
+    assertThat(pacing.awaitToken(() -> true)).isTrue();
+    assertThat(nanos - 1_000_000_000L).as("waited not the 100 s that 0.01/s would take").isLessThan(100_000_000L);
+  }
+
+  @Test
+  void aReloadGivesNoFreshBurst() throws InterruptedException {
+    Pacing pacing = pacing(1);
+    pacing.awaitToken(() -> true);
+    pacing.setRate(new Limits(OptionalInt.empty(), OptionalInt.empty(), OptionalInt.empty(), 1));
+
+    assertThat(pacing.tryToken()).as("the spent token stays spent").isFalse();
+  }
+
+  @Test
+  void aTokenOlderThanOneIntervalIsAged() throws InterruptedException {
+    Pacing pacing = pacing(1);
+    pacing.awaitToken(() -> true);
+    long takenAt = pacing.now();
+    nanos += 900_000_000L;
+    assertThat(pacing.aged(takenAt)).isFalse();
+    nanos += 200_000_000L;
+    assertThat(pacing.aged(takenAt)).as("a slow write-ahead: spent now, it would go back to back with the next").isTrue();
+  }
+
+  @Test
+  void requestSlotsAreFewAndTheWaitForOneGivesWay() throws InterruptedException {
+    Pacing pacing = pacing(1000);
+    for (int i = 0; i < Pacing.MAX_IN_FLIGHT; i++) {
+      assertThat(pacing.awaitSlot(() -> true)).isTrue();
+    }
+    AtomicBoolean goes = new AtomicBoolean(true);
+    onWait = () -> goes.set(false);
+    assertThat(pacing.awaitSlot(goes::get)).isFalse();
+
+    pacing.releaseSlot();
+    assertThat(pacing.awaitSlot(() -> true)).isTrue();
+  }
+}
