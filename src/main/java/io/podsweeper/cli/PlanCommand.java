@@ -75,12 +75,14 @@ final class PlanCommand implements Callable<Integer> {
       out.print(DecisionTable.render(decisions));
       result.skipped().ifPresent(s -> out.println("node-aware strategies skipped: " + s));
       result.notes().forEach(n -> out.println("note: " + n));
+      result.faults().forEach(f -> out.println("fault: " + f));
       out.printf("%d decision(s) for %d pod(s) at %s%s%n", decisions.size(), snapshot.pods().size(), at,
           policy.dryRun() ? " (policy is dry-run)" : "");
       forecast.ifPresent(f -> {
         out.printf("%nforecast: %d removal(s) due by %s (within %s)%n", f.removals().size(), f.until(), Durations.format(f.within()));
         out.print(DecisionTable.renderWithDueAt(f.removals()));
         out.println("note: " + Forecast.NOTE);
+        f.faults().forEach(fault -> out.println("fault: " + fault));
       });
     }
     out.flush();
@@ -107,6 +109,7 @@ final class PlanCommand implements Callable<Integer> {
     root.put("dryRun", policy.dryRun());
     result.skipped().ifPresent(s -> root.put("skipped", s));
     result.notes().forEach(n -> root.withArray("notes").add(n));
+    result.faults().forEach(f -> root.withArray("faults").add(f));
     ArrayNode array = root.putArray("decisions");
     for (Decision d : result.decisions()) {
       d.writeTo(array.addObject());

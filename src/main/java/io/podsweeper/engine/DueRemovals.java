@@ -86,7 +86,9 @@ final class DueRemovals {
         try {
           answer = process(key);
         } catch (RuntimeException e) {
-          LOG.error("removal of {} failed unexpectedly; it is retried at the next pass", key, e);
+          // Judging the pod threw: the evaluation stage counts it, logs it once and backs off; nothing else waits.
+          LOG.debug("judging {} for its removal failed: {}", key, e.toString());
+          evaluate.accept(key);
           answer = Answer.DONE;
         }
         settle(key, answer);

@@ -132,7 +132,8 @@ public final class KillSwitch implements Pause {
   }
 
   /**
-   * Resumes every replica, or none: nothing changes unless the store took it.
+   * Resumes every replica, or none: nothing changes unless the store took it. An operator's resume also starts the
+   * blast-radius guard's window over when nothing was paused (e.g. a window that could not be read).
    *
    * @return empty when resumed; else why not
    */
@@ -141,7 +142,11 @@ public final class KillSwitch implements Pause {
     if (problem.isPresent()) {
       return Optional.of("not resumed: " + problem.get());
     }
+    boolean wasRunning = scope == null;
     set(null, "");
+    if (wasRunning) {
+      onResume.run();
+    }
     return Optional.empty();
   }
 

@@ -15,6 +15,7 @@ import io.podsweeper.safety.GuardWindowStore;
 import io.podsweeper.safety.RemovalBudget;
 import io.podsweeper.strategy.PassResult;
 import io.podsweeper.strategy.PolicyEvaluator;
+import java.lang.management.ManagementFactory;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -72,7 +73,10 @@ public final class Sweeper implements PodListener, AutoCloseable {
     this.metrics = metrics;
     this.clock = clock;
     Backoff backoff = new Backoff(clock, System::nanoTime);
-    this.evaluations = new Evaluations(cache, this::rules, clock, metrics, new WorkQueue(System::nanoTime, backoff), this::dueNow);
+    // Evaluations back off on their own: a pod whose judging threw is not thereby held from removal, nor the reverse.
+    this.evaluations = new Evaluations(cache, this::rules, clock, metrics,
+        new WorkQueue(System::nanoTime, new Backoff(clock, System::nanoTime)), this::dueNow, System::nanoTime,
+        ManagementFactory.getThreadMXBean()::getCurrentThreadCpuTime);
     this.outcomes = new Outcomes(metrics, recent, clock, () -> rules().policy().source());
     this.path = new RemovalPath(policy, new RemovalPath.Ports(cache, requests, killSwitch, outcomes, metrics, clock, System::nanoTime,
         backoff, () -> leading && !stopping && leaseValid.getAsBoolean(), guardTrippedNotice, guardWindow, evaluations::add));
@@ -238,6 +242,10 @@ public final class Sweeper implements PodListener, AutoCloseable {
     }
     metrics.balancePasses.labels("run").inc();
     pass.notes().forEach(note -> LOG.debug("balance: {}", note));
+    pass.faults().forEach(fault -> {
+      metrics.evaluationErrors.labels("", "balance").inc();
+      LOG.error("balance: {}; the pass went on without it", fault);
+    });
     pass.decisions().forEach(d -> due.add(d, in.generation()));
   }
 

@@ -51,6 +51,34 @@ public final class Metrics {
       .labelNames("operation", "code")
       .register(registry);
 
+  /**
+   * Pods whose judging threw (a value nobody foresaw): each fails alone, left where it is and judged again with backoff,
+   * never a pass, a reload or another pod. {@code stage}: evaluate (an event, a deadline, a pass), balance (a node-aware
+   * strategy).
+   */
+  public final Counter evaluationErrors = Counter.build()
+      .name("podsweeper_evaluation_errors_total")
+      .help("Pods whose evaluation threw, by namespace and stage; each is left alone and judged again with backoff.")
+      .labelNames("namespace", "stage")
+      .register(registry);
+
+  public final Counter teamRulesSeconds = Counter.build()
+      .name("podsweeper_team_rules_cpu_seconds_total")
+      .help("CPU time the teams' PodCleanupPolicies took on the evaluation thread, by namespace.")
+      .labelNames("namespace")
+      .register(registry);
+
+  public final Counter teamRulesThrottled = Counter.build()
+      .name("podsweeper_team_rules_throttled_total")
+      .help("Evaluations of a namespace's PodCleanupPolicies put off to the next interval: its share of the evaluation thread was used up.")
+      .labelNames("namespace")
+      .register(registry);
+
+  public final Gauge guardWindowUnreadable = Gauge.build()
+      .name("podsweeper_guard_window_unreadable")
+      .help("1 while the blast-radius guard's remembered window cannot be read: it counts as full, and what it covers is held.")
+      .register(registry);
+
   public final Counter pdbRefusals = Counter.build()
       .name("podsweeper_pdb_refusals_total")
       .help("Evictions refused with 429 (a PodDisruptionBudget, or API throttling); retried later with backoff.")

@@ -209,7 +209,16 @@ public final class CleanupPolicies {
   }
 
   static String profileName(Source policy) {
-    return "PodCleanupPolicy " + policy.namespace() + "/" + policy.name();
+    return NAMESPACED + policy.namespace() + "/" + policy.name();
+  }
+
+  private static final String NAMESPACED = "PodCleanupPolicy ";
+
+  /** The namespace of a team's PodCleanupPolicy (composed here); empty for the cluster's own profiles. */
+  public static Optional<String> teamNamespace(Profile profile) {
+    String name = profile.name();
+    return name.startsWith(NAMESPACED) && name.indexOf('/') > NAMESPACED.length()
+        ? Optional.of(name.substring(NAMESPACED.length(), name.indexOf('/'))) : Optional.empty();
   }
 
   private static Verdict rejected(Source policy, String reason, String message) {

@@ -108,16 +108,28 @@ public enum TtlSource {
         .orElseGet(() -> new Value.Invalid("not a duration (e.g. 90s, 30m, 1h30m, 7d" + (this == JANITOR ? ", 2w, forever)" : ")")));
   }
 
+  /**
+   * The years RFC 3339 can write. Java's parsers also take a signed year of up to nine digits
+   * ({@code +999999999-12-31}); such a deadline is no deadline a person meant, and arithmetic on it overflows.
+   */
+  private static final Instant EARLIEST = Instant.parse("0001-01-01T00:00:00Z");
+  private static final Instant LATEST = Instant.parse("9999-12-31T23:59:59.999999999Z");
+
+  private static Value at(Instant instant) {
+    return instant.isBefore(EARLIEST) || instant.isAfter(LATEST)
+        ? new Value.Invalid("a time out of range (years 0001 to 9999)") : new Value.Expires(instant);
+  }
+
   private Value expires(String text) {
     try {
-      return new Value.Expires(OffsetDateTime.parse(text).toInstant());
+      return at(OffsetDateTime.parse(text).toInstant());
     } catch (DateTimeParseException e) {
       if (this == PODSWEEPER) {
         return new Value.Invalid("not an RFC 3339 time (e.g. 2026-01-01T00:00:00Z)");
       }
     }
     try {
-      return new Value.Expires(LocalDateTime.parse(text, MINUTES).toInstant(ZoneOffset.UTC));
+      return at(LocalDateTime.parse(text, MINUTES).toInstant(ZoneOffset.UTC));
     } catch (DateTimeParseException e) {
       return date(text).orElseGet(() -> new Value.Invalid("not a time (2026-01-01T00:00:00Z, 2026-01-01T00:00 or 2026-01-01)"));
     }
@@ -125,7 +137,7 @@ public enum TtlSource {
 
   private static Value kyverno(String text) {
     try {
-      return new Value.Expires(LocalDateTime.parse(text, KYVERNO_INSTANT).toInstant(ZoneOffset.UTC));
+      return at(LocalDateTime.parse(text, KYVERNO_INSTANT).toInstant(ZoneOffset.UTC));
     } catch (DateTimeParseException e) {
       return date(text).or(() -> Durations.parse(text).map(Value.Ttl::new))
           .orElseGet(() -> new Value.Invalid("neither a duration (e.g. 4h, 1d) nor a time (2026-01-01T000000Z or 2026-01-01)"));
@@ -135,7 +147,7 @@ public enum TtlSource {
   /** A day as midnight UTC. */
   private static Optional<Value> date(String text) {
     try {
-      return Optional.of(new Value.Expires(LocalDate.parse(text).atStartOfDay().toInstant(ZoneOffset.UTC)));
+      return Optional.of(at(LocalDate.parse(text).atStartOfDay().toInstant(ZoneOffset.UTC)));
     } catch (DateTimeParseException e) {
       return Optional.empty();
     }

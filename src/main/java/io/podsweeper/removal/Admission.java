@@ -62,7 +62,15 @@ final class Admission {
     }
     long epoch = ledger.guardEpoch(); // a count goes only into a guard whose remembered window was read
     if (!journal.takeOver(ledger.guard(epoch))) {
-      return Admitted.no(Answer.retryAfter(STALE_RETRY), "the guard's window is not read yet");
+      Optional<String> unreadable = journal.unreadable();
+      if (unreadable.isEmpty()) {
+        return Admitted.no(Answer.retryAfter(STALE_RETRY), "the guard's window is not read yet");
+      }
+      if (ledger.covers(c.decision())) {
+        reports.once(c.decision(), c.dryRun() ? Result.WOULD_BE_LIMITED : Result.LIMITED, unreadable.get(), c.dryRun());
+        return Admitted.no(Answer.retryAfter(GuardJournal.UNREADABLE_RECHECK), unreadable.get());
+      }
+      // Nothing of it the guard or the hourly cap would count: it goes on without the window.
     }
     Ledger.Reserve reserve = ledger.reserve(pod, c.decision(), epoch);
     if (reserve instanceof Ledger.Reserved reserved) {

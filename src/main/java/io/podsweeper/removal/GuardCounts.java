@@ -40,6 +40,8 @@ final class GuardCounts {
   /** Kept across reloads: namespaced policies come and go, their hourly cap must not start over each time. */
   private final HourlyNamespaceCap namespaceCap = new HourlyNamespaceCap();
   private Map<String, Integer> hourlyCaps;
+  /** Counts every change of the hourly cap's counts, which the cluster remembers with the guard's window. */
+  private long capVersion;
   private final Map<String, Unanswered> unanswered = new HashMap<>();
 
   GuardCounts(PodSource cache, Clock clock, Policy policy) {
@@ -101,6 +103,7 @@ final class GuardCounts {
         : Optional.empty();
     if (capAt.isEmpty() && hourlyCaps.containsKey(d.profile())) {
       namespaceCap.count(d.namespace(), now);
+      capVersion++;
       capAt = Optional.of(now);
     }
     return new Counted(at, capAt, retried, Optional.empty());
@@ -141,7 +144,10 @@ final class GuardCounts {
     if (notBeingRemoved) {
       removing.remove(d.uid());
     }
-    r.capAt().ifPresent(at -> namespaceCap.uncount(d.namespace(), at));
+    r.capAt().ifPresent(at -> {
+      namespaceCap.uncount(d.namespace(), at);
+      capVersion++;
+    });
   }
 
   /**
@@ -174,23 +180,34 @@ final class GuardCounts {
     return removing.contains(uid);
   }
 
-  boolean counts(Decision d) {
-    return guard.counts(d.removal());
+  boolean covers(Decision d) {
+    return guard.counts(d.removal()) || hourlyCaps.containsKey(d.profile());
   }
 
+  /** Whether the cluster must remember this removal before it goes: the guard counts it, or it holds an hourly-cap place. */
+  boolean remembered(Reservation r) {
+    return guard.counts(r.decision().removal()) || r.capAt().isPresent();
+  }
+
+  /** What the guard of {@code ofEpoch} and the hourly cap count now, as the cluster remembers them; empty once replaced. */
   Optional<Ledger.GuardState> state(long ofEpoch) {
-    return ofEpoch == epoch ? Optional.of(new Ledger.GuardState(guard.version(), guard.window(clock.instant()))) : Optional.empty();
+    Instant now = clock.instant();
+    return ofEpoch == epoch
+        ? Optional.of(new Ledger.GuardState(guard.version() + capVersion, guard.window(now).withHourly(namespaceCap.window(now))))
+        : Optional.empty();
   }
 
   void restore(long ofEpoch, GuardWindow remembered) {
     if (ofEpoch == epoch) {
       guard.restore(remembered);
+      namespaceCap.restore(remembered.hourly());
     }
   }
 
   void absorb(long ofEpoch, GuardWindow added) {
     if (ofEpoch == epoch) {
       guard.absorb(added);
+      namespaceCap.absorb(added.hourly());
     }
   }
 

@@ -1,13 +1,16 @@
 package io.podsweeper.removal;
 
+import io.podsweeper.metrics.Metrics;
 import io.podsweeper.safety.GuardWindow;
 import io.podsweeper.safety.GuardWindowStore;
+import java.time.Duration;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,7 +30,19 @@ final class GuardJournal {
   /** How many writes without an answer are remembered, newest first. */
   private static final int UNANSWERED_KEPT = 8;
 
+  /** How often a window that cannot be read is read again (a rewrite or a deletion of it lets removals go on). */
+  static final Duration UNREADABLE_RECHECK = Duration.ofSeconds(5);
+  private static final String UNREADABLE = "the blast-radius guard's remembered window cannot be read, so it counts as full: ";
+  private static final String HOW_TO_GO_ON = "; what the guard covers is held until the window is rewritten, or its ConfigMap"
+      + " (<control>-guard) deleted, or an operator resumes (POST /api/v1/resume, or paused: \"false\" after a pause), which"
+      + " starts the window over";
+
   private final GuardWindowStore store;
+  private final Metrics metrics;
+  private final LongSupplier ticker;
+  private Optional<String> unreadable = Optional.empty();
+  /** When the store was last read, by the ticker. */
+  private long readAt;
   /**
    * The guards the remembered window was read into this term. A set, not the last one: a caller that read the guard
    * before a dry-run switch replaced it must neither leave the new guard unread nor make it be read twice (a second
@@ -55,8 +70,10 @@ final class GuardJournal {
   private long durableVersion = -1;
   private JournaledGuard durableGuard;
 
-  GuardJournal(GuardWindowStore store) {
+  GuardJournal(GuardWindowStore store, Metrics metrics, LongSupplier ticker) {
     this.store = store;
+    this.metrics = metrics;
+    this.ticker = ticker;
   }
 
   /**
@@ -87,7 +104,7 @@ final class GuardJournal {
         String id = writer + "/" + ++writes;
         Optional<String> written = write(text, id);
         if (written.isPresent()) {
-          settled(written.get(), readable(text));
+          settled(written.get(), GuardWindow.decode(text));
           durableGuard = guard;
           durableVersion = version;
           return true;
@@ -99,15 +116,21 @@ final class GuardJournal {
         unanswered.clear();
         if (own) {
           // Not another writer's removals, so nothing to count twice; write what was counted since over it.
-          settled(theirs.version(), readable(theirs.window()));
+          settled(theirs.version(), GuardWindow.decode(theirs.window()));
           continue;
         }
         // Another replica wrote since: a deposed leader whose write came late, or the new leader if this replica was
         // deposed. Its removals may have gone, so they count here too, and this removal waits for its retry (by
         // then a deposed replica knows it no longer leads).
-        GuardWindow read = readable(theirs.window());
-        guard.absorb(read.addedSince(stored));
-        settled(theirs.version(), read);
+        Optional<GuardWindow> read = decode(theirs.window());
+        if (read.isEmpty()) {
+          // Unreadable: no guard counts on what it cannot read; the next removal reads it again, held until it can.
+          loaded.clear();
+          storedVersion = theirs.version();
+          return false;
+        }
+        guard.absorb(read.get().addedSince(stored));
+        settled(theirs.version(), read.get());
         LOG.warn("another replica wrote the blast-radius guard's window meanwhile: its removals are counted too, holding "
             + "this one for a moment");
         return false;
@@ -147,6 +170,9 @@ final class GuardJournal {
     if (loaded.contains(guard)) {
       return true;
     }
+    if (unreadable.isPresent() && ticker.getAsLong() - readAt < UNREADABLE_RECHECK.toNanos()) {
+      return false;
+    }
     GuardWindowStore.Stored remembered;
     try {
       remembered = store.load();
@@ -154,12 +180,46 @@ final class GuardJournal {
       LOG.warn("cannot read the blast-radius guard's window from the cluster, holding removals: {}", e.getMessage());
       return false;
     }
-    settled(remembered.version(), readable(remembered.window()));
+    readAt = ticker.getAsLong();
+    Optional<GuardWindow> window = decode(remembered.window());
+    storedVersion = remembered.version();
+    if (window.isEmpty()) {
+      return false;
+    }
+    settled(remembered.version(), window.get());
     if (!storedVersion.isEmpty()) {
       guard.restore(stored);
     }
     loaded.add(guard);
     return true;
+  }
+
+  /**
+   * Why the window the cluster remembers cannot be read, while it cannot: it then counts as a full one, and nothing the
+   * guard covers may go until it is rewritten (or the ConfigMap deleted) or an operator resumes, which writes over it.
+   */
+  synchronized Optional<String> unreadable() {
+    return unreadable;
+  }
+
+  /** The remembered window, or empty (said once, with how to go on, and in a metric) when it cannot be read. */
+  private Optional<GuardWindow> decode(String text) {
+    try {
+      GuardWindow window = GuardWindow.decode(text);
+      if (unreadable.isPresent()) {
+        LOG.info("the blast-radius guard's remembered window can be read again: the removals it covers go on");
+      }
+      unreadable = Optional.empty();
+      metrics.guardWindowUnreadable.set(0);
+      return Optional.of(window);
+    } catch (IllegalArgumentException e) {
+      if (unreadable.isEmpty()) {
+        LOG.error("{}", UNREADABLE + e.getMessage() + HOW_TO_GO_ON);
+      }
+      unreadable = Optional.of(UNREADABLE + e.getMessage() + HOW_TO_GO_ON);
+      metrics.guardWindowUnreadable.set(1);
+      return Optional.empty();
+    }
   }
 
   /**
@@ -169,6 +229,15 @@ final class GuardJournal {
    */
   synchronized boolean startOver(JournaledGuard guard) {
     boolean read = takeOver(guard);
+    if (!read && unreadable.isPresent()) {
+      // The operator's resume stands for what could not be read: the window starts over, written over it.
+      LOG.warn("an operator resumed: the unreadable blast-radius guard's window is written over, starting over");
+      unreadable = Optional.empty();
+      metrics.guardWindowUnreadable.set(0);
+      settled(storedVersion, GuardWindow.EMPTY);
+      loaded.add(guard);
+      read = true;
+    }
     guard.reset();
     return read && persist(guard);
   }
@@ -184,13 +253,5 @@ final class GuardJournal {
     durableGuard = null;
   }
 
-  private static GuardWindow readable(String text) {
-    try {
-      return GuardWindow.decode(text);
-    } catch (IllegalArgumentException e) {
-      // Unreadable (edited by hand?): keep counting from here rather than refuse to work, and write over it; say so.
-      LOG.error("ignoring the blast-radius guard's remembered window: {}", e.getMessage());
-      return GuardWindow.EMPTY;
-    }
-  }
+
 }

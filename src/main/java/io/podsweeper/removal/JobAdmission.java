@@ -96,7 +96,7 @@ public final class JobAdmission {
       return Optional.of(admitted.why());
     }
     Reservation r = admitted.reservation();
-    if (ledger.guardCounts(decision) && !journal.persist(ledger.guard(r.guardEpoch()))) {
+    if (ledger.remembered(r) && !journal.persist(ledger.guard(r.guardEpoch()))) {
       ledger.rollBack(r);
       return Optional.of("cannot write the guard's window");
     }

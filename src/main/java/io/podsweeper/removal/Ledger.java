@@ -300,9 +300,14 @@ public final class Ledger {
     }
   }
 
-  /** Whether the guard counts a removal like this at all, i.e. whether its window must be written before it goes. */
-  synchronized boolean guardCounts(Decision d) {
-    return counts.counts(d);
+  /** Whether the guard or an hourly cap would count a removal like this at all. */
+  synchronized boolean covers(Decision d) {
+    return counts.covers(d);
+  }
+
+  /** Whether the cluster must remember this removal (the guard's window, the hourly cap) before it is sent. */
+  synchronized boolean remembered(Reservation r) {
+    return counts.remembered(r);
   }
 
   /** An operator resumed, on a follower: the guard's window starts over (the leader writes that to the cluster). */

@@ -54,7 +54,7 @@ public final class RemovalPath implements AutoCloseable {
     this.metrics = ports.metrics();
     this.backoff = ports.backoff();
     this.ledger = new Ledger(ports.cache(), ports.clock(), policy);
-    this.journal = new GuardJournal(ports.guardWindow());
+    this.journal = new GuardJournal(ports.guardWindow(), metrics, ports.ticker());
     this.reports = new Reports(ports.outcomes());
     this.checks = new Checks(ports.cache(), ports.pause(), ledger, this::rules, ports.mayLead(), ports.clock());
     this.pacing = new Pacing(policy.limits(), ports.ticker(), waits);

@@ -134,7 +134,7 @@ final class RemovalPipeline {
    */
   private Answer send(PodRecord pod, Candidate c, Reservation r, long tokenTaken) throws InterruptedException {
     Decision d = c.decision();
-    if (!c.dryRun() && ledger.guardCounts(d) && !journal.persist(ledger.guard(r.guardEpoch()))) {
+    if (!c.dryRun() && ledger.remembered(r) && !journal.persist(ledger.guard(r.guardEpoch()))) {
       ledger.rollBack(r);
       return Answer.retryAfter(Admission.STALE_RETRY);
     }

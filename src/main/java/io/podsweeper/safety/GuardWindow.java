@@ -9,23 +9,36 @@ import java.util.TreeMap;
 
 /**
  * The blast-radius guard's window as the cluster remembers it: when each eviction (by namespace) and each other
- * removal was sent. Its text form is small enough for a ConfigMap at any rate: times are rounded up to the next
- * {@link #BUCKET_SECONDS} (so a remembered removal leaves the window a little later, never earlier) and counted.
+ * removal was sent, and when namespaced policies removed pods in each namespace within the hour
+ * ({@code maxRemovalsPerHourPerNamespace}). Its text form is small enough for a ConfigMap at any rate: times are rounded
+ * up to the next {@link #BUCKET_SECONDS} (so a remembered removal leaves the window a little later, never earlier) and
+ * counted.
  *
  * <pre>
  * evict ns-a 1700000010:3 1700000020:1
  * delete 1700000010:12
+ * hourly ns-b 1700000010:2
  * </pre>
  */
-public record GuardWindow(Map<String, List<Instant>> evictions, List<Instant> deletes) {
+public record GuardWindow(Map<String, List<Instant>> evictions, List<Instant> deletes, Map<String, List<Instant>> hourly) {
   static final long BUCKET_SECONDS = 10;
 
   public GuardWindow {
     evictions = Map.copyOf(evictions);
     deletes = List.copyOf(deletes);
+    hourly = Map.copyOf(hourly);
+  }
+
+  public GuardWindow(Map<String, List<Instant>> evictions, List<Instant> deletes) {
+    this(evictions, deletes, Map.of());
   }
 
   public static final GuardWindow EMPTY = new GuardWindow(Map.of(), List.of());
+
+  /** This window with the hourly cap's removals as well. */
+  public GuardWindow withHourly(Map<String, List<Instant>> removals) {
+    return new GuardWindow(evictions, deletes, removals);
+  }
 
   public String encode() {
     StringBuilder out = new StringBuilder();
@@ -33,6 +46,7 @@ public record GuardWindow(Map<String, List<Instant>> evictions, List<Instant> de
     if (!deletes.isEmpty()) {
       out.append("delete").append(buckets(deletes)).append('\n');
     }
+    new TreeMap<>(hourly).forEach((ns, times) -> out.append("hourly ").append(ns).append(buckets(times)).append('\n'));
     return out.toString();
   }
 
@@ -64,7 +78,14 @@ public record GuardWindow(Map<String, List<Instant>> evictions, List<Instant> de
         evictionsAdded.put(ns, added);
       }
     });
-    return new GuardWindow(evictionsAdded, surplus(deletes, base.deletes));
+    Map<String, List<Instant>> hourlyAdded = new TreeMap<>();
+    hourly.forEach((ns, times) -> {
+      List<Instant> added = surplus(times, base.hourly.getOrDefault(ns, List.of()));
+      if (!added.isEmpty()) {
+        hourlyAdded.put(ns, added);
+      }
+    });
+    return new GuardWindow(evictionsAdded, surplus(deletes, base.deletes), hourlyAdded);
   }
 
   private static List<Instant> surplus(List<Instant> times, List<Instant> base) {
@@ -83,6 +104,7 @@ public record GuardWindow(Map<String, List<Instant>> evictions, List<Instant> de
   public static GuardWindow decode(String text) {
     Map<String, List<Instant>> evictions = new TreeMap<>();
     List<Instant> deletes = new ArrayList<>();
+    Map<String, List<Instant>> hourly = new TreeMap<>();
     String[] lines = text.split("\n");
     for (int i = 0; i < lines.length; i++) {
       String[] words = lines[i].trim().split(" +");
@@ -94,14 +116,16 @@ public record GuardWindow(Map<String, List<Instant>> evictions, List<Instant> de
           evictions.put(words[1], times(words, 2));
         } else if (words[0].equals("delete")) {
           deletes.addAll(times(words, 1));
+        } else if (words[0].equals("hourly") && words.length >= 2) {
+          hourly.put(words[1], times(words, 2));
         } else {
-          throw new IllegalArgumentException("expected evict or delete");
+          throw new IllegalArgumentException("expected evict, delete or hourly");
         }
       } catch (RuntimeException e) {
         throw new IllegalArgumentException("guard window line " + (i + 1) + " \"" + lines[i] + "\": " + e.getMessage(), e);
       }
     }
-    return new GuardWindow(evictions, deletes);
+    return new GuardWindow(evictions, deletes, hourly);
   }
 
   private static List<Instant> times(String[] words, int from) {

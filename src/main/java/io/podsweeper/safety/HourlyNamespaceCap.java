@@ -3,8 +3,10 @@ package io.podsweeper.safety;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -45,6 +47,34 @@ public final class HourlyNamespaceCap {
   public boolean holds(String namespace, Instant at, Instant now) {
     Deque<Instant> times = removals.get(namespace);
     return at.isAfter(now.minus(WINDOW)) && times != null && times.contains(at);
+  }
+
+  /** The removals counted within the hour before {@code now}, by namespace: what the cluster remembers across restarts. */
+  public Map<String, List<Instant>> window(Instant now) {
+    Map<String, List<Instant>> within = new HashMap<>();
+    removals.forEach((ns, times) -> {
+      List<Instant> recent = times.stream().filter(t -> t.isAfter(now.minus(WINDOW))).toList();
+      if (!recent.isEmpty()) {
+        within.put(ns, recent);
+      }
+    });
+    return within;
+  }
+
+  /** Counts removals remembered by the cluster (a restart, a new leader) besides what is counted here. */
+  public void absorb(Map<String, List<Instant>> remembered) {
+    remembered.forEach((ns, times) -> {
+      List<Instant> all = new ArrayList<>(removals.getOrDefault(ns, new ArrayDeque<>()));
+      all.addAll(times);
+      all.sort(null);
+      removals.put(ns, new ArrayDeque<>(all));
+    });
+  }
+
+  /** Takes over what the cluster remembered in place of what is counted here. */
+  public void restore(Map<String, List<Instant>> remembered) {
+    removals.clear();
+    absorb(remembered);
   }
 
   /** Forgets a removal counted at {@code at} that did not happen after all (refused, failed, or gone already). */

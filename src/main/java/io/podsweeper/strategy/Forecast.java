@@ -12,7 +12,7 @@ import java.util.List;
  * What the pod-by-pod strategies will remove between {@code now} and {@code now + within} if the pods stay as they
  * are, sorted by when ({@link PolicyEvaluator#forecast}); pods already due are in it with a {@code dueAt} in the past.
  */
-public record Forecast(Instant now, Duration within, boolean dryRun, List<Decision> removals) {
+public record Forecast(Instant now, Duration within, boolean dryRun, List<Decision> removals, List<String> faults) {
   /** A forecast further out would mostly be about pods that will have changed by then. */
   public static final Duration MAX_WITHIN = Duration.ofDays(30);
 
@@ -21,6 +21,7 @@ public record Forecast(Instant now, Duration within, boolean dryRun, List<Decisi
 
   public Forecast {
     removals = List.copyOf(removals);
+    faults = List.copyOf(faults);
   }
 
   /** A forecast's horizon as given ({@code place} names the flag or parameter): a Go-style duration up to 30d. */
@@ -46,6 +47,10 @@ public record Forecast(Instant now, Duration within, boolean dryRun, List<Decisi
         .put("note", NOTE);
     ArrayNode array = o.putArray("removals");
     removals.forEach(d -> d.writeTo(array.addObject()));
+    if (!faults.isEmpty()) {
+      ArrayNode failed = o.putArray("faults");
+      faults.forEach(failed::add);
+    }
     return o;
   }
 }

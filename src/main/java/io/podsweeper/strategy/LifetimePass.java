@@ -17,10 +17,16 @@ record LifetimePass(PodStrategy strategy) implements NodeStrategy {
     }
     candidates.sort(strategy.candidateOrder());
     for (PodRecord pod : candidates) {
-      Optional<Verdict> verdict = strategy.evaluate(pod, pass.view)
-          .map(v -> v.notBefore(pass.evictor.evictableFrom(pod)).inProfile(pass.profile.name()))
-          .filter(v -> v.isDue(pass.now));
-      if (verdict.isEmpty() || pass.evictor.protection(pod, pass.view).isPresent()) {
+      Optional<Verdict> verdict;
+      try {
+        verdict = strategy.evaluate(pod, pass.view)
+            .map(v -> v.notBefore(pass.evictor.evictableFrom(pod)).inProfile(pass.profile.name()))
+            .filter(v -> v.isDue(pass.now));
+      } catch (RuntimeException e) {
+        pass.fault(pod.key(), e);
+        continue;
+      }
+      if (verdict.isEmpty() || pass.judged(pod, () -> pass.evictor.protection(pod, pass.view)).isPresent()) {
         continue;
       }
       if (pass.take(verdict.get().decide(pod, pass.now)) == NodePass.Outcome.TOTAL_LIMIT) {

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /**
  * One profile's share of a pass: its node set (Ready nodes matching the node selector, by name), the pods on each,
@@ -37,10 +38,11 @@ final class NodePass {
   private final Set<String> decided;
   private final List<Decision> decisions;
   private final List<String> notes;
+  private final List<String> faults;
   private final Map<PrometheusQuery, Optional<QueriedUsage>> answers = new HashMap<>();
 
   NodePass(ClusterView view, Instant now, Profile profile, Evictor evictor, RemovalBudget budget, Set<String> decided,
-      List<Decision> decisions, List<String> notes) {
+      List<Decision> decisions, List<String> notes, List<String> faults) {
     this.view = view;
     this.now = now;
     this.profile = profile;
@@ -49,6 +51,7 @@ final class NodePass {
     this.decided = decided;
     this.decisions = decisions;
     this.notes = notes;
+    this.faults = faults;
     this.nodes = view.nodes().stream().filter(n -> inNodeSet(profile, Optional.of(n))).sorted(Comparator.comparing(NodeRecord::name)).toList();
   }
 
@@ -86,12 +89,31 @@ final class NodePass {
    * out of the counts of the strategies that count pods).
    */
   Optional<String> filter(PodRecord pod) {
-    return evictor.filter(pod, view).or(() -> evictor.tooYoung(pod, now));
+    return judged(pod, () -> evictor.filter(pod, view).or(() -> evictor.tooYoung(pod, now)));
   }
 
   /** Upstream's Filter and PreEvictionFilter (nodeFit) at this pass's instant: empty if the pod may go. */
   Optional<String> protection(PodRecord pod) {
-    return evictor.protection(pod, view).or(() -> evictor.tooYoung(pod, now));
+    return judged(pod, () -> evictor.protection(pod, view).or(() -> evictor.tooYoung(pod, now)));
+  }
+
+  /**
+   * Why the pod must stay, by {@code judge}; a pod whose judging throws stays too, as a fault of the pass: one pod's
+   * value stops neither the pass nor any other pod.
+   */
+  Optional<String> judged(PodRecord pod, Supplier<Optional<String>> judge) {
+    try {
+      return judge.get();
+    } catch (RuntimeException e) {
+      return Optional.of(fault(pod.key(), e));
+    }
+  }
+
+  /** Notes what threw while judging {@code what} (a pod's key, or a strategy), and says so in a reason. */
+  String fault(String what, RuntimeException e) {
+    String why = "judging it failed: " + e;
+    faults.add(profile.name() + ": " + what + ": " + why);
+    return why;
   }
 
   /** Evicts the pod if the evictor lets it go and the limits allow, with a reason a person can check. */

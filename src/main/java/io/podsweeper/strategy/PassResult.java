@@ -6,11 +6,13 @@ import java.util.Optional;
 /**
  * What one pass decided. {@code skipped} says why the node-aware strategies did not run at all (fewer than two
  * Ready nodes, as upstream skips its cycle); {@code notes} say why a strategy that ran decided nothing (e.g. "no
- * node is underutilized"), for logs and {@code plan}.
+ * node is underutilized"), for logs and {@code plan}; {@code faults} name each pod (or strategy) whose judging threw:
+ * left alone, it stopped neither the pass nor another pod.
  */
-public record PassResult(List<Decision> decisions, Optional<String> skipped, List<String> notes) {
+public record PassResult(List<Decision> decisions, Optional<String> skipped, List<String> notes, List<String> faults) {
   public PassResult {
     decisions = List.copyOf(decisions);
     notes = List.copyOf(notes);
+    faults = List.copyOf(faults);
   }
 }

@@ -30,6 +30,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * A policy, compiled: every profile's strategies behind its evictor. {@link #evaluate} answers for one pod (what
@@ -44,7 +45,7 @@ public final class PolicyEvaluator {
 
   /**
    * How the live service retries an eviction a PodDisruptionBudget refused: after 5 s, doubling up to 5 min (what
-   * engine/RemovalGate waits; RefusalBackoffTest keeps the two the same). Said by {@link #explain}.
+   * removal/Backoff waits: it reads these two). Said by {@link #explain}.
    */
   public static final Duration REFUSAL_FIRST_BACKOFF = Duration.ofSeconds(5);
 
@@ -149,9 +150,14 @@ public final class PolicyEvaluator {
 
   /** The earliest verdict of any pod-by-pod strategy of any profile whose evictor lets the pod go, or empty. */
   public Optional<Verdict> evaluate(PodRecord pod, ClusterView view) {
+    return evaluate(pod, view, p -> true);
+  }
+
+  /** As {@link #evaluate(PodRecord, ClusterView)}, by the profiles {@code which} names only. */
+  public Optional<Verdict> evaluate(PodRecord pod, ClusterView view, Predicate<Profile> which) {
     Verdict best = null;
     for (CompiledProfile p : profiles) {
-      if (!inScope(p.profile(), pod, view)) {
+      if (!which.test(p.profile()) || !inScope(p.profile(), pod, view)) {
         continue;
       }
       Verdict earliest = null;
@@ -204,6 +210,15 @@ public final class PolicyEvaluator {
    * each strategy says. The same strategies and filters as {@link #evaluate} and {@link #plan}.
    */
   public List<String> explain(PodRecord pod, ClusterView view, Instant now) {
+    try {
+      return explained(pod, view, now);
+    } catch (RuntimeException e) {
+      return List.of("fault: judging this pod failed: " + e + "; the service leaves it alone, counts it"
+          + " (podsweeper_evaluation_errors_total) and judges it again with backoff");
+    }
+  }
+
+  private List<String> explained(PodRecord pod, ClusterView view, Instant now) {
     List<String> lines = new ArrayList<>();
     for (CompiledProfile p : profiles) {
       String name = "profile " + p.profile().name();
@@ -276,13 +291,18 @@ public final class PolicyEvaluator {
   public Forecast forecast(ClusterView view, Instant now, Duration within) {
     Instant until = now.plus(within);
     List<Decision> removals = new ArrayList<>();
+    List<String> faults = new ArrayList<>();
     for (PodRecord pod : view.pods()) {
-      // The reason as it will read when the pod goes (a due pod's, now).
-      evaluate(pod, view).filter(v -> v.isDue(until))
-          .ifPresent(v -> removals.add(v.decide(pod, v.isDue(now) ? now : v.dueAt())));
+      try {
+        // The reason as it will read when the pod goes (a due pod's, now).
+        evaluate(pod, view).filter(v -> v.isDue(until))
+            .ifPresent(v -> removals.add(v.decide(pod, v.isDue(now) ? now : v.dueAt())));
+      } catch (RuntimeException e) {
+        faults.add(pod.key() + ": judging it failed: " + e);
+      }
     }
     removals.sort(Comparator.comparing(Decision::dueAt).thenComparing(Decision::podKey));
-    return new Forecast(now, within, policy.dryRun(), removals);
+    return new Forecast(now, within, policy.dryRun(), removals, faults);
   }
 
   /** One whole pass at {@code now} with a fresh budget: {@link #pass} with every strategy. */
@@ -308,10 +328,11 @@ public final class PolicyEvaluator {
     List<Decision> decisions = new ArrayList<>();
     Set<String> decided = new HashSet<>();
     List<String> notes = new ArrayList<>();
+    List<String> faults = new ArrayList<>();
     Optional<String> skipped = Optional.empty();
     List<NodePass> passes = new ArrayList<>();
     for (CompiledProfile p : profiles) {
-      NodePass pass = new NodePass(view, now, p.profile(), p.evictor(), budget, decided, decisions, notes);
+      NodePass pass = new NodePass(view, now, p.profile(), p.evictor(), budget, decided, decisions, notes, faults);
       passes.add(pass);
       boolean nodeAware = p.deschedule().stream().anyMatch(s -> !(s instanceof LifetimePass)) || !p.balance().isEmpty();
       if (nodeAware && pass.nodes().size() < MIN_NODES && skipped.isEmpty()) {
@@ -323,16 +344,25 @@ public final class PolicyEvaluator {
     for (int i = 0; i < profiles.size(); i++) {
       for (NodeStrategy s : profiles.get(i).deschedule()) {
         if (s instanceof LifetimePass ? withPodStrategies : nodeAwareRuns) {
-          s.run(passes.get(i));
+          run(s, passes.get(i));
         }
       }
     }
     for (int i = 0; i < profiles.size() && nodeAwareRuns; i++) {
       for (NodeStrategy s : profiles.get(i).balance()) {
-        s.run(passes.get(i));
+        run(s, passes.get(i));
       }
     }
-    return new PassResult(decisions, skipped, notes);
+    return new PassResult(decisions, skipped, notes, faults);
+  }
+
+  /** A strategy that throws ends there, as a fault of the pass; the strategies after it still run. */
+  private static void run(NodeStrategy strategy, NodePass pass) {
+    try {
+      strategy.run(pass);
+    } catch (RuntimeException e) {
+      pass.fault("strategy " + strategy.getClass().getSimpleName(), e);
+    }
   }
 
   /** Upstream profiles see only pods bound to a Ready node in their node set; Podsweeper's rules see every pod. */

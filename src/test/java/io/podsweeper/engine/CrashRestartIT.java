@@ -136,6 +136,60 @@ class CrashRestartIT {
     assertThat(client.pods().inNamespace(ns).list().getItems()).hasSizeBetween(5, 7);
   }
 
+  /**
+   * A window the restarted process cannot read counts as full: after {@code kill -9}, the guard's ConfigMap is corrupted;
+   * the restarted process evicts nothing while it cannot read it (it still deletes finished pods, which the guard does
+   * not count), and goes on once the ConfigMap is deleted. (Before, it logged "ignoring" and counted from zero: 6 of 10
+   * evicted in one window under a 50% share.)
+   */
+  @Test
+  void aWindowCorruptedBetweenAKillAndTheRestartHoldsWhatTheGuardCovers(TestApiServer server, @TempDir Path dir) throws Exception {
+    KubernetesClient client = server.client();
+    String ns = server.newNamespace("guard-corrupt");
+    for (int i = 0; i < 10; i++) {
+      Pod pod = TestPods.create(client, ns, "api-" + i, "node-a", Map.of("app", "api"));
+      TestPods.setStatus(client, pod, "Running", null, List.of(TestPods.waiting("CrashLoopBackOff", 4)));
+    }
+    Path policy = dir.resolve("policy.yaml");
+    Files.writeString(policy, """
+        apiVersion: podsweeper.io/v1alpha1
+        kind: PodSweeperPolicy
+        limits: {perSecond: 1}
+        guard: {maxNamespaceShare: 0.5, maxClusterShare: 1.0}
+        rules:
+          - name: crashloop
+            namespaces: {include: [%s]}
+            states: [CrashLoopBackOff]
+          - name: failed
+            namespaces: {include: [%s]}
+            states: [Failed]
+        """.formatted(ns, ns));
+    Process first = start(server, policy, dir.resolve("first.log"), ns);
+    await().atMost(Duration.ofSeconds(60)).until(() -> server.removalRequests(ns).size() >= 2);
+    first.destroyForcibly().waitFor();
+    int evictedBefore = server.removalRequests(ns).size();
+    client.configMaps().inNamespace(ns).withName("podsweeper-control-guard")
+        .edit(cm -> new io.fabric8.kubernetes.api.model.ConfigMapBuilder(cm).addToData("window", "evict " + ns + " garbled").build());
+    Pod finished = TestPods.create(client, ns, "finished", "node-a", Map.of());
+    TestPods.setStatus(client, finished, "Failed", null, List.of(TestPods.terminated("Error", 1, Instant.now().minusSeconds(60))));
+
+    Process second = start(server, policy, dir.resolve("second.log"), ns);
+    try {
+      await().atMost(Duration.ofSeconds(60)).until(() -> client.pods().inNamespace(ns).withName("finished").get() == null);
+      Thread.sleep(5000);
+      assertThat(server.removalRequests(ns)).as("no eviction while the window cannot be read")
+          .filteredOn(r -> r.name().startsWith("api-")).hasSize(evictedBefore);
+      assertThat(Files.readString(dir.resolve("second.log"))).contains("cannot be read, so it counts as full");
+
+      client.configMaps().inNamespace(ns).withName("podsweeper-control-guard").delete();
+      await().atMost(Duration.ofSeconds(60)).until(() -> server.removalRequests(ns).stream()
+          .filter(r -> r.name().startsWith("api-")).count() > evictedBefore);
+    } finally {
+      second.destroy();
+      second.waitFor();
+    }
+  }
+
   private static int remaining(KubernetesClient client, String ns, Set<String> uids) {
     return (int) client.pods().inNamespace(ns).list().getItems().stream().filter(p -> uids.contains(p.getMetadata().getUid())).count();
   }

@@ -6,16 +6,21 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.podsweeper.app.Service;
 import io.podsweeper.testing.ApiServerExtension;
 import io.podsweeper.testing.RunningService;
 import io.podsweeper.testing.TestApiServer;
 import io.podsweeper.testing.TestPods;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Per-pod lifetimes on a real API server: an annotation added to a running pod is an ordinary informer event, so the
@@ -75,6 +80,47 @@ class PodTtlIT {
       assertThat(server.removalRequests(ns)).extracting(TestApiServer.AuditEvent::name).containsExactly("annotated");
       assertThat(client.pods().inNamespace(ns).withName("changed-its-mind").get().getMetadata().getDeletionTimestamp()).isNull();
       assertThat(client.pods().inNamespace(ns).withName("garbled").get().getMetadata().getDeletionTimestamp()).isNull();
+    }
+  }
+
+  /**
+   * One pod's absurd lifetime ({@code expires: +999999999-12-31T23:59:59Z}, which Java's parser takes) must stop
+   * nothing else. A reload brings pods of another namespace under a rule while that pod is cached: they are removed at
+   * their deadlines. (Before, the arithmetic on that deadline overflowed, and the reload's re-evaluation, every full pass
+   * after it and that pod's events threw: the other namespace's pods were never removed.)
+   */
+  @Test
+  void aPoisonedLifetimeInOneNamespaceStopsNothingElse(TestApiServer server, @TempDir Path dir) throws Exception {
+    KubernetesClient client = server.client();
+    String poisoned = server.newNamespace("poisoned");
+    String other = server.newNamespace("ttl-other");
+    String rule = """
+        apiVersion: podsweeper.io/v1alpha1
+        kind: PodSweeperPolicy
+        fullPassInterval: 2s
+        guard: {maxNamespaceShare: 1.0, maxClusterShare: 1.0}
+        rules:
+          - {name: ttl, namespaces: {include: [%s]}, ttlFrom: [podsweeper.io]}
+        """;
+    Path file = dir.resolve("policy.yaml");
+    Files.writeString(file, rule.formatted(poisoned));
+    try (RunningService service = RunningService.start(server, rule.formatted(poisoned),
+        Service.Options.local(0).withPolicyFile(file, UnaryOperator.identity(), Duration.ofMillis(200)))) {
+      running(client, poisoned, "poison");
+      client.pods().inNamespace(poisoned).withName("poison").edit(p -> new PodBuilder(p).editMetadata()
+          .addToAnnotations("podsweeper.io/expires", "+999999999-12-31T23:59:59Z").endMetadata().build());
+      Map<String, Instant> deadlines = new java.util.HashMap<>();
+      for (int i = 0; i < 10; i++) {
+        deadlines.put("due-" + i, annotate(client, running(client, other, "due-" + i)));
+      }
+      Thread.sleep(1000);
+      Files.writeString(file, rule.formatted(poisoned + ", " + other));
+
+      await().atMost(LEAD.plusSeconds(10)).until(() -> server.removalRequests(other).size() == 10);
+      assertThat(server.removalRequests(other)).as("none before its deadline")
+          .allSatisfy(r -> assertThat(r.received()).isAfter(deadlines.get(r.name()).minusMillis(500)));
+      assertThat(client.pods().inNamespace(poisoned).withName("poison").get().getMetadata().getDeletionTimestamp()).isNull();
+      assertThat(service.metric("podsweeper_invalid_lifetimes_total", "key=\"podsweeper.io/expires\"")).isEqualTo(1.0);
     }
   }
 

@@ -5,11 +5,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.podsweeper.cluster.NamespaceRecord;
 import io.podsweeper.cluster.PodRecord;
+import io.podsweeper.policy.CleanupPolicies;
+import io.podsweeper.policy.Policy;
+import io.podsweeper.policy.YamlDocuments;
 import io.podsweeper.strategy.Decision;
 import io.podsweeper.testing.MemoryGuardWindowStore;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -137,6 +142,80 @@ class AdmissionPromisesTest {
       assertThat(f.sentNames()).as("the third removal of the window, not the first of a new one").containsExactly("a");
       assertThat(f.pause.reason()).contains("would make 4 removals");
       assertThat(store.remembered()).as("written ahead of the removal").contains(":2").contains(":1");
+    }
+  }
+
+  @Test
+  void theHourlyCapOutlivesARestart() {
+    // A process before this one removed two pods of namespace a by the team's policy within the hour; the cap is 2.
+    Instant before = START.minus(Duration.ofMinutes(20));
+    MemoryGuardWindowStore store = new MemoryGuardWindowStore("hourly a " + before.getEpochSecond() / 10 * 10 + ":2\n");
+    try (PathFixture f = new PathFixture(teamPolicyCappedAt(2), store)) {
+      f.admit(f.failed("third"));
+
+      assertThat(f.sentNames()).isEmpty();
+      assertThat(f.outcomes).containsExactly("third limited");
+    }
+  }
+
+  @Test
+  void aPlaceUnderTheHourlyCapIsWrittenAheadOfItsRemoval() {
+    MemoryGuardWindowStore store = new MemoryGuardWindowStore();
+    try (PathFixture f = new PathFixture(teamPolicyCappedAt(2), store)) {
+      f.admit(f.failed("first"));
+
+      assertThat(f.sentNames()).containsExactly("first");
+      assertThat(store.remembered()).as("a finished pod's DELETE, which the guard's shares do not count: its place under the"
+          + " hourly cap is remembered").contains("\nhourly a ").endsWith(":1\n");
+    }
+  }
+
+  /** A team's PodCleanupPolicy in namespace a for its Failed pods, under the admin's hourly cap. */
+  private static Policy teamPolicyCappedAt(int cap) {
+    var rails = CleanupPolicies.clusterRails(Optional.of(YamlDocuments.read(
+        "{allowTerminated: true, maxRemovalsPerHourPerNamespace: " + cap + "}", "test", 1 << 16).get(0)));
+    var team = CleanupPolicies.judge(new CleanupPolicies.Source("a", "cleanup",
+        YamlDocuments.read("rules: [{name: failed, states: [Failed], maxAgeAfterFinish: 1h}]", "test", 1 << 16).get(0)), rails);
+    return CleanupPolicies.compose(PathFixture.parse("rules: [{name: file, namespaces: {include: [b]}, states: [Failed]}]\n"),
+        List.of(team));
+  }
+
+  @Test
+  void anUnreadableGuardWindowHoldsWhatTheGuardCoversAndOnlyThat() {
+    MemoryGuardWindowStore store = new MemoryGuardWindowStore("evict a this is not a window\n");
+    String policy = "guard: {maxNamespaceShare: 1.0, maxClusterShare: 1.0}\n"
+        + "rules: [{name: crash, states: [Running], maxAge: 1h}, {name: failed, states: [Failed]}]\n";
+    try (PathFixture f = new PathFixture(policy, store)) {
+      assertThat(f.admit(f.running("running", "web"))).isEqualTo(Answer.retryAfter(GuardJournal.UNREADABLE_RECHECK));
+      f.admit(f.failed("finished"));
+
+      assertThat(f.sentNames()).as("a DELETE the guard does not count goes; the eviction waits").containsExactly("finished");
+      assertThat(f.outcomes).contains("running limited");
+      assertThat(f.metrics.guardWindowUnreadable.get()).isEqualTo(1.0);
+
+      f.path.resumed(); // an operator resumes: the window starts over, written over the one that could not be read
+      assertThat(f.admit(f.running("running", "web"))).isEqualTo(Answer.DONE);
+      assertThat(f.sentNames()).containsExactly("finished", "running");
+      assertThat(store.remembered()).startsWith("evict a ");
+      assertThat(f.metrics.guardWindowUnreadable.get()).isZero();
+    }
+  }
+
+  @Test
+  void aGuardWindowRewrittenReadablyLetsTheRemovalsGoOn() {
+    MemoryGuardWindowStore store = new MemoryGuardWindowStore("garbage\n");
+    try (PathFixture f = new PathFixture("rules: [{name: crash, states: [Running], maxAge: 1h}]\n", store)) {
+      PodRecord pod = f.running("running", "web");
+      f.admit(pod);
+      store.writeAsAnotherReplica("");
+      f.advance(Duration.ofSeconds(1));
+      f.admit(pod);
+      assertThat(f.sentNames()).as("read again only every few seconds").isEmpty();
+
+      f.advance(GuardJournal.UNREADABLE_RECHECK);
+      f.admit(pod);
+
+      assertThat(f.sentNames()).containsExactly("running");
     }
   }
 

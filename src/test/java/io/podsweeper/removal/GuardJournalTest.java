@@ -2,6 +2,7 @@ package io.podsweeper.removal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.podsweeper.metrics.Metrics;
 import io.podsweeper.safety.GuardWindowStore;
 import io.podsweeper.strategy.Action;
 import io.podsweeper.strategy.Decision;
@@ -26,7 +27,7 @@ class GuardJournalTest {
   private static final Clock CLOCK = Clock.fixed(NOW, ZoneOffset.UTC);
 
   private final MemoryGuardWindowStore store = new MemoryGuardWindowStore(REMEMBERED);
-  private final GuardJournal journal = new GuardJournal(store);
+  private final GuardJournal journal = new GuardJournal(store, new Metrics(), () -> 0L);
   /** Nothing stored yet, and a way to lose the next write's answer. */
   private final MemoryGuardWindowStore memory = new MemoryGuardWindowStore();
   private final AnswerLostStore answerLost = new AnswerLostStore(memory);
@@ -70,7 +71,7 @@ class GuardJournalTest {
     CompletableFuture<Boolean> lateWrite = CompletableFuture.supplyAsync(() -> journal.persist(oldGuard));
     assertThat(onTheWire.await(5, TimeUnit.SECONDS)).isTrue();
 
-    GuardJournal newLeader = new GuardJournal(store);
+    GuardJournal newLeader = new GuardJournal(store, new Metrics(), () -> 0L);
     PlainGuard newGuard = new PlainGuard(CLOCK);
     assertThat(newLeader.takeOver(newGuard)).isTrue();
     newGuard.count(eviction(), NOW);
@@ -92,7 +93,7 @@ class GuardJournalTest {
    */
   @Test
   void aNewLeaderCountsWhatALateWriteAddedBeforeItWrites() {
-    GuardJournal newLeader = new GuardJournal(store);
+    GuardJournal newLeader = new GuardJournal(store, new Metrics(), () -> 0L);
     PlainGuard newGuard = new PlainGuard(CLOCK);
     assertThat(newLeader.takeOver(newGuard)).isTrue();
     store.writeAsAnotherReplica("evict a 1767225610:3\n");
@@ -109,7 +110,7 @@ class GuardJournalTest {
    */
   @Test
   void anotherWritersWindowThatReadsTheSameIsStillCounted() {
-    GuardJournal newLeader = new GuardJournal(store);
+    GuardJournal newLeader = new GuardJournal(store, new Metrics(), () -> 0L);
     PlainGuard guard = new PlainGuard(CLOCK);
     assertThat(newLeader.takeOver(guard)).isTrue();
     store.writeAsAnotherReplica("evict a 1767225610:2 1767225630:1\n"); // the deposed leader's eviction, its write late
@@ -124,7 +125,7 @@ class GuardJournalTest {
    */
   @Test
   void aWriteWhoseAnswerWasLostIsNotCountedTwice() {
-    GuardJournal journal = new GuardJournal(answerLost);
+    GuardJournal journal = new GuardJournal(answerLost, new Metrics(), () -> 0L);
     PlainGuard guard = guardReadBy(journal);
     Decision first = eviction();
     guard.count(first, NOW);
@@ -156,7 +157,7 @@ class GuardJournalTest {
         }
         return answerLost.saveOver(window, version, writeId);
       }
-    });
+    }, new Metrics(), () -> 0L);
     PlainGuard guard = guardReadBy(journal);
     Decision first = eviction();
     guard.count(first, NOW);
@@ -177,7 +178,7 @@ class GuardJournalTest {
    */
   @Test
   void aLostWritesNameLeftOnAnotherWritersWindowDoesNotMakeItItsOwn() {
-    GuardJournal journal = new GuardJournal(answerLost);
+    GuardJournal journal = new GuardJournal(answerLost, new Metrics(), () -> 0L);
     PlainGuard guard = guardReadBy(journal);
     guard.count(eviction(), NOW);
     answerLost.loseTheNextAnswer();
@@ -200,7 +201,7 @@ class GuardJournalTest {
       public Optional<String> saveOver(String window, String version, String writeId) {
         throw new IllegalStateException("403 forbidden");
       }
-    });
+    }, new Metrics(), () -> 0L);
     PlainGuard guard = guardReadBy(journal);
     for (int i = 0; i < 1000; i++) {
       guard.count(eviction(), NOW);

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.podsweeper.kube.GuardWindowConfigMap;
+import io.podsweeper.metrics.Metrics;
 import io.podsweeper.safety.GuardWindowStore;
 import io.podsweeper.strategy.Action;
 import io.podsweeper.strategy.Decision;
@@ -40,7 +41,7 @@ class GuardWindowIT {
     try (KubernetesClient oldReplica = asDeployed(server); KubernetesClient newReplica = asDeployed(server)) {
       CountDownLatch onTheWire = new CountDownLatch(1);
       CountDownLatch arrive = new CountDownLatch(1);
-      GuardJournal oldLeader = new GuardJournal(new HeldOnce(new GuardWindowConfigMap(oldReplica, NS, NAME), onTheWire, arrive));
+      GuardJournal oldLeader = new GuardJournal(new HeldOnce(new GuardWindowConfigMap(oldReplica, NS, NAME), onTheWire, arrive), new Metrics(), () -> 0L);
       PlainGuard oldGuard = new PlainGuard(clock);
       assertThat(oldLeader.takeOver(oldGuard)).isTrue();
       oldGuard.count(eviction(), clock.instant());
@@ -49,7 +50,7 @@ class GuardWindowIT {
       CompletableFuture<Boolean> lateWrite = CompletableFuture.supplyAsync(() -> oldLeader.persist(oldGuard));
       assertThat(onTheWire.await(5, TimeUnit.SECONDS)).isTrue();
 
-      GuardJournal newLeader = new GuardJournal(new GuardWindowConfigMap(newReplica, NS, NAME));
+      GuardJournal newLeader = new GuardJournal(new GuardWindowConfigMap(newReplica, NS, NAME), new Metrics(), () -> 0L);
       PlainGuard newGuard = new PlainGuard(clock);
       assertThat(newLeader.takeOver(newGuard)).isTrue();
       assertThat(newGuard.window(clock.instant()).evictions().get("a")).as("the old leader's first eviction").hasSize(1);
@@ -84,7 +85,7 @@ class GuardWindowIT {
     Clock clock = Clock.systemUTC();
     try (KubernetesClient replica = asDeployed(server)) {
       AnswerLostStore answerLost = new AnswerLostStore(new GuardWindowConfigMap(replica, NS, NAME));
-      GuardJournal journal = new GuardJournal(answerLost);
+      GuardJournal journal = new GuardJournal(answerLost, new Metrics(), () -> 0L);
       PlainGuard guard = new PlainGuard(clock);
       assertThat(journal.takeOver(guard)).isTrue();
       Instant at = clock.instant();

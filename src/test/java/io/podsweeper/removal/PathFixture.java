@@ -61,6 +61,10 @@ final class PathFixture implements AutoCloseable {
   }
 
   PathFixture(String policy, GuardWindowStore store) {
+    this(parse(policy), store);
+  }
+
+  PathFixture(Policy policy, GuardWindowStore store) {
     this.store = store;
     Clock clock = new Clock() {
       @Override
@@ -92,7 +96,7 @@ final class PathFixture implements AutoCloseable {
     };
     RemovalPath.Ports ports = new RemovalPath.Ports(source, this::send, pause, this::record, metrics, clock, () -> nanos,
         new Backoff(clock, () -> nanos), () -> leading, why -> {}, store, revisited::add);
-    this.path = new RemovalPath(parse(policy), ports, waitsHere, callersThread());
+    this.path = new RemovalPath(policy, ports, waitsHere, callersThread());
   }
 
   static Policy parse(String tail) {

@@ -102,6 +102,25 @@ class PodTtlTest {
     assertThat(evaluate(policy("  - {name: ttl, ttlFrom: [podsweeper.io]}\n"), done)).isEmpty();
   }
 
+  /**
+   * Java's parsers take a signed year of up to nine digits; such a time is out of RFC 3339's range and no deadline
+   * anyone meant. It does not parse, as any other bad value (before, the arithmetic on it overflowed and every full pass
+   * that met the pod threw).
+   */
+  @Test
+  void aTimeOutOfRangeDoesNotParse() {
+    for (String[] value : new String[][] {{"podsweeper.io/expires", "+999999999-12-31T23:59:59Z"},
+        {"janitor/expires", "+999999999-12-31"}, {"janitor/expires", "-999999999-01-01T00:00"}}) {
+      PolicyEvaluator both = policy("  - {name: ttl, ttlFrom: [podsweeper.io, janitor]}\n");
+      PodRecord poisoned = running().annotation(value[0], value[1]).build();
+      ClusterSnapshot snapshot = ClusterSnapshot.of(List.of(poisoned), List.of(namespace(Map.of())), List.of());
+      assertThat(evaluate(both, poisoned)).as(value[1]).isEmpty();
+      assertThat(both.invalidLifetimes(poisoned, snapshot)).as(value[1]).singleElement()
+          .satisfies(f -> assertThat(f.value()).isEqualTo(new TtlSource.Value.Invalid("a time out of range (years 0001 to 9999)")));
+      assertThat(both.forecast(snapshot, T0, Duration.ofDays(30)).removals()).isEmpty();
+    }
+  }
+
   @Test
   void aValueThatDoesNotParseIsIgnoredAndNotReplacedByTheNamespaceDefault() {
     PodRecord bad = running().annotation("podsweeper.io/ttl", "3x").build();

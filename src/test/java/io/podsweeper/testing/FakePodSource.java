@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 
@@ -49,8 +50,14 @@ public final class FakePodSource implements PodSource {
     return current;
   }
 
+  /** Namespaces whose look-up throws, as a value nobody foresaw would: judging any pod in them fails. */
+  public final Set<String> poisoned = ConcurrentHashMap.newKeySet();
+
   @Override
   public NamespaceRecord namespace(String name) {
+    if (poisoned.contains(name)) {
+      throw new IllegalStateException("a poisoned value in namespace " + name);
+    }
     return namespaces.getOrDefault(name, NamespaceRecord.unknown(name));
   }
 
