@@ -237,13 +237,13 @@ final class LowNodeLoad extends UtilizationBalance {
   @Override
   Comparator<PodRecord> order(Load source) {
     Comparator<PodRecord> byShare = Comparator.comparingDouble(p -> lowThresholds().keySet().stream()
-        .mapToDouble(r -> args.resourceWeights().get(r) * share(amount(p, source, r), source.node, r)).sum());
+        .mapToDouble(r -> args.resourceWeights().get(r) * share(amount(p, source, r), source, r)).sum());
     return EvictionOrder.lowestPriorityFirst(byShare.reversed());
   }
 
-  private static double share(long amount, NodeRecord node, String resource) {
-    Long capacity = node.allocatable().get(resource);
-    return capacity == null || capacity <= 0 ? 0 : (double) amount / capacity;
+  private static double share(long amount, Load of, String resource) {
+    long capacity = of.capacity(resource);
+    return capacity <= 0 ? 0 : (double) amount / capacity;
   }
 
   /**
@@ -263,7 +263,7 @@ final class LowNodeLoad extends UtilizationBalance {
   }
 
   private boolean withinHigh(PodRecord pod, Load source, Load destination) {
-    return destination.room.keySet().stream().allMatch(r -> destination.used.get(r) + amount(pod, source, r) <= destination.room.get(r));
+    return destination.room.keySet().stream().allMatch(r -> destination.used(r) + amount(pod, source, r) <= destination.room.get(r));
   }
 
   /** Prod round: the pod's move changes its nodes' usage as a whole too. */

@@ -49,14 +49,23 @@ abstract class UtilizationBalance implements NodeStrategy {
       this.measured = measured;
     }
 
+    /** The usage of {@code resource} in percent of the node's capacity; 0 on a node without any (as upstream's). */
     double percent(String resource) {
-      Long capacity = capacity(resource);
-      return capacity == null || capacity <= 0 ? 0 : used.getOrDefault(resource, 0L) * 100.0 / capacity;
+      long capacity = capacity(resource);
+      return capacity <= 0 ? 0 : used(resource) * 100.0 / capacity;
     }
 
-    /** The node's allocatable; a usage measured in percent (Prometheus') has 100. */
-    Long capacity(String resource) {
-      return resource.equals(PrometheusQuery.METRIC_RESOURCE) ? 100L : node.allocatable().get(resource);
+    /** What the node's pods use of {@code resource}; nothing when they use none or it is not measured. */
+    long used(String resource) {
+      return used.getOrDefault(resource, 0L);
+    }
+
+    /**
+     * The node's allocatable, 0 for a resource the node does not have (as upstream's: it takes none of it); a usage
+     * measured in percent (Prometheus') has 100.
+     */
+    long capacity(String resource) {
+      return resource.equals(PrometheusQuery.METRIC_RESOURCE) ? 100L : node.allocatable().getOrDefault(resource, 0L);
     }
 
     boolean under() {
@@ -198,8 +207,8 @@ abstract class UtilizationBalance implements NodeStrategy {
         sources.add(u);
       }
       for (String r : resources) {
-        Long capacity = u.capacity(r);
-        u.room.put(r, capacity == null ? 0 : high.containsKey(r) ? (long) (high.get(r) * 0.01 * capacity) : capacity);
+        long capacity = u.capacity(r);
+        u.room.put(r, high.containsKey(r) ? (long) (high.get(r) * 0.01 * capacity) : capacity);
       }
     }
     observe(all, sources, pass);
@@ -222,7 +231,7 @@ abstract class UtilizationBalance implements NodeStrategy {
     }
     Map<String, Long> available = new LinkedHashMap<>();
     for (Load d : destinations) {
-      resources.forEach(r -> available.merge(r, d.room.get(r) - d.used.get(r), Long::sum));
+      resources.forEach(r -> available.merge(r, d.room.get(r) - d.used(r), Long::sum));
     }
     String destinationNames = destinations.stream().map(d -> d.node.name()).collect(Collectors.joining(", "));
     Comparator<Load> byScore = Comparator.comparingDouble(this::score);
@@ -274,7 +283,7 @@ abstract class UtilizationBalance implements NodeStrategy {
 
   /** Spreading: the node is still above its high threshold in some resource; both: the destinations have room in every one. */
   private boolean keepGoing(Load source, Map<String, Long> available) {
-    boolean aboveTarget = packing || resources.stream().anyMatch(r -> source.used.get(r) > source.room.get(r));
+    boolean aboveTarget = packing || resources.stream().anyMatch(r -> source.used(r) > source.room.get(r));
     return aboveTarget && available.values().stream().allMatch(v -> v > 0);
   }
 
