@@ -51,7 +51,7 @@ final class LowNodeLoad extends UtilizationBalance {
 
   LowNodeLoad(LowNodeLoadArgs args) {
     super(LowNodeLoadArgs.NAME, false, args.lowThresholds(), args.highThresholds(), args.useDeviationThresholds(), args.numberOfNodes(),
-        args.lowThresholds().keySet());
+        tracked(args.lowThresholds()));
     this.args = args;
     this.prodRound = false;
     this.wholeNodes = Map.of();
@@ -62,12 +62,22 @@ final class LowNodeLoad extends UtilizationBalance {
   /** The Prod round of one pass, after the round over whole nodes gave {@code wholeNodes}. */
   private LowNodeLoad(LowNodeLoadArgs args, Map<String, Load> wholeNodes, Map<String, Streak> prodStreaks) {
     super(LowNodeLoadArgs.NAME, false, args.prodLowThresholds(), args.prodHighThresholds(), args.useDeviationThresholds(),
-        args.numberOfNodes(), args.prodLowThresholds().keySet());
+        args.numberOfNodes(), tracked(args.prodLowThresholds()));
     this.args = args;
     this.prodRound = true;
     this.wholeNodes = wholeNodes;
     this.streaks = prodStreaks;
     this.prodStreaks = Map.of();
+  }
+
+  /**
+   * The thresholded resources and memory, as Koordinator's: memory without a threshold is held to the whole of the
+   * node's, so pods move only while the destinations' measured memory leaves room for them.
+   */
+  private static Set<String> tracked(Map<String, Double> thresholds) {
+    Set<String> resources = new java.util.TreeSet<>(thresholds.keySet());
+    resources.add("memory");
+    return resources;
   }
 
   @Override
@@ -158,9 +168,9 @@ final class LowNodeLoad extends UtilizationBalance {
       if (usage.isEmpty()) {
         return skip(pass, node, "Prod pod " + pod.key() + " has no measured usage in its " + m.source() + " measurement");
       }
-      lowThresholds().keySet().forEach(r -> used.merge(r, r.equals(LowNodeLoadArgs.PODS) ? 1L : usage.get().getOrDefault(r, 0L), Long::sum));
+      resources().forEach(r -> used.merge(r, r.equals(LowNodeLoadArgs.PODS) ? 1L : usage.get().getOrDefault(r, 0L), Long::sum));
     }
-    lowThresholds().keySet().forEach(r -> used.putIfAbsent(r, 0L));
+    resources().forEach(r -> used.putIfAbsent(r, 0L));
     return Optional.of(new Load(node, prod, used, Optional.of(m)));
   }
 

@@ -25,20 +25,14 @@ import java.util.TreeSet;
  */
 final class NodeUtilization extends UtilizationBalance {
   private final NodeUtilizationArgs args;
-  /** The thresholded resources plus cpu, memory and pods: what usage and room are tracked for. */
-  private final Set<String> resources;
 
   NodeUtilization(NodeUtilizationArgs args) {
-    this(args, tracked(args));
-  }
-
-  private NodeUtilization(NodeUtilizationArgs args, Set<String> resources) {
     super(args.strategyName(), args.high(), args.thresholds(), args.targetThresholds(), args.useDeviationThresholds(),
-        args.numberOfNodes(), resources);
+        args.numberOfNodes(), tracked(args));
     this.args = args;
-    this.resources = resources;
   }
 
+  /** The thresholded resources plus cpu, memory and pods, as upstream's; Prometheus' one resource alone. */
   private static Set<String> tracked(NodeUtilizationArgs args) {
     if (args.prometheus().isPresent()) {
       return Set.of(PrometheusQuery.METRIC_RESOURCE);
@@ -91,7 +85,7 @@ final class NodeUtilization extends UtilizationBalance {
       return Optional.of("has only a " + m.source() + " measurement of " + m.measuredAt() + ", " + age.toSeconds() + "s old (at most "
           + LowNodeLoadArgs.DEFAULT_EXPIRATION.toSeconds() + "s is used)");
     }
-    return resources.stream().filter(r -> !r.equals("pods") && !m.usage().containsKey(r)).findFirst()
+    return resources().stream().filter(r -> !r.equals("pods") && !m.usage().containsKey(r)).findFirst()
         .map(r -> "has a " + m.source() + " measurement without " + r);
   }
 
@@ -106,7 +100,7 @@ final class NodeUtilization extends UtilizationBalance {
       return Optional.of(new Load(node, pods, measuredUsage(m, pods), Optional.of(m)));
     }
     Map<String, Long> used = new HashMap<>();
-    for (String r : resources) {
+    for (String r : resources()) {
       used.put(r, r.equals("pods") ? pods.size() : pods.stream().mapToLong(p -> p.scheduling().requests().getOrDefault(r, 0L)).sum());
     }
     return Optional.of(new Load(node, pods, used, Optional.empty()));

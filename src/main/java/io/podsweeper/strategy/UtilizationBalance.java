@@ -110,6 +110,11 @@ abstract class UtilizationBalance implements NodeStrategy {
   /** Why the pod leaves {@code source}, for the decision. */
   abstract String reason(Load source, String destinationNames);
 
+  /** What usage and room are tracked for: the thresholded resources and those every move must leave room in. */
+  final Set<String> resources() {
+    return resources;
+  }
+
   /** The nodes of the pass that take part. */
   List<NodeRecord> nodes(NodePass pass) {
     return pass.nodes();

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.Set;
 
 /**
  * The one fluent builder of {@link PodRecord}s and {@link NodeRecord}s for unit tests, with container-status helpers.
@@ -16,7 +17,7 @@ import java.util.OptionalInt;
  * {@code 1}, phase Running on node {@code node-a}, one controlling owner ReplicaSet {@code rs-<name>} (uid
  * {@code uid-rs-<name>}), created at {@link #NOW} (age 0) with no start time, one running main container, image
  * {@code busybox:1.36}; no labels, annotations, priority or priority class, conditions, volumes or scheduling
- * constraints (QoS BestEffort, Burstable once it requests anything).
+ * constraints (QoS BestEffort, Burstable once it requests some cpu or memory, as Kubernetes classes it).
  *
  * <p>A {@link #node node} defaults to: Ready, schedulable, no labels or taints, allocatable 4 cpu, 8 GiB memory and
  * 110 pods.
@@ -202,6 +203,12 @@ public final class PodFixtures {
       return this;
     }
 
+    /** Replaces the owners by these ownerReferences, as given (a controller or not). */
+    public PodBuilder owners(List<OwnerRef> value) {
+      owners = List.copyOf(value);
+      return this;
+    }
+
     public PodBuilder containers(ContainerStatus... values) {
       containers = List.of(values);
       return this;
@@ -283,7 +290,7 @@ public final class PodFixtures {
       return this;
     }
 
-    /** A resource request: cpu in millicores, memory in bytes; any request makes the pod Burstable. */
+    /** A resource request: cpu in millicores, memory in bytes; a cpu or memory one above 0 makes the pod Burstable. */
     public PodBuilder requests(String resource, long amount) {
       requests.put(resource, amount);
       return this;
@@ -300,8 +307,14 @@ public final class PodFixtures {
       return new PodRecord(namespace, name, uid != null ? uid : "uid-" + namespace + "-" + name, resourceVersion, created, deletion, nodeName, phase, reason,
           labels, annotations, owners, cs, priority, priorityClassName, startTime, conditions, new Volumes(localStorage, pvcs, resourceClaims),
           new Scheduling(nodeSelector, requiredNodeAffinity, preferredNodeAffinity, tolerations, antiAffinity, requests,
-              requests.isEmpty() ? "BestEffort" : "Burstable", spreadConstraints),
+              qosClass(), spreadConstraints),
           images);
+    }
+
+    /** Kubernetes' QoS class without limits: only cpu and memory requests count, and only above 0. */
+    private String qosClass() {
+      boolean requested = requests.entrySet().stream().anyMatch(r -> Set.of("cpu", "memory").contains(r.getKey()) && r.getValue() > 0);
+      return requested ? "Burstable" : "BestEffort";
     }
   }
 
@@ -345,6 +358,12 @@ public final class PodFixtures {
 
     public NodeBuilder podSlots(long count) {
       allocatable.put("pods", count);
+      return this;
+    }
+
+    /** Allocatable {@code amount} of {@code resource} (memory in bytes, an extended resource in units). */
+    public NodeBuilder allocatable(String resource, long amount) {
+      allocatable.put(resource, amount);
       return this;
     }
 

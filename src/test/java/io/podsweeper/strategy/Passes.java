@@ -29,7 +29,11 @@ final class Passes {
 
   /** The same one-profile policy in Podsweeper's own format, which takes Koordinator's plugins too. */
   static PolicyEvaluator nativePolicy(String evictorArgs, String point, String plugin, String args) {
-    return new PolicyEvaluator(PolicyLoader.parse("apiVersion: podsweeper.io/v1alpha1\nkind: PodSweeperPolicy\n"
+    return nativePolicy("", evictorArgs, point, plugin, args);
+  }
+
+  static PolicyEvaluator nativePolicy(String topLevel, String evictorArgs, String point, String plugin, String args) {
+    return new PolicyEvaluator(PolicyLoader.parse("apiVersion: podsweeper.io/v1alpha1\nkind: PodSweeperPolicy\n" + topLevel
         + profile(evictorArgs, point, plugin, args), "test"));
   }
 
