@@ -213,6 +213,13 @@ class KoordinatorLowNodeLoadTableTest {
         Stream.of("p4", "p5").map(n -> testPod(n, 400, 0, N1, UpstreamFixtures::normalOwner, nodeSelector("datacenter", "west"))),
         unevictable(400, 0)).flatMap(s -> s).toArray(PodRecord[]::new);
     assertThat(Passes.evicted(run(lowNodeLoad(CPU_PODS_30_50), eastN2(), pods))).containsExactlyInAnyOrder("p1", "p2", "p3");
+    // Koordinator's harness gives n2, which runs no pod, a NodeMetric without any usage, which Koordinator reads as 0 of
+    // everything. Podsweeper never guesses a thresholded resource a measurement lacks (docs/migration.md): n2 is skipped.
+    List<NodeUsage> literal = nodeMetrics(eastN2(), List.of(pods)).stream()
+        .map(u -> u.node().equals(N2) ? new NodeUsage(N2, Map.of(), u.measuredAt(), u.source(), Map.of()) : u).toList();
+    PassResult r = Passes.run(lowNodeLoad(CPU_PODS_30_50), literal, eastN2(), pods);
+    assertThat(r.decisions()).isEmpty();
+    assertThat(r.notes()).contains("p/LowNodeLoad: node n2 skipped: its NodeMetric measurement has no cpu");
   }
 
   @Test
