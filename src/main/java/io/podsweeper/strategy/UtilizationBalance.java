@@ -241,6 +241,13 @@ abstract class UtilizationBalance implements NodeStrategy {
     String destinationNames = destinations.stream().map(d -> d.node.name()).collect(Collectors.joining(", "));
     Comparator<Load> byScore = Comparator.comparingDouble(this::score);
     List<Load> acting = new ArrayList<>(acting(sources, pass));
+    List<String> full = available.entrySet().stream().filter(e -> e.getValue() <= 0).map(Map.Entry::getKey).sorted().toList();
+    if (!acting.isEmpty() && !full.isEmpty()) {
+      // Nothing could move (upstream checks the same before every pod): say why rather than decide nothing in silence.
+      pass.note(name, "no room left on " + destinationNames + " in " + String.join(", ", full) + " (below "
+          + (packing ? "their capacity" : "their high thresholds") + ")");
+      return all;
+    }
     acting.sort((packing ? byScore : byScore.reversed()).thenComparing(u -> u.node.name()));
     for (Load source : acting) {
       List<PodRecord> candidates = source.pods.stream()

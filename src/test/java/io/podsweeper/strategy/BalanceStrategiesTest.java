@@ -101,6 +101,17 @@ class BalanceStrategiesTest {
     assertThat(r.notes()).anySatisfy(n -> assertThat(n).contains("no node is underutilized"));
   }
 
+  /** As upstream: nothing moves while the underutilized nodes have no room in a tracked resource; a note says which. */
+  @Test
+  void lowNodeUtilizationSaysWhenTheUnderutilizedNodesHaveNoRoomInAResource() {
+    var e = policy("{}", "balance", "LowNodeUtilization", "{thresholds: {example.com/foo: 20}, targetThresholds: {example.com/foo: 50}}");
+    NodeRecord withFoo = new NodeRecord("busy", Map.of(), true, false, List.of(), Map.of("cpu", 1000L, "memory", 1L << 30, "pods", 10L,
+        "example.com/foo", 4L));
+    PassResult r = run(e, List.of(withFoo, sized("idle", 1000, 10, false)), pod("a").on("busy").requests("example.com/foo", 4).build());
+    assertThat(r.decisions()).isEmpty();
+    assertThat(r.notes()).containsExactly("p/LowNodeUtilization: no room left on idle in example.com/foo (below their high thresholds)");
+  }
+
   @Test
   void lowNodeUtilizationValidation() {
     assertThatThrownBy(() -> policy("{}", "balance", "LowNodeUtilization", "{thresholds: {cpu: 60}, targetThresholds: {cpu: 50}}"))
