@@ -6,26 +6,22 @@ import static io.podsweeper.strategy.UpstreamFixtures.LOW_PRIORITY;
 import static io.podsweeper.strategy.UpstreamFixtures.N1;
 import static io.podsweeper.strategy.UpstreamFixtures.N2;
 import static io.podsweeper.strategy.UpstreamFixtures.N3;
-import static io.podsweeper.strategy.UpstreamFixtures.critical;
-import static io.podsweeper.strategy.UpstreamFixtures.dsOwner;
 import static io.podsweeper.strategy.UpstreamFixtures.extended;
 import static io.podsweeper.strategy.UpstreamFixtures.extendedCapacity;
 import static io.podsweeper.strategy.UpstreamFixtures.label;
-import static io.podsweeper.strategy.UpstreamFixtures.localStorageMirror;
 import static io.podsweeper.strategy.UpstreamFixtures.namespace;
 import static io.podsweeper.strategy.UpstreamFixtures.nodeSelector;
-import static io.podsweeper.strategy.UpstreamFixtures.normalOwner;
 import static io.podsweeper.strategy.UpstreamFixtures.priority;
 import static io.podsweeper.strategy.UpstreamFixtures.requiredAffinity;
-import static io.podsweeper.strategy.UpstreamFixtures.rsOwner;
 import static io.podsweeper.strategy.UpstreamFixtures.testNode;
 import static io.podsweeper.strategy.UpstreamFixtures.testPod;
-import static io.podsweeper.strategy.UpstreamFixtures.unschedulable;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.podsweeper.cluster.NodeRecord;
 import io.podsweeper.cluster.NodeUsage;
 import io.podsweeper.cluster.PodRecord;
+import io.podsweeper.policy.PolicyException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -309,6 +305,14 @@ class KoordinatorLowNodeLoadTableTest {
         + " prodLowThresholds: {cpu: 60, pods: 60}, prodHighThresholds: {cpu: 70, pods: 70}"), twentySlots(N1, N2),
         withUnevictable(rsPods(400, 0, "p1", "p2", "p3", "p4", "p5")));
     assertThat(r.decisions()).hasSize(1);
+  }
+
+  /** Test_filterNodes' "invalid selector": Koordinator fails the node pool's run; Podsweeper refuses the policy. */
+  @Test
+  @DisplayName("Test_filterNodes: invalid selector")
+  void invalidNodeSelector() {
+    assertThatThrownBy(() -> lowNodeLoad(CPU_PODS_30_50 + ", nodeSelector: {matchExpressions: [{key: test, operator: non-exist-operator}]}"))
+        .isInstanceOf(PolicyException.class).hasMessageContaining("nodeSelector.matchExpressions[0].operator");
   }
 
   @Test
