@@ -6,15 +6,19 @@ import static io.podsweeper.strategy.UpstreamFixtures.LOW_PRIORITY;
 import static io.podsweeper.strategy.UpstreamFixtures.N1;
 import static io.podsweeper.strategy.UpstreamFixtures.N2;
 import static io.podsweeper.strategy.UpstreamFixtures.N3;
+import static io.podsweeper.strategy.UpstreamFixtures.eastN2;
 import static io.podsweeper.strategy.UpstreamFixtures.extended;
 import static io.podsweeper.strategy.UpstreamFixtures.extendedCapacity;
-import static io.podsweeper.strategy.UpstreamFixtures.label;
 import static io.podsweeper.strategy.UpstreamFixtures.namespace;
-import static io.podsweeper.strategy.UpstreamFixtures.nodeSelector;
+import static io.podsweeper.strategy.UpstreamFixtures.p9;
+import static io.podsweeper.strategy.UpstreamFixtures.pods;
 import static io.podsweeper.strategy.UpstreamFixtures.priority;
-import static io.podsweeper.strategy.UpstreamFixtures.requiredAffinity;
+import static io.podsweeper.strategy.UpstreamFixtures.rsPods;
 import static io.podsweeper.strategy.UpstreamFixtures.testNode;
 import static io.podsweeper.strategy.UpstreamFixtures.testPod;
+import static io.podsweeper.strategy.UpstreamFixtures.threeNodes;
+import static io.podsweeper.strategy.UpstreamFixtures.unevictable;
+import static io.podsweeper.strategy.UpstreamFixtures.westOnly;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -71,33 +75,16 @@ class KoordinatorLowNodeLoadTableTest {
     return Passes.run(e, nodeMetrics(nodes, List.of(pods)), nodes, pods);
   }
 
-  private static List<NodeRecord> threeNodes() {
-    return List.of(testNode(N1, 4000, 3000, 9), testNode(N2, 4000, 3000, 10), testNode(N3, 4000, 3000, 10, UpstreamFixtures::unschedulable));
-  }
-
-  /** The pods no table case may evict: a DaemonSet's, a mirror pod with local storage, and a system-critical bare one. */
-  private static Stream<PodRecord> unevictable(long cpu, long memory) {
-    return Stream.of(testPod("p6", cpu, memory, N1, UpstreamFixtures::dsOwner), testPod("p7", cpu, memory, N1, UpstreamFixtures::localStorageMirror),
-        testPod("p8", cpu, memory, N1, UpstreamFixtures::critical));
-  }
-
-  /** p1-p5 on n1 as given, the three unevictable pods, and p9 (ReplicaSet's) on n2, all of 400m. */
+  /** p1-p5 on n1 as given, the three unevictable pods (p8 bare), and p9 on n2, all of 400m. */
   private static PodRecord[] withUnevictable(Stream<PodRecord> p1ToP5) {
-    return Stream.of(p1ToP5, unevictable(400, 0), Stream.of(testPod("p9", 400, 0, N2, UpstreamFixtures::rsOwner)))
-        .flatMap(s -> s).toArray(PodRecord[]::new);
-  }
-
-  private static Stream<PodRecord> rsPods(long cpu, long memory, String... names) {
-    return Stream.of(names).map(n -> testPod(n, cpu, memory, N1, UpstreamFixtures::rsOwner));
+    return pods(p1ToP5, unevictable(400, 0, false), Stream.of(p9(400)));
   }
 
   @Test
   @DisplayName("no evictable pods")
   void noEvictablePods() {
-    PodRecord[] pods = Stream.of(Stream.of(testPod("p1", 400, 0, N1, UpstreamFixtures::dsOwner), testPod("p2", 400, 0, N1, UpstreamFixtures::dsOwner),
-            testPod("p3", 400, 0, N1, UpstreamFixtures::dsOwner), testPod("p4", 400, 0, N1, UpstreamFixtures::dsOwner),
-            testPod("p5", 400, 0, N1, UpstreamFixtures::localStorageMirror), testPod("p6", 400, 0, N1, UpstreamFixtures::critical),
-            testPod("p9", 400, 0, N2, UpstreamFixtures::rsOwner))).flatMap(s -> s).toArray(PodRecord[]::new);
+    PodRecord[] pods = pods(Stream.of("p1", "p2", "p3", "p4").map(n -> testPod(n, 400, 0, N1, UpstreamFixtures::dsOwner)),
+        Stream.of(testPod("p5", 400, 0, N1, UpstreamFixtures::localStorageMirror), testPod("p6", 400, 0, N1, UpstreamFixtures::critical), p9(400)));
     assertThat(run(lowNodeLoad(CPU_PODS_30_50), threeNodes(), pods).decisions()).isEmpty();
   }
 
@@ -131,21 +118,20 @@ class KoordinatorLowNodeLoadTableTest {
   @DisplayName("without priorities stop when memory capacity is depleted")
   void stopWhenMemoryIsDepleted() {
     // Koordinator always tracks memory, at 100% unless thresholded: n2 (2100 of 3000 bytes) takes 3 pods of 300.
-    PodRecord[] pods = Stream.of(rsPods(400, 300, "p1", "p2", "p3", "p4", "p5"), unevictable(400, 300),
-        Stream.of(testPod("p9", 400, 2100, N2, UpstreamFixtures::rsOwner))).flatMap(s -> s).toArray(PodRecord[]::new);
+    PodRecord[] pods = pods(rsPods(400, 300, "p1", "p2", "p3", "p4", "p5"), unevictable(400, 300, false),
+        Stream.of(testPod("p9", 400, 2100, N2, UpstreamFixtures::rsOwner)));
     assertThat(run(lowNodeLoad(CPU_PODS_30_50), threeNodes(), pods).decisions()).hasSize(3);
   }
 
   @Test
   @DisplayName("with priorities")
   void withPriorities() {
-    PodRecord[] pods = Stream.of(
+    PodRecord[] pods = pods(
         Stream.of("p1", "p2", "p3", "p4").map(n -> testPod(n, 400, 0, N1, UpstreamFixtures::rsOwner, priority(HIGH_PRIORITY))),
         Stream.of(testPod("p5", 400, 0, N1, UpstreamFixtures::rsOwner, priority(LOW_PRIORITY)),
             testPod("p6", 400, 0, N1, UpstreamFixtures::dsOwner, priority(HIGH_PRIORITY)),
             testPod("p7", 400, 0, N1, UpstreamFixtures::localStorageMirror, priority(LOW_PRIORITY)),
-            testPod("p8", 400, 0, N1, UpstreamFixtures::critical), testPod("p9", 400, 0, N2, UpstreamFixtures::rsOwner)))
-        .flatMap(s -> s).toArray(PodRecord[]::new);
+            testPod("p8", 400, 0, N1, UpstreamFixtures::critical), p9(400)));
     PassResult r = run(lowNodeLoad(CPU_PODS_30_50), threeNodes(), pods);
     assertThat(r.decisions()).hasSize(4);
     assertThat(Passes.evicted(r).get(0)).as("lowest priority first").isEqualTo("p5");
@@ -154,10 +140,7 @@ class KoordinatorLowNodeLoadTableTest {
   @Test
   @DisplayName("without priorities evicting best-effort pods only")
   void bestEffortPodsOnly() {
-    PodRecord[] pods = withUnevictable(Stream.of(testPod("p1", 400, 0, N1, UpstreamFixtures::rsOwner, UpstreamFixtures::bestEffort),
-        testPod("p2", 400, 0, N1, UpstreamFixtures::rsOwner, UpstreamFixtures::bestEffort), testPod("p3", 400, 0, N1, UpstreamFixtures::rsOwner),
-        testPod("p4", 400, 0, N1, UpstreamFixtures::rsOwner, UpstreamFixtures::bestEffort),
-        testPod("p5", 400, 0, N1, UpstreamFixtures::rsOwner, UpstreamFixtures::bestEffort)));
+    PodRecord[] pods = withUnevictable(UpstreamFixtures.bestEffortButP3());
     // The table's evictedPods (not checked by its harness): the four BestEffort pods, which go before the Burstable p3.
     assertThat(Passes.evicted(run(lowNodeLoad(CPU_PODS_30_50), threeNodes(), pods))).containsExactlyInAnyOrder("p1", "p2", "p4", "p5");
   }
@@ -167,12 +150,11 @@ class KoordinatorLowNodeLoadTableTest {
   void withExtendedResource() {
     List<NodeRecord> nodes = List.of(testNode(N1, 4000, 3000, 9, extendedCapacity(8)), testNode(N2, 4000, 3000, 10, extendedCapacity(8)),
         testNode(N3, 4000, 3000, 10, UpstreamFixtures::unschedulable));
-    PodRecord[] pods = Stream.of(
+    PodRecord[] pods = pods(
         Stream.of("p1", "p2", "p3", "p4", "p5").map(n -> testPod(n, 0, 0, N1, UpstreamFixtures::rsOwner, extended(1))),
         Stream.of(testPod("p6", 0, 0, N1, UpstreamFixtures::normalOwner, extended(1)),
             testPod("p7", 0, 0, N1, UpstreamFixtures::localStorageMirror, extended(1)),
-            testPod("p8", 0, 0, N1, extended(1), UpstreamFixtures::critical), testPod("p9", 0, 0, N2, UpstreamFixtures::rsOwner, extended(1))))
-        .flatMap(s -> s).toArray(PodRecord[]::new);
+            testPod("p8", 0, 0, N1, extended(1), UpstreamFixtures::critical), testPod("p9", 0, 0, N2, UpstreamFixtures::rsOwner, extended(1))));
     // n2 holds 1 of 8 and may hold 4 (50%): 3 pods go before the extended resource is depleted.
     assertThat(run(lowNodeLoad("lowThresholds: {pods: 30, " + EXTENDED + ": 30}, highThresholds: {pods: 50, " + EXTENDED + ": 50}"), nodes, pods)
         .decisions()).hasSize(3);
@@ -193,21 +175,16 @@ class KoordinatorLowNodeLoadTableTest {
   @DisplayName("without priorities, but only other node is unschedulable")
   void onlyOtherNodeUnschedulable() {
     List<NodeRecord> nodes = List.of(testNode(N1, 4000, 3000, 9), testNode(N2, 4000, 3000, 10, UpstreamFixtures::unschedulable));
-    PodRecord[] pods = Stream.concat(rsPods(400, 0, "p1", "p2", "p3", "p4", "p5"), unevictable(400, 0)).toArray(PodRecord[]::new);
+    PodRecord[] pods = pods(rsPods(400, 0, "p1", "p2", "p3", "p4", "p5"), unevictable(400, 0, false));
     assertThat(run(lowNodeLoad(CPU_PODS_30_50), nodes, pods).decisions()).isEmpty();
-  }
-
-  /** n1 as in the other cases; n2 labelled {@code datacenter: east}, without pods. */
-  private static List<NodeRecord> eastN2() {
-    return List.of(testNode(N1, 4000, 3000, 9), testNode(N2, 4000, 3000, 10, label("datacenter", "east")));
   }
 
   @Test
   @DisplayName("without priorities, but only other node doesn't match pod node selector for p4 and p5")
   void otherNodeDoesNotMatchNodeSelector() {
-    PodRecord[] pods = Stream.of(rsPods(400, 0, "p1", "p2", "p3"),
-        Stream.of("p4", "p5").map(n -> testPod(n, 400, 0, N1, UpstreamFixtures::normalOwner, nodeSelector("datacenter", "west"))),
-        unevictable(400, 0)).flatMap(s -> s).toArray(PodRecord[]::new);
+    PodRecord[] pods = pods(rsPods(400, 0, "p1", "p2", "p3"),
+        westOnly(false),
+        unevictable(400, 0, false));
     assertThat(Passes.evicted(run(lowNodeLoad(CPU_PODS_30_50), eastN2(), pods))).containsExactlyInAnyOrder("p1", "p2", "p3");
     // Koordinator's harness gives n2, which runs no pod, a NodeMetric without any usage, which Koordinator reads as 0 of
     // everything. Podsweeper never guesses a thresholded resource a measurement lacks (docs/migration.md): n2 is skipped.
@@ -221,9 +198,9 @@ class KoordinatorLowNodeLoadTableTest {
   @Test
   @DisplayName("without priorities, but only other node doesn't match pod node affinity for p4 and p5")
   void otherNodeDoesNotMatchNodeAffinity() {
-    PodRecord[] pods = Stream.of(rsPods(400, 0, "p1", "p2", "p3"),
-        Stream.of("p4", "p5").map(n -> testPod(n, 400, 0, N1, UpstreamFixtures::normalOwner, requiredAffinity("datacenter", "west"))),
-        unevictable(400, 0), Stream.of(testPod("p9", 0, 0, N2, UpstreamFixtures::rsOwner))).flatMap(s -> s).toArray(PodRecord[]::new);
+    PodRecord[] pods = pods(rsPods(400, 0, "p1", "p2", "p3"),
+        westOnly(true),
+        unevictable(400, 0, false), Stream.of(testPod("p9", 0, 0, N2, UpstreamFixtures::rsOwner)));
     assertThat(Passes.evicted(run(lowNodeLoad(CPU_PODS_30_50), eastN2(), pods))).containsExactlyInAnyOrder("p1", "p2", "p3");
   }
 
@@ -278,10 +255,9 @@ class KoordinatorLowNodeLoadTableTest {
   @Test
   @DisplayName("both low resource used by high node, prod pods don`t have enough resource to rebalance")
   void bothLowNodesShared() {
-    PodRecord[] pods = Stream.of(rsPods(400, 0, "p1", "p2", "p3", "p4", "p5", "p16", "p17"), unevictable(400, 0),
-        Stream.of(testPod("p9", 400, 0, N2, UpstreamFixtures::rsOwner)),
-        Stream.of("p10", "p11", "p12", "p13", "p14", "p15").map(n -> testPod(n, 400, 0, N3, UpstreamFixtures::rsOwner)))
-        .flatMap(s -> s).toArray(PodRecord[]::new);
+    PodRecord[] pods = pods(rsPods(400, 0, "p1", "p2", "p3", "p4", "p5", "p16", "p17"), unevictable(400, 0, false),
+        Stream.of(p9(400)),
+        Stream.of("p10", "p11", "p12", "p13", "p14", "p15").map(n -> testPod(n, 400, 0, N3, UpstreamFixtures::rsOwner)));
     PassResult r = run(lowNodeLoad("lowThresholds: {cpu: 30, pods: 50}, highThresholds: {cpu: 60, pods: 80},"
         + " prodLowThresholds: {cpu: 20, pods: 30}, prodHighThresholds: {cpu: 30, pods: 50}"), twentySlots(N1, N2, N3), pods);
     assertThat(r.decisions()).hasSize(5);
@@ -290,9 +266,9 @@ class KoordinatorLowNodeLoadTableTest {
   @Test
   @DisplayName("node is always appropriately for node usage, prod pod rebalance successful")
   void prodRebalanceWithDeviation() {
-    PodRecord[] pods = Stream.of(rsPods(400, 0, "p1", "p2", "p3", "p4", "p5"), unevictable(400, 0),
-        Stream.of(testPod("p9", 400, 0, N2, UpstreamFixtures::rsOwner), testPod("p10", 400, 0, N3, UpstreamFixtures::rsOwner),
-            testPod("p11", 400, 0, N3, UpstreamFixtures::rsOwner))).flatMap(s -> s).toArray(PodRecord[]::new);
+    PodRecord[] pods = pods(rsPods(400, 0, "p1", "p2", "p3", "p4", "p5"), unevictable(400, 0, false),
+        Stream.of(p9(400), testPod("p10", 400, 0, N3, UpstreamFixtures::rsOwner),
+            testPod("p11", 400, 0, N3, UpstreamFixtures::rsOwner)));
     PassResult r = run(lowNodeLoad("useDeviationThresholds: true, lowThresholds: {cpu: 0, pods: 0}, highThresholds: {cpu: 100, pods: 100},"
         + " prodLowThresholds: {cpu: 10, pods: 10}, prodHighThresholds: {cpu: 10, pods: 10}"), twentySlots(N1, N2, N3), pods);
     assertThat(r.decisions()).hasSize(3);

@@ -8,6 +8,7 @@ import io.podsweeper.cluster.PodRecord;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
+import java.util.stream.Stream;
 
 /**
  * The builders of the descheduler's and Koordinator's unit tests ({@code test/test_utils.go} in both), in PodFixtures'
@@ -57,6 +58,53 @@ final class UpstreamFixtures {
       a.accept(node);
     }
     return node.build();
+  }
+
+  /** The tables' usual three nodes: n1 of 9 pod slots, n2 of 10, n3 of 10 and unschedulable; 4 cores and 3000 bytes each. */
+  static List<NodeRecord> threeNodes() {
+    return List.of(testNode(N1, 4000, 3000, 9), testNode(N2, 4000, 3000, 10), testNode(N3, 4000, 3000, 10, UpstreamFixtures::unschedulable));
+  }
+
+  @SafeVarargs
+  static PodRecord[] pods(Stream<PodRecord>... parts) {
+    return Stream.of(parts).flatMap(s -> s).toArray(PodRecord[]::new);
+  }
+
+  /** Pods of the ReplicaSet on n1. */
+  static Stream<PodRecord> rsPods(long cpu, long memory, String... names) {
+    return Stream.of(names).map(n -> testPod(n, cpu, memory, N1, UpstreamFixtures::rsOwner));
+  }
+
+  /**
+   * The pods no case may evict, on n1: p6 (a DaemonSet's), p7 (local storage, a mirror pod) and p8 (system-critical;
+   * bare, or with a normal owner when {@code owned}, as the case has it).
+   */
+  static Stream<PodRecord> unevictable(long cpu, long memory, boolean owned) {
+    return Stream.of(testPod("p6", cpu, memory, N1, UpstreamFixtures::dsOwner), testPod("p7", cpu, memory, N1, UpstreamFixtures::localStorageMirror),
+        owned ? testPod("p8", cpu, memory, N1, UpstreamFixtures::normalOwner, UpstreamFixtures::critical)
+            : testPod("p8", cpu, memory, N1, UpstreamFixtures::critical));
+  }
+
+  /** p9, the ReplicaSet's pod on n2. */
+  static PodRecord p9(long cpu) {
+    return testPod("p9", cpu, 0, N2, UpstreamFixtures::rsOwner);
+  }
+
+  /** The "only other node doesn't match" cases' nodes: n1, and n2 (10 pod slots) labelled {@code datacenter: east}. */
+  static List<NodeRecord> eastN2() {
+    return List.of(testNode(N1, 4000, 3000, 9), testNode(N2, 4000, 3000, 10, label("datacenter", "east")));
+  }
+
+  /** Their p4 and p5 on n1, with a normal owner, selecting {@code datacenter: west} by node selector or required affinity. */
+  static Stream<PodRecord> westOnly(boolean byAffinity) {
+    return Stream.of("p4", "p5").map(n -> testPod(n, 400, 0, N1, UpstreamFixtures::normalOwner,
+        byAffinity ? requiredAffinity("datacenter", "west") : nodeSelector("datacenter", "west")));
+  }
+
+  /** "without priorities evicting best-effort pods only": p1-p5 of 400m on n1, all BestEffort but p3. */
+  static Stream<PodRecord> bestEffortButP3() {
+    return Stream.of("p1", "p2", "p3", "p4", "p5").map(n -> n.equals("p3") ? testPod(n, 400, 0, N1, UpstreamFixtures::rsOwner)
+        : testPod(n, 400, 0, N1, UpstreamFixtures::rsOwner, UpstreamFixtures::bestEffort));
   }
 
   /** {@code SetRSOwnerRef}: every such pod has the same owner, ReplicaSet {@code replicaset-1}. */

@@ -6,17 +6,23 @@ import static io.podsweeper.strategy.UpstreamFixtures.LOW_PRIORITY;
 import static io.podsweeper.strategy.UpstreamFixtures.N1;
 import static io.podsweeper.strategy.UpstreamFixtures.N2;
 import static io.podsweeper.strategy.UpstreamFixtures.N3;
+import static io.podsweeper.strategy.UpstreamFixtures.eastN2;
 import static io.podsweeper.strategy.UpstreamFixtures.extended;
 import static io.podsweeper.strategy.UpstreamFixtures.extendedCapacity;
 import static io.podsweeper.strategy.UpstreamFixtures.label;
 import static io.podsweeper.strategy.UpstreamFixtures.namespace;
 import static io.podsweeper.strategy.UpstreamFixtures.nodeSelector;
+import static io.podsweeper.strategy.UpstreamFixtures.p9;
+import static io.podsweeper.strategy.UpstreamFixtures.pods;
 import static io.podsweeper.strategy.UpstreamFixtures.priority;
-import static io.podsweeper.strategy.UpstreamFixtures.requiredAffinity;
+import static io.podsweeper.strategy.UpstreamFixtures.rsPods;
 import static io.podsweeper.strategy.UpstreamFixtures.taint;
 import static io.podsweeper.strategy.UpstreamFixtures.testNode;
 import static io.podsweeper.strategy.UpstreamFixtures.testPod;
+import static io.podsweeper.strategy.UpstreamFixtures.threeNodes;
 import static io.podsweeper.strategy.UpstreamFixtures.tolerates;
+import static io.podsweeper.strategy.UpstreamFixtures.unevictable;
+import static io.podsweeper.strategy.UpstreamFixtures.westOnly;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -75,31 +81,6 @@ class UpstreamNodeUtilizationTableTest {
 
   private static List<String> evictions(PassResult r) {
     return Passes.evicted(r);
-  }
-
-  /** Three nodes: n1 of 9 pod slots, n2 of 10, n3 of 10 and unschedulable; 4 cores and 3000 bytes each. */
-  private static List<NodeRecord> threeNodes() {
-    return List.of(testNode(N1, 4000, 3000, 9), testNode(N2, 4000, 3000, 10), testNode(N3, 4000, 3000, 10, UpstreamFixtures::unschedulable));
-  }
-
-  private static Stream<PodRecord> rsPods(long cpu, long memory, String... names) {
-    return Stream.of(names).map(n -> testPod(n, cpu, memory, N1, UpstreamFixtures::rsOwner));
-  }
-
-  /** p6 (a DaemonSet's), p7 (local storage, mirror) and p8 (system-critical, {@code owned}: with a normal owner). */
-  private static Stream<PodRecord> unevictable(long cpu, long memory, boolean owned) {
-    return Stream.of(testPod("p6", cpu, memory, N1, UpstreamFixtures::dsOwner), testPod("p7", cpu, memory, N1, UpstreamFixtures::localStorageMirror),
-        owned ? testPod("p8", cpu, memory, N1, UpstreamFixtures::normalOwner, UpstreamFixtures::critical)
-            : testPod("p8", cpu, memory, N1, UpstreamFixtures::critical));
-  }
-
-  @SafeVarargs
-  private static PodRecord[] pods(Stream<PodRecord>... parts) {
-    return Stream.of(parts).flatMap(s -> s).toArray(PodRecord[]::new);
-  }
-
-  private static PodRecord p9(long cpu) {
-    return testPod("p9", cpu, 0, N2, UpstreamFixtures::rsOwner);
   }
 
   // -------------------------------------------------------------------------------------------------------------
@@ -188,10 +169,7 @@ class UpstreamNodeUtilizationTableTest {
     @Test
     @DisplayName("without priorities evicting best-effort pods only")
     void bestEffortPodsOnly() {
-      PodRecord[] pods = pods(Stream.of(testPod("p1", 400, 0, N1, UpstreamFixtures::rsOwner, UpstreamFixtures::bestEffort),
-          testPod("p2", 400, 0, N1, UpstreamFixtures::rsOwner, UpstreamFixtures::bestEffort), testPod("p3", 400, 0, N1, UpstreamFixtures::rsOwner),
-          testPod("p4", 400, 0, N1, UpstreamFixtures::rsOwner, UpstreamFixtures::bestEffort),
-          testPod("p5", 400, 0, N1, UpstreamFixtures::rsOwner, UpstreamFixtures::bestEffort)), unevictable(400, 0, true), Stream.of(p9(400)));
+      PodRecord[] pods = pods(UpstreamFixtures.bestEffortButP3(), unevictable(400, 0, true), Stream.of(p9(400)));
       check(CPU_PODS_30_50, threeNodes(), pods, busyN1, P1_TO_P5, 4, 4, "p1", "p2", "p4", "p5");
     }
 
@@ -242,30 +220,21 @@ class UpstreamNodeUtilizationTableTest {
           samples(N1, 3201, 0, N2, 401, 0), P1_TO_P5, 0, 0);
     }
 
-    /** n1, and n2 labelled {@code datacenter: east}. */
-    private List<NodeRecord> eastN2() {
-      return List.of(testNode(N1, 4000, 3000, 9), testNode(N2, 4000, 3000, 10, label("datacenter", "east")));
-    }
-
     private final Map<String, Map<String, Long>> p1ToP3 = samples("p1", 401, 0, "p2", 401, 0, "p3", 401, 0);
 
     @Test
     @DisplayName("without priorities, but only other node doesn't match pod node selector for p4 and p5")
     void otherNodeDoesNotMatchNodeSelector() {
       PodRecord[] pods = pods(rsPods(400, 0, "p1", "p2", "p3"),
-          Stream.of("p4", "p5").map(n -> testPod(n, 400, 0, N1, UpstreamFixtures::normalOwner, nodeSelector("datacenter", "west"))),
+          westOnly(false),
           unevictable(400, 0, true));
       check(CPU_PODS_30_50, eastN2(), pods, samples(N1, 3201, 0, N2, 401, 0), p1ToP3, 3, 3);
-    }
-
-    private Stream<PodRecord> westAffinity() {
-      return Stream.of("p4", "p5").map(n -> testPod(n, 400, 0, N1, UpstreamFixtures::normalOwner, requiredAffinity("datacenter", "west")));
     }
 
     @Test
     @DisplayName("without priorities, but only other node doesn't match pod node affinity for p4 and p5")
     void otherNodeDoesNotMatchNodeAffinity() {
-      PodRecord[] pods = pods(rsPods(400, 0, "p1", "p2", "p3"), westAffinity(), unevictable(400, 0, true), Stream.of(p9(0)));
+      PodRecord[] pods = pods(rsPods(400, 0, "p1", "p2", "p3"), westOnly(true), unevictable(400, 0, true), Stream.of(p9(0)));
       check(CPU_PODS_30_50, eastN2(), pods, samples(N1, 3201, 0, N2, 401, 0), p1ToP3, 3, 3);
     }
 
@@ -294,7 +263,7 @@ class UpstreamNodeUtilizationTableTest {
     @Test
     @DisplayName("without priorities different evictions for requested and actual resources")
     void differentEvictionsForRequestedAndActual() {
-      PodRecord[] pods = pods(rsPods(400, 0, "p1", "p2", "p3"), westAffinity(), unevictable(400, 0, true), Stream.of(p9(0)));
+      PodRecord[] pods = pods(rsPods(400, 0, "p1", "p2", "p3"), westOnly(true), unevictable(400, 0, true), Stream.of(p9(0)));
       // Measured at 801m each, two pods bring n1 from 80% to 40%.
       check(CPU_PODS_30_50, eastN2(), pods, samples(N1, 3201, 0, N2, 401, 0), samples("p1", 801, 0, "p2", 801, 0, "p3", 801, 0), 3, 2);
     }

@@ -98,6 +98,11 @@ class UtilizationPropertiesTest {
     return someOf(random, resources, 1).stream().collect(Collectors.toMap(r -> r, base, (a, b) -> a, LinkedHashMap::new));
   }
 
+  /** For each of {@code low}'s resources, a target at or above it (and at most 100). */
+  private static Map<String, Integer> targets(Random random, Map<String, Integer> low) {
+    return low.keySet().stream().collect(Collectors.toMap(r -> r, r -> low.get(r) + random.nextInt(101 - low.get(r))));
+  }
+
   private static String yaml(Map<String, Integer> thresholds) {
     return thresholds.entrySet().stream().map(e -> e.getKey() + ": " + e.getValue()).collect(Collectors.joining(", ", "{", "}"));
   }
@@ -122,7 +127,7 @@ class UtilizationPropertiesTest {
     for (int i = 0; i < CASES; i++) {
       Cluster c = cluster(random);
       Map<String, Integer> low = thresholds(random, RESOURCES, r -> random.nextInt(60));
-      Map<String, Integer> high = low.keySet().stream().collect(Collectors.toMap(r -> r, r -> low.get(r) + random.nextInt(101 - low.get(r))));
+      Map<String, Integer> high = targets(random, low);
       int nodeLimit = random.nextInt(4);
       String args = "{thresholds: " + yaml(low) + ", targetThresholds: " + yaml(high) + (nodeLimit > 0 ? ", evictionLimits: {node: " + nodeLimit + "}" : "")
           + "}";
@@ -179,7 +184,7 @@ class UtilizationPropertiesTest {
     for (int i = 0; i < CASES; i++) {
       Cluster c = cluster(random);
       Map<String, Integer> low = thresholds(random, measurable, r -> random.nextInt(60));
-      Map<String, Integer> high = low.keySet().stream().collect(Collectors.toMap(r -> r, r -> low.get(r) + random.nextInt(101 - low.get(r))));
+      Map<String, Integer> high = targets(random, low);
       String prod = "";
       if (random.nextBoolean()) {
         Map<String, Integer> prodHigh = high.keySet().stream().collect(Collectors.toMap(r -> r, r -> random.nextInt(high.get(r) + 1)));
