@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.stream.Collectors;
 
 /**
@@ -75,7 +76,7 @@ final class LowNodeLoad extends UtilizationBalance {
    * node's, so pods move only while the destinations' measured memory leaves room for them.
    */
   private static Set<String> tracked(Map<String, Double> thresholds) {
-    Set<String> resources = new java.util.TreeSet<>(thresholds.keySet());
+    Set<String> resources = new TreeSet<>(thresholds.keySet());
     resources.add("memory");
     return resources;
   }
