@@ -26,6 +26,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.podsweeper.policy.Policy;
 import io.podsweeper.policy.PolicyLoader;
 import io.podsweeper.testing.ApiServerExtension;
+import io.podsweeper.testing.AsDeployed;
 import io.podsweeper.testing.Manifests;
 import io.podsweeper.app.Service;
 import io.podsweeper.kube.Leadership;
@@ -84,7 +85,8 @@ class ManifestsIT {
             "Role/podsweeper", "RoleBinding/podsweeper",
             "Deployment/podsweeper", "Service/podsweeper", "PodDisruptionBudget/podsweeper", "NetworkPolicy/podsweeper",
             "CustomResourceDefinition/podcleanuppolicies.podsweeper.io",
-            "CustomResourceDefinition/clusterpodcleanuppolicies.podsweeper.io", "ClusterRole/podsweeper-cleanup-policy-editor");
+            "CustomResourceDefinition/clusterpodcleanuppolicies.podsweeper.io", "ClusterRole/podsweeper-cleanup-policy-editor",
+            "ClusterRole/podsweeper-viewer");
     for (HasMetadata object : applied) {
       assertThat(object.getMetadata().getUid()).as(object.getKind()).isNotBlank();
     }
@@ -98,7 +100,8 @@ class ManifestsIT {
     var container = deployment.getSpec().getTemplate().getSpec().getContainers().get(0);
     assertThat(container.getArgs()).containsExactly(
         "run", "--policy", "/etc/podsweeper/policy.yaml", "--http-port", "8080", "--log-format", "json", "--leader-elect",
-        "--wait-for-valid-policy");
+        "--wait-for-valid-policy", "--control-configmap", "podsweeper-control", "--policy-configmap", "podsweeper-policy",
+        "--leader-elect-lease", "podsweeper", "--admin-token-file", "/var/run/podsweeper/admin-token/token");
     assertThat(container.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
     assertThat(container.getSecurityContext().getCapabilities().getDrop()).containsExactly("ALL");
     assertThat(deployment.getSpec().getTemplate().getSpec().getServiceAccountName()).isEqualTo(SA);
@@ -144,7 +147,7 @@ class ManifestsIT {
       assertThat(allowed(admin, user, allowed)).as(allowed).isTrue();
     }
     for (String denied : List.of(
-        "get //pods other", "update //pods other", "patch //pods other", "create //pods other",
+        "get //pods other", "update //pods other", "patch //pods other", "create //pods other", "get //events other",
         "get //secrets other", "list //secrets", "update //pods/status other",
         "delete //nodes", "patch //nodes", "delete //namespaces", "delete policy//poddisruptionbudgets other",
         "update coordination.k8s.io//leases other", "get coordination.k8s.io//leases other",
@@ -311,6 +314,26 @@ class ManifestsIT {
       await().atMost(Duration.ofSeconds(15)).untilAsserted(() ->
           assertThat(Manifests.kubectl(server, "-n", NS, "describe", "configmap", Manifests.POLICY))
               .contains("PodSweeperPolicyRejected").contains("unknown state \"Crashloop\""));
+    }
+  }
+
+  /**
+   * README's step 3 out of the box: the shipped Deployment, run as its pod would run it (its arguments, the policy and
+   * the admin token's Secret mounted where it mounts them, its ServiceAccount), answers the decisions to the token that
+   * README's {@code kubectl get secret} reads, and to nobody else.
+   */
+  @Test
+  @Order(8)
+  void theShippedDeploymentAnswersReadmesCurlWithTheSecretsToken(TestApiServer server, @TempDir Path dir) throws Exception {
+    Manifests.reinstall(server);
+    try (AsDeployed pod = AsDeployed.start(server, NS, "podsweeper", "podsweeper-readme", dir)) {
+      await().atMost(Duration.ofSeconds(60)).until(() -> pod.readyz() == 200);
+      String token = Manifests.adminToken(server, NS, Manifests.ADMIN_TOKEN);
+      var decisions = pod.get("/api/v1/decisions", token);
+      assertThat(decisions.statusCode()).as(decisions.body()).isEqualTo(200);
+      assertThat(JSON.readTree(decisions.body()).has("decisions")).isTrue();
+      assertThat(pod.get("/api/v1/decisions", null).statusCode()).isEqualTo(401);
+      assertThat(pod.get("/api/v1/decisions", "not-" + token).statusCode()).isEqualTo(401);
     }
   }
 

@@ -27,7 +27,7 @@ class RunErrorsIT {
 
   @Test
   void aRefusedTokenNamesTheServer(TestApiServer server, @TempDir Path dir) throws Exception {
-    CliRun run = run(dir, kubeconfig(server, dir, "{token: not-the-token}"));
+    CliRun run = run(dir, Manifests.kubeconfig(server, dir.resolve("kubeconfig"), "{token: not-the-token}"));
     assertThat(run.exitCode()).as(run.err()).isEqualTo(1);
     assertOneLine(run, "error: the API server at " + server.config().getMasterUrl() + " refused the credentials (401 Unauthorized)"
         + " — check the user's token or certificate in --kubeconfig");
@@ -36,8 +36,7 @@ class RunErrorsIT {
   @Test
   void missingRbacNamesTheVerbTheResourceAndTheUser(TestApiServer server, @TempDir Path dir) throws Exception {
     Config nobody = Manifests.serviceAccountConfig(server, "nobody");
-    CliRun run = run(dir, kubeconfig(server, dir,
-        "{client-certificate: \"" + nobody.getClientCertFile() + "\", client-key: \"" + nobody.getClientKeyFile() + "\"}"));
+    CliRun run = run(dir, Manifests.kubeconfig(server, nobody, dir.resolve("kubeconfig")));
     assertThat(run.exitCode()).as(run.err()).isEqualTo(1);
     assertOneLine(run, "error: cannot ");
     assertThat(run.err().lines().filter(l -> l.startsWith("error: "))).singleElement().asString().matches(
@@ -95,19 +94,6 @@ class RunErrorsIT {
   private static void assertOneLine(CliRun run, String start) {
     assertThat(run.err()).contains(start).doesNotContain("\tat ");
     assertThat(run.err().lines().filter(l -> l.startsWith("error: "))).singleElement().asString().startsWith(start);
-  }
-
-  /** A kubeconfig for the test server as {@code user} (a kubeconfig user entry in YAML flow style). */
-  private static Path kubeconfig(TestApiServer server, Path dir, String user) throws Exception {
-    Config admin = server.config();
-    return Files.writeString(dir.resolve("kubeconfig"), """
-        apiVersion: v1
-        kind: Config
-        clusters: [{name: test, cluster: {server: "%s", certificate-authority: "%s"}}]
-        users: [{name: u, user: %s}]
-        contexts: [{name: test, context: {cluster: test, user: u}}]
-        current-context: test
-        """.formatted(admin.getMasterUrl(), admin.getCaCertFile(), user));
   }
 
   private static Path policy(Path dir) throws Exception {

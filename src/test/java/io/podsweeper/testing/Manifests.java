@@ -2,6 +2,7 @@ package io.podsweeper.testing;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -11,6 +12,9 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.Base64;
+import java.util.HexFormat;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -25,6 +29,8 @@ public final class Manifests {
   public static final String SERVICE_ACCOUNT = "podsweeper";
   public static final String CONTROL = "podsweeper-control";
   public static final String POLICY = "podsweeper-policy";
+  /** The admin API's bearer token (key {@code token}), created once at install like the ConfigMaps. */
+  public static final String ADMIN_TOKEN = "podsweeper-admin-token";
   public static final Path PROJECT = Path.of(System.getProperty("podsweeper.projectDir", ".")).toAbsolutePath();
   public static final Path BASE = PROJECT.resolve("manifests");
   /** Created once at install ({@code kubectl create -f}), never applied: the operator's policy and kill switch. */
@@ -35,7 +41,7 @@ public final class Manifests {
   /** The base as kustomize renders it, applied by server-side apply (the server validates every field); as stored. */
   public static List<HasMetadata> applyBase(TestApiServer server) throws IOException, InterruptedException {
     KubernetesClient admin = server.client();
-    String rendered = run(PROJECT, "kubectl", "kustomize", BASE.toString()).out();
+    String rendered = kustomize(BASE);
     List<HasMetadata> applied = new ArrayList<>();
     for (HasMetadata object : admin.load(new ByteArrayInputStream(rendered.getBytes(StandardCharsets.UTF_8))).items()) {
       applied.add(admin.resource(asServed(admin, object)).fieldManager("podsweeper-manifests-it").forceConflicts().serverSideApply());
@@ -43,7 +49,15 @@ public final class Manifests {
     return applied;
   }
 
-  /** The install step's ConfigMaps as a fresh install has them: deleted if there, then created from the files. */
+  /** The objects of kustomization {@code dir} as the real {@code kubectl kustomize} renders them (a YAML stream). */
+  public static String kustomize(Path dir) throws IOException, InterruptedException {
+    return run(PROJECT, "kubectl", "kustomize", dir.toString()).out();
+  }
+
+  /**
+   * The install step as a fresh install has it (README, "Deploy to a cluster"): the ConfigMaps deleted if there, then
+   * created from the files, and the admin token's Secret as README's {@code kubectl create secret} makes it.
+   */
   public static void reinstall(TestApiServer server) throws IOException {
     deleteInstalled(server);
     KubernetesClient admin = server.client();
@@ -52,13 +66,24 @@ public final class Manifests {
         admin.configMaps().inNamespace(NAMESPACE).resource(admin.configMaps().load(in).item()).create();
       }
     }
+    byte[] random = new byte[32];
+    new SecureRandom().nextBytes(random);
+    admin.secrets().inNamespace(NAMESPACE).resource(new SecretBuilder().withNewMetadata().withName(ADMIN_TOKEN).endMetadata()
+        .addToStringData("token", HexFormat.of().formatHex(random)).build()).create();
   }
 
-  /** The policy and the kill switch ConfigMaps deleted, as before a first install. */
+  /** The policy and the kill switch ConfigMaps and the admin token's Secret deleted, as before a first install. */
   public static void deleteInstalled(TestApiServer server) {
     for (String name : List.of(CONTROL, POLICY)) {
       server.client().configMaps().inNamespace(NAMESPACE).withName(name).delete();
     }
+    server.client().secrets().inNamespace(NAMESPACE).withName(ADMIN_TOKEN).delete();
+  }
+
+  /** What README's {@code kubectl get secret ... -o jsonpath='{.data.token}' | base64 -d} prints: the admin token. */
+  public static String adminToken(TestApiServer server, String namespace, String secret) throws IOException, InterruptedException {
+    String encoded = kubectl(server, "-n", namespace, "get", "secret", secret, "-o", "jsonpath={.data.token}");
+    return new String(Base64.getDecoder().decode(encoded.trim()), StandardCharsets.UTF_8);
   }
 
   public static ConfigMap control(TestApiServer server) {
@@ -93,13 +118,27 @@ public final class Manifests {
    * (No controller-manager runs there, so no token is minted.)
    */
   public static Config serviceAccountConfig(TestApiServer server, String name) throws IOException, InterruptedException {
+    return serviceAccountConfig(server, NAMESPACE, name);
+  }
+
+  /** As {@link #serviceAccountConfig(TestApiServer, String)}, for ServiceAccount {@code namespace/name}. */
+  public static Config serviceAccountConfig(TestApiServer server, String namespace, String name) throws IOException, InterruptedException {
+    return userConfig(server, "system:serviceaccount:" + namespace + ":" + name, "system:serviceaccounts", "system:serviceaccounts:" + namespace);
+  }
+
+  /** A client configuration that authenticates as {@code user} in {@code groups} (a client certificate of the test CA). */
+  public static Config userConfig(TestApiServer server, String user, String... groups) throws IOException, InterruptedException {
     Path pki = server.kubeconfig().getParent().resolve("pki");
-    Path dir = Files.createTempDirectory("podsweeper-sa-");
+    Path dir = Files.createTempDirectory("podsweeper-user-");
     Path key = dir.resolve("client.key");
     Path csr = dir.resolve("client.csr");
     Path crt = dir.resolve("client.crt");
+    StringBuilder subject = new StringBuilder();
+    for (String group : groups) {
+      subject.append("/O=").append(group);
+    }
     run(dir, "openssl", "req", "-newkey", "rsa:2048", "-nodes", "-keyout", key.toString(), "-out", csr.toString(),
-        "-subj", "/O=system:serviceaccounts/O=system:serviceaccounts:" + NAMESPACE + "/CN=" + user(name));
+        "-subj", subject + "/CN=" + user);
     run(dir, "openssl", "x509", "-req", "-in", csr.toString(), "-CA", pki.resolve("ca.crt").toString(),
         "-CAkey", pki.resolve("ca.key").toString(), "-CAcreateserial", "-CAserial", dir.resolve("ca.srl").toString(),
         "-out", crt.toString(), "-days", "1");
@@ -110,6 +149,25 @@ public final class Manifests {
         .withClientCertFile(crt.toString())
         .withClientKeyFile(key.toString())
         .build();
+  }
+
+  /** A kubeconfig file for the test server as the identity of {@code config} (its client certificate), for commands. */
+  public static Path kubeconfig(TestApiServer server, Config config, Path file) throws IOException {
+    return kubeconfig(server, file,
+        "{client-certificate: \"" + config.getClientCertFile() + "\", client-key: \"" + config.getClientKeyFile() + "\"}");
+  }
+
+  /** A kubeconfig file for the test server as {@code user} (a kubeconfig user entry in YAML flow style). */
+  public static Path kubeconfig(TestApiServer server, Path file, String user) throws IOException {
+    Config admin = server.config();
+    return Files.writeString(file, """
+        apiVersion: v1
+        kind: Config
+        clusters: [{name: test, cluster: {server: "%s", certificate-authority: "%s"}}]
+        users: [{name: u, user: %s}]
+        contexts: [{name: test, context: {cluster: test, user: u}}]
+        current-context: test
+        """.formatted(admin.getMasterUrl(), admin.getCaCertFile(), user));
   }
 
   /** The user name the API server gives ServiceAccount {@code podsweeper/NAME}, as the audit log records it. */
