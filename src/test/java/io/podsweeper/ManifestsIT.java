@@ -342,12 +342,8 @@ class ManifestsIT {
    * upgrade): the pause and the edit stay, and a replica started afterwards (the upgrade's rollout) removes nothing.
    */
   private static void pauseEditThePolicyAndReapplyTheBase(TestApiServer server) throws Exception {
-    Manifests.kubectl(server, "-n", NS, "patch", "configmap", Manifests.CONTROL, "--type", "merge", "-p", "{\"data\":{\"paused\":\"true\"}}");
-    String shipped = server.client().configMaps().inNamespace(NS).withName(Manifests.POLICY).get().getData().get("policy.yaml");
-    String edited = shipped.replace("fullPassInterval: 5m", "fullPassInterval: 7m");
-    assertThat(edited).isNotEqualTo(shipped);
-    Manifests.kubectl(server, "-n", NS, "patch", "configmap", Manifests.POLICY, "--type", "merge", "-p",
-        JSON.writeValueAsString(Map.of("data", Map.of("policy.yaml", edited))));
+    Manifests.setPaused(server, NS, Manifests.CONTROL, "true");
+    String edited = Manifests.editPolicy(server, NS, Manifests.POLICY, p -> p.replace("fullPassInterval: 5m", "fullPassInterval: 7m"));
 
     String applied = Manifests.kubectlApplyKustomization(server, Manifests.BASE);
     assertThat(applied).contains("deployment.apps/podsweeper").contains("role.rbac.authorization.k8s.io/podsweeper");
@@ -364,7 +360,7 @@ class ManifestsIT {
       await().atMost(Duration.ofSeconds(10)).until(() -> "paused".equals(service.result(ns, "failed")));
       assertThat(server.removalRequests(ns)).isEmpty();
       // Resumed only by an explicit "false"; then it removes (the replica was able to all along).
-      Manifests.kubectl(server, "-n", NS, "patch", "configmap", Manifests.CONTROL, "--type", "merge", "-p", "{\"data\":{\"paused\":\"false\"}}");
+      Manifests.setPaused(server, NS, Manifests.CONTROL, "false");
       await().atMost(Duration.ofSeconds(15)).until(() -> server.client().pods().inNamespace(ns).withName("failed").get() == null);
     }
   }

@@ -1,5 +1,6 @@
 package io.podsweeper.testing;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
@@ -19,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 
 /**
  * The shipped manifests ({@code manifests/}) on the test API server, their ServiceAccount's credentials, and the real
@@ -84,6 +86,24 @@ public final class Manifests {
   public static String adminToken(TestApiServer server, String namespace, String secret) throws IOException, InterruptedException {
     String encoded = kubectl(server, "-n", namespace, "get", "secret", secret, "-o", "jsonpath={.data.token}");
     return new String(Base64.getDecoder().decode(encoded.trim()), StandardCharsets.UTF_8);
+  }
+
+  /** A pause ("true") or a resume ("false") as README says: {@code kubectl patch} of the kill switch's data.paused. */
+  public static void setPaused(TestApiServer server, String namespace, String control, String paused) throws IOException, InterruptedException {
+    kubectl(server, "-n", namespace, "patch", "configmap", control, "--type", "merge", "-p", "{\"data\":{\"paused\":\"" + paused + "\"}}");
+  }
+
+  /** An operator's edit of the policy in place ({@code kubectl patch} of ConfigMap {@code name}); the edited policy. */
+  public static String editPolicy(TestApiServer server, String namespace, String name, UnaryOperator<String> edit)
+      throws IOException, InterruptedException {
+    String before = server.client().configMaps().inNamespace(namespace).withName(name).require().getData().get("policy.yaml");
+    String edited = edit.apply(before);
+    if (edited.equals(before)) {
+      throw new IllegalArgumentException("the edit changes nothing in " + before);
+    }
+    kubectl(server, "-n", namespace, "patch", "configmap", name, "--type", "merge", "-p",
+        new ObjectMapper().writeValueAsString(Map.of("data", Map.of("policy.yaml", edited))));
+    return edited;
   }
 
   public static ConfigMap control(TestApiServer server) {
