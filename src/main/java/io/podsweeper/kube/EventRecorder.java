@@ -70,10 +70,15 @@ public final class EventRecorder {
     record(namespace, "ConfigMap", name, uid, type, reason, message);
   }
 
-  /** Raises the count of an Event recorded before; false if it is gone (Events expire, an hour by default). */
+  /**
+   * Raises the count of an Event recorded before; false if it is gone (Events expire, an hour by default). One PATCH by
+   * name: given only a name, fabric8 would GET the Event first, which the ServiceAccount may not (manifests/rbac.yaml
+   * grants events create and patch), so every repeat failed and the count stayed 1.
+   */
   private boolean counted(String namespace, Recorded seen, String now) {
+    Event named = new EventBuilder().withNewMetadata().withNamespace(namespace).withName(seen.eventName()).endMetadata().build();
     try {
-      client.v1().events().inNamespace(namespace).withName(seen.eventName())
+      client.v1().events().inNamespace(namespace).resource(named)
           .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"count\":" + (seen.count() + 1) + ",\"lastTimestamp\":\"" + now + "\"}");
       return true;
     } catch (KubernetesClientException e) {

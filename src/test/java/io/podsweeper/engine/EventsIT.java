@@ -3,12 +3,12 @@ package io.podsweeper.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.podsweeper.app.Service;
 import io.podsweeper.testing.ApiServerExtension;
+import io.podsweeper.testing.Manifests;
 import io.podsweeper.testing.RunningService;
 import io.podsweeper.testing.TestApiServer;
 import io.podsweeper.testing.TestPods;
@@ -18,13 +18,22 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Events as people read them with kubectl describe: on the object concerned, and one per persisting condition. */
+/**
+ * Events as people read them with kubectl describe: on the object concerned, and one per persisting condition. Written
+ * as the manifests' ServiceAccount, with exactly the permissions manifests/rbac.yaml gives it.
+ */
 @ExtendWith(ApiServerExtension.class)
 class EventsIT {
+  @BeforeAll
+  static void applyTheBase(TestApiServer server) throws Exception {
+    Manifests.applyBase(server);
+  }
+
   private static String crashloopPolicy(String ns) {
     return """
         apiVersion: podsweeper.io/v1alpha1
@@ -47,7 +56,7 @@ class EventsIT {
     TestPods.setStatus(client, canary, "Running", null, List.of(TestPods.waiting("CrashLoopBackOff", 7)));
     TestPods.forbidDisruption(client, ns, "canary");
 
-    try (RunningService service = RunningService.start(server, crashloopPolicy(ns))) {
+    try (RunningService service = RunningService.start(Manifests.serviceAccountConfig(server, Manifests.SERVICE_ACCOUNT), crashloopPolicy(ns))) {
       await().atMost(Duration.ofSeconds(40)).untilAsserted(() -> {
         List<Event> refusals = refusals(client, ns);
         assertThat(refusals).hasSize(1);
@@ -61,26 +70,29 @@ class EventsIT {
     }
   }
 
+  /** In the service's own namespace, as deployed: the Event carries the policy ConfigMap's uid (its Role may read it). */
   @Test
   void aRejectedPolicyEditIsAnEventOnThePolicyConfigMap(TestApiServer server, @TempDir Path dir) throws Exception {
     KubernetesClient client = server.client();
+    Manifests.reinstall(server);
     String ns = server.newNamespace("ev-policy");
-    client.configMaps().inNamespace(ns).resource(new ConfigMapBuilder().withNewMetadata().withName("podsweeper-policy").endMetadata()
-        .addToData("policy.yaml", crashloopPolicy(ns)).build()).create();
+    String uid = client.configMaps().inNamespace(Manifests.NAMESPACE).withName(Manifests.POLICY).get().getMetadata().getUid();
     Path file = Files.writeString(dir.resolve("policy.yaml"), crashloopPolicy(ns));
     Service.Options options = Service.Options.local(0).withPolicyFile(file, UnaryOperator.identity(), Duration.ofMillis(200))
-        .withControl(ns, "podsweeper-control").withPolicyConfigMap(ns, "podsweeper-policy");
+        .withControl(Manifests.NAMESPACE, Manifests.CONTROL).withPolicyConfigMap(Manifests.NAMESPACE, Manifests.POLICY);
 
-    try (RunningService service = RunningService.start(server, Files.readString(file), options)) {
-      Files.writeString(file, "apiVersion: podsweeper.io/v1alpha1\nkind: PodSweeperPolicy\nrules: [{name: x, states: [Crashloop]}]\n");
-      await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(client.v1().events().inNamespace(ns).list().getItems())
-          .filteredOn(e -> "PodSweeperPolicyRejected".equals(e.getReason()))
+    try (RunningService service = RunningService.start(Manifests.serviceAccountConfig(server, Manifests.SERVICE_ACCOUNT),
+        Files.readString(file), options)) {
+      Files.writeString(file, "apiVersion: podsweeper.io/v1alpha1\nkind: PodSweeperPolicy\nrules: [{name: x, states: [EventsItState]}]\n");
+      await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(client.v1().events().inNamespace(Manifests.NAMESPACE).list().getItems())
+          .filteredOn(e -> "PodSweeperPolicyRejected".equals(e.getReason()) && e.getMessage().contains("EventsItState"))
           .singleElement()
           .satisfies(e -> {
             assertThat(e.getInvolvedObject().getKind()).isEqualTo("ConfigMap");
-            assertThat(e.getInvolvedObject().getName()).isEqualTo("podsweeper-policy");
+            assertThat(e.getInvolvedObject().getName()).isEqualTo(Manifests.POLICY);
+            assertThat(e.getInvolvedObject().getUid()).isEqualTo(uid);
             assertThat(e.getType()).isEqualTo("Warning");
-            assertThat(e.getMessage()).contains("the last good policy keeps running").contains("unknown state \"Crashloop\"");
+            assertThat(e.getMessage()).contains("the last good policy keeps running").contains("unknown state \"EventsItState\"");
           }));
     }
   }
