@@ -309,31 +309,29 @@ public final class NamespacedPolicies implements AutoCloseable {
     return JSON.valueToTree(object.getAdditionalProperties().get("spec"));
   }
 
-  /** Writes {@code phase}, {@code observedGeneration} and the {@code Accepted} condition, unless they already say so. */
+  /**
+   * Writes {@code phase}, {@code observedGeneration} and the conditions, unless they already say so. Besides
+   * {@code Accepted}, the kstatus conditions GitOps tools read (Flux, Argo CD, kpt): {@code Ready} ({@code True}: in
+   * force as written), and for a rejected policy {@code Stalled} ({@code True}: nothing happens until its spec
+   * changes), so a rejected policy is a failed apply there, not one forever in progress.
+   */
   private void writeStatus(Resource<GenericKubernetesResource> target, GenericKubernetesResource object, Outcome outcome) {
     JsonNode current = JSON.valueToTree(object.getAdditionalProperties().get("status"));
-    Long generation = object.getMetadata().getGeneration();
+    long generation = Objects.requireNonNullElse(object.getMetadata().getGeneration(), 0L);
     String status = outcome.accepted() ? "True" : "False";
-    JsonNode condition = current.path("conditions").path(0);
-    if (current.path("observedGeneration").asLong(-1) == Objects.requireNonNullElse(generation, 0L)
-        && condition.path("status").asText().equals(status)
-        && condition.path("reason").asText().equals(outcome.reason())
-        && condition.path("message").asText().equals(outcome.message())) {
+    List<ObjectNode> conditions = new ArrayList<>(List.of(
+        condition("Accepted", status, outcome, generation, current), condition("Ready", status, outcome, generation, current)));
+    if (!outcome.accepted()) {
+      conditions.add(condition("Stalled", "True", outcome, generation, current));
+    }
+    if (current.path("observedGeneration").asLong(-1) == generation && sameConditions(current.path("conditions"), conditions)) {
       return;
     }
-    String since = condition.path("status").asText().equals(status) ? condition.path("lastTransitionTime").asText()
-        : Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
     ObjectNode patch = JSON.createObjectNode();
     ObjectNode s = patch.putObject("status");
     s.put("phase", outcome.accepted() ? "Accepted" : "Rejected");
     s.put("observedGeneration", generation);
-    s.putArray("conditions").addObject()
-        .put("type", "Accepted")
-        .put("status", status)
-        .put("reason", outcome.reason())
-        .put("message", outcome.message())
-        .put("observedGeneration", generation)
-        .put("lastTransitionTime", since);
+    s.putArray("conditions").addAll(conditions);
     try {
       target.subresource("status").patch(PatchContext.of(PatchType.JSON_MERGE), patch.toString());
       if (!outcome.accepted()) {
@@ -343,6 +341,36 @@ public final class NamespacedPolicies implements AutoCloseable {
     } catch (KubernetesClientException e) {
       LOG.warn("cannot write the status of {} {}: {}", object.getKind(), object.getMetadata().getName(), e.getMessage());
     }
+  }
+
+  /** Condition {@code type}; its lastTransitionTime stays what {@code current} says while its status does not change. */
+  private static ObjectNode condition(String type, String status, Outcome outcome, long generation, JsonNode current) {
+    JsonNode before = JSON.createObjectNode();
+    for (JsonNode c : current.path("conditions")) {
+      if (c.path("type").asText().equals(type)) {
+        before = c;
+      }
+    }
+    String since = before.path("status").asText().equals(status) ? before.path("lastTransitionTime").asText()
+        : Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
+    return JSON.createObjectNode().put("type", type).put("status", status).put("reason", outcome.reason())
+        .put("message", outcome.message()).put("observedGeneration", generation).put("lastTransitionTime", since);
+  }
+
+  /** The same conditions in the same order, the times aside (they are kept when nothing else changes). */
+  private static boolean sameConditions(JsonNode written, List<ObjectNode> wanted) {
+    if (written.size() != wanted.size()) {
+      return false;
+    }
+    for (int i = 0; i < wanted.size(); i++) {
+      for (String field : List.of("type", "status", "reason", "message", "observedGeneration")) {
+        // as text: the server's number may come back an int where this wrote a long
+        if (!written.path(i).path(field).asText().equals(wanted.get(i).path(field).asText())) {
+          return false;
+        }
+      }
+    }
+    return true;
   }
 
   /** Removals not yet written to their policy's status, by namespace/name: the count and the latest time. */

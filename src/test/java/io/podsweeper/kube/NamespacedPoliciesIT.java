@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import io.podsweeper.testing.ApiServerExtension;
+import io.podsweeper.testing.Manifests;
 import io.podsweeper.testing.PodCleanupPolicies;
 import io.podsweeper.testing.RunningService;
 import io.podsweeper.testing.TestApiServer;
@@ -140,6 +141,37 @@ class NamespacedPoliciesIT {
     }
   }
 
+  /**
+   * What GitOps tools read (kstatus): status.observedGeneration of the spec judged, Ready True while it is in force,
+   * and for a rejected spec Ready False with Stalled True (kstatus: Failed), each condition with its observedGeneration;
+   * {@code kubectl get} shows Ready in a column.
+   */
+  @Test
+  void gitOpsToolsReadReadyStalledAndObservedGeneration(TestApiServer server) throws Exception {
+    String ns = server.newNamespace("team-g");
+    clusterPolicy("minMaxAge: 1h\n  allowTerminated: true");
+    try (RunningService service = RunningService.start(server, FILE_POLICY)) {
+      apply(ns, "cleanup", "states: [Failed]\n      maxAgeAfterFinish: 3h");
+      await().atMost(SECONDS).untilAsserted(() -> assertThat(status(policy(ns, "cleanup"))).containsEntry("observedGeneration", 1));
+      assertThat(conditions(policy(ns, "cleanup"))).extracting(c -> c.get("type") + "=" + c.get("status") + "@" + c.get("observedGeneration"))
+          .containsExactly("Accepted=True@1", "Ready=True@1");
+      assertThat(Manifests.kubectl(server, "-n", ns, "get", "podcleanuppolicies", "cleanup").lines().toList())
+          .satisfiesExactly(header -> assertThat(header).startsWith("NAME").contains("READY"),
+              row -> assertThat(row.split("\\s+")).startsWith("cleanup", "True", "Accepted"));
+      assertThat(conditions(client.genericKubernetesResources(NamespacedPolicies.CLUSTER).withName("default")))
+          .anySatisfy(c -> assertThat(c).containsEntry("type", "Ready").containsEntry("status", "True"));
+
+      apply(ns, "cleanup", "states: [Failed]\n      maxAgeAfterFinish: 1m");
+      await().atMost(SECONDS).untilAsserted(() -> assertThat(status(policy(ns, "cleanup"))).containsEntry("observedGeneration", 2));
+      assertThat(policy(ns, "cleanup").get().getMetadata().getGeneration()).isEqualTo(2);
+      assertThat(conditions(policy(ns, "cleanup"))).extracting(c -> c.get("type") + "=" + c.get("status") + "@" + c.get("observedGeneration"))
+          .containsExactly("Accepted=False@2", "Ready=False@2", "Stalled=True@2");
+      assertThat(conditions(policy(ns, "cleanup"))).allSatisfy(c -> assertThat(c).containsEntry("reason", "ExceedsGuardRails"));
+      assertThat(Manifests.kubectl(server, "-n", ns, "get", "podcleanuppolicies", "cleanup").lines().skip(1).findFirst().orElseThrow()
+          .split("\\s+")).startsWith("cleanup", "False", "Rejected", "ExceedsGuardRails");
+    }
+  }
+
   @Test
   void theHourlyCapHoldsNamespacedPoliciesBack(TestApiServer server) throws Exception {
     String ns = server.newNamespace("team-d");
@@ -240,8 +272,12 @@ class NamespacedPoliciesIT {
     return status == null ? Map.of() : (Map<String, Object>) status;
   }
 
-  @SuppressWarnings("unchecked")
   private static Map<String, Object> condition(Resource<GenericKubernetesResource> resource) {
-    return ((List<Map<String, Object>>) status(resource).get("conditions")).get(0);
+    return conditions(resource).get(0);
+  }
+
+  @SuppressWarnings("unchecked")
+  private static List<Map<String, Object>> conditions(Resource<GenericKubernetesResource> resource) {
+    return (List<Map<String, Object>>) status(resource).get("conditions");
   }
 }
