@@ -1,7 +1,6 @@
 package io.podsweeper;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import com.marcnuri.helm.Release;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -63,8 +62,9 @@ class ChartIT {
         .flatExtracting(r -> r.getResourceNames()).contains(FULLNAME + "-control", FULLNAME + "-control-guard", FULLNAME + "-policy");
     // Created once by the install, as manifests/install/ is: the kill switch without a `paused` key, a random token.
     assertThat(admin.configMaps().inNamespace(namespace).withName(FULLNAME + "-control").get().getData()).isNullOrEmpty();
+    // The values' policy, whole: not merged into the default one (which is in dry-run).
     assertThat(admin.configMaps().inNamespace(namespace).withName(FULLNAME + "-policy").get().getData().get("policy.yaml"))
-        .contains(workloads);
+        .contains(workloads).doesNotContain("dryRun").doesNotContain("ci-failed");
     assertThat(Manifests.adminToken(server, namespace, FULLNAME + "-admin-token")).hasSizeGreaterThanOrEqualTo(32);
     // The test server is Kubernetes 1.20: no policy/v1, so no PodDisruptionBudget (and the install did not fail on one).
     assertThat(admin.policy().v1beta1().podDisruptionBudget().inNamespace(namespace).list().getItems()).isEmpty();
@@ -75,7 +75,8 @@ class ChartIT {
   void itsDeploymentRemovesADuePodAsTheChartsServiceAccount(TestApiServer server, @TempDir Path dir) throws Exception {
     Pod failed = failedTwoHoursAgo(server, "failed");
     try (AsDeployed pod = AsDeployed.start(server, namespace, FULLNAME, FULLNAME + "-0", dir)) {
-      await().atMost(Duration.ofSeconds(60)).until(() -> server.client().pods().inNamespace(workloads).withName("failed").get() == null);
+      pod.awaitReady(Duration.ofSeconds(60));
+      pod.awaitUntil(Duration.ofSeconds(60), "the removal of failed", () -> server.client().pods().inNamespace(workloads).withName("failed").get() == null);
       assertThat(server.removalRequests(workloads)).singleElement().satisfies(request -> {
         assertThat(request.name()).isEqualTo(failed.getMetadata().getName());
         assertThat(request.verb()).isEqualTo("delete");
@@ -112,13 +113,14 @@ class ChartIT {
 
     failedTwoHoursAgo(server, "failed-during-pause");
     try (AsDeployed pod = AsDeployed.start(server, namespace, FULLNAME, FULLNAME + "-1", dir)) {
-      await().atMost(Duration.ofSeconds(60)).until(() -> pod.readyz() == 200);
+      pod.awaitReady(Duration.ofSeconds(60));
       assertThat(pod.get("/metrics", null).body()).contains("podsweeper_paused 1.0");
       // Held, not removed (the edited policy's 90m has long passed for a pod that failed 2h ago).
       Thread.sleep(3000);
       assertThat(server.removalRequests(workloads)).noneMatch(r -> r.name().equals("failed-during-pause"));
       Manifests.setPaused(server, namespace, FULLNAME + "-control", "false");
-      await().atMost(Duration.ofSeconds(30)).until(() -> admin.pods().inNamespace(workloads).withName("failed-during-pause").get() == null);
+      pod.awaitUntil(Duration.ofSeconds(30), "the removal after the resume",
+          () -> admin.pods().inNamespace(workloads).withName("failed-during-pause").get() == null);
     }
   }
 

@@ -327,7 +327,7 @@ class ManifestsIT {
   void theShippedDeploymentAnswersReadmesCurlWithTheSecretsToken(TestApiServer server, @TempDir Path dir) throws Exception {
     Manifests.reinstall(server);
     try (AsDeployed pod = AsDeployed.start(server, NS, "podsweeper", "podsweeper-readme", dir)) {
-      await().atMost(Duration.ofSeconds(60)).until(() -> pod.readyz() == 200);
+      pod.awaitReady(Duration.ofSeconds(60));
       String token = Manifests.adminToken(server, NS, Manifests.ADMIN_TOKEN);
       var decisions = pod.get("/api/v1/decisions", token);
       assertThat(decisions.statusCode()).as(decisions.body()).isEqualTo(200);

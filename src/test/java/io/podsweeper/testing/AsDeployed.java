@@ -18,12 +18,16 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * A Deployment's container, as stored on the test API server, run as the kubelet would run it: the real
@@ -80,6 +84,7 @@ public final class AsDeployed implements AutoCloseable {
       for (Map.Entry<String, Path> mount : mounts.entrySet()) {
         if (arg.startsWith(mount.getKey() + "/")) {
           arg = mount.getValue() + arg.substring(mount.getKey().length());
+          break;
         }
       }
       args.add(arg);
@@ -119,12 +124,29 @@ public final class AsDeployed implements AutoCloseable {
     return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
   }
 
-  /** 200 once it is ready (its informers synced), or the status it answers; 0 while it does not answer at all. */
-  public int readyz() throws InterruptedException {
+  /** Waits until /readyz answers 200 (its informers synced); if it does not in time, fails with what it logged. */
+  public void awaitReady(Duration timeout) throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (System.nanoTime() < deadline && process.isAlive()) {
+      try {
+        if (get("/readyz", null).statusCode() == 200) {
+          return;
+        }
+      } catch (IOException notListeningYet) {
+        // starting
+      }
+      Thread.sleep(200);
+    }
+    throw new AssertionError("not ready within " + timeout + (process.isAlive() ? "" : " (exited " + process.exitValue() + ")")
+        + "; its log:\n" + log());
+  }
+
+  /** Waits until {@code condition} holds; if it does not in time, fails with {@code what} and what the process logged. */
+  public void awaitUntil(Duration timeout, String what, Callable<Boolean> condition) throws IOException {
     try {
-      return get("/readyz", null).statusCode();
-    } catch (IOException e) {
-      return 0;
+      Awaitility.await().atMost(timeout).until(condition);
+    } catch (ConditionTimeoutException e) {
+      throw new AssertionError(what + " did not happen within " + timeout + "; the process logged:\n" + log(), e);
     }
   }
 
