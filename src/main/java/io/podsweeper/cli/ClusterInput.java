@@ -57,7 +57,7 @@ final class ClusterInput {
       return new Read(SnapshotReader.fromCluster(client, measuredUsage), policy, verdicts, "the cluster");
     } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
       // One line naming the server, the credentials or the missing permission, not a client stack trace.
-      throw CommandFailure.fromCluster(config.getMasterUrl(), e);
+      throw CommandFailure.fromCluster(config.getMasterUrl(), e, CommandFailure.Reader.PERSON);
     }
   }
 }

@@ -7,6 +7,7 @@ import java.net.ConnectException;
 import java.net.SocketTimeoutException;
 import java.net.UnknownHostException;
 import java.net.http.HttpTimeoutException;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -27,14 +28,41 @@ final class CommandFailure extends RuntimeException {
     super(message, cause);
   }
 
+  /** Who was reading the cluster when a permission was missing, and so what to grant to whom. */
+  enum Reader {
+    /** {@code run}: the ServiceAccount the manifests (or the chart) bind their least-privilege roles to. */
+    SERVICE {
+      @Override
+      String grant(String user) {
+        return "apply manifests/rbac.yaml";
+      }
+    },
+    /** {@code plan} and {@code explain}: whoever runs them, reading as themselves; ClusterRole podsweeper-viewer. */
+    PERSON {
+      @Override
+      String grant(String user) {
+        String name = "podsweeper-viewer-" + user.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9.-]+", "-").replaceAll("^[-.]+|[-.]+$", "");
+        Matcher account = SERVICE_ACCOUNT.matcher(user);
+        String subject = account.matches() ? "--serviceaccount=" + account.group(1) + ":" + account.group(2) : "--user=" + user;
+        return "plan and explain read the cluster as you; ClusterRole podsweeper-viewer (manifests/rbac.yaml) grants what they read:"
+            + " kubectl create clusterrolebinding " + name + " --clusterrole=podsweeper-viewer " + subject;
+      }
+    };
+
+    private static final Pattern SERVICE_ACCOUNT = Pattern.compile("system:serviceaccount:([^:]+):([^:]+)");
+
+    abstract String grant(String user);
+  }
+
   /**
-   * {@code e} as what to check when it comes from talking to the API server at {@code server}: unreachable, refused
-   * credentials, missing RBAC, another answer. Anything else is returned as it is.
+   * {@code e} as what to check when it comes from talking to the API server at {@code server} as {@code reader}:
+   * unreachable, refused credentials, a missing permission (which read, for whom, and how to grant it), another
+   * answer. Anything else is returned as it is.
    */
-  static Exception fromCluster(String server, Exception e) {
+  static Exception fromCluster(String server, Exception e, Reader reader) {
     Optional<KubernetesClientException> answer = cause(e, KubernetesClientException.class).filter(k -> k.getCode() > 0);
     if (answer.isPresent()) {
-      return new CommandFailure(answered(server, answer.get()), e);
+      return new CommandFailure(answered(server, answer.get(), reader), e);
     }
     Optional<IOException> network = cause(e, IOException.class);
     if (network.isPresent()) {
@@ -44,7 +72,7 @@ final class CommandFailure extends RuntimeException {
     return e;
   }
 
-  private static String answered(String server, KubernetesClientException e) {
+  private static String answered(String server, KubernetesClientException e, Reader reader) {
     String message = Optional.ofNullable(e.getStatus()).map(Status::getMessage).orElse(e.getMessage());
     if (e.getCode() == 401) {
       return "the API server at " + server + " refused the credentials (401 Unauthorized)"
@@ -55,7 +83,7 @@ final class CommandFailure extends RuntimeException {
       String group = forbidden.group(4) == null || forbidden.group(4).isEmpty() ? "" : "." + forbidden.group(4);
       String namespace = forbidden.group(5) == null ? "" : " in namespace " + forbidden.group(5);
       return "cannot " + forbidden.group(2) + " " + forbidden.group(3) + group + namespace + ": forbidden for "
-          + forbidden.group(1) + " — apply manifests/rbac.yaml";
+          + forbidden.group(1) + " — " + reader.grant(forbidden.group(1));
     }
     return "the API server at " + server + " answered " + e.getCode() + ": " + message;
   }

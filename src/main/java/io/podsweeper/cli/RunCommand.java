@@ -196,7 +196,7 @@ final class RunCommand implements Callable<Integer> {
             + " — choose another --http-port or --http-host", e);
       }
     }
-    return CommandFailure.fromCluster(config.getMasterUrl(), e);
+    return CommandFailure.fromCluster(config.getMasterUrl(), e, CommandFailure.Reader.SERVICE);
   }
 
   /** The three lease timings, as fabric8's elector needs them (upstream's descheduler asks the same of its flags). */
