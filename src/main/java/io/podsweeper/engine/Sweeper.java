@@ -226,7 +226,7 @@ public final class Sweeper implements PodListener, AutoCloseable {
     } catch (RuntimeException e) {
       LOG.error("full pass failed", e);
     } finally {
-      metrics.passDuration.observe((System.nanoTime() - started) / 1e9);
+      metrics.fullPass((System.nanoTime() - started) / 1e9);
     }
   }
 
@@ -234,7 +234,7 @@ public final class Sweeper implements PodListener, AutoCloseable {
   private void balance() {
     Instant now = clock.instant();
     Rules in = path.rules();
-    PassResult pass = in.evaluator().balance(cache, now, new RemovalBudget(in.policy().limits()));
+    PassResult pass = in.evaluator().balance(cache, now, new RemovalBudget(in.policy().limits()), metrics::timeStrategy);
     if (pass.skipped().isPresent()) {
       metrics.balancePasses.labels("skipped").inc();
       LOG.info("balance strategies skipped: {}", pass.skipped().get());

@@ -32,6 +32,25 @@ public final class Metrics {
       .labelNames("result", "strategy", "profile", "namespace", "node")
       .register(registry);
 
+  /** Upstream's full cycle, v0.34+ name: here a full pass over every cached pod, node-aware strategies included. */
+  public final Histogram deschedulerLoopDuration = Histogram.build()
+      .name("descheduler_loop_duration_seconds")
+      .help("Time taken to complete a full descheduling cycle (compatibility series: a full pass over every cached pod).")
+      .buckets(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 50, 100, 250, 500)
+      .register(registry);
+
+  /**
+   * Upstream's per-plugin time in a cycle, v0.34+ name: the node-aware strategies, each time the full pass runs them.
+   * The pod-by-pod ones (PodLifeTime, RemovePodsHavingTooManyRestarts, RemoveFailedPods, Podsweeper's rules) act on
+   * each pod's deadline, not in a cycle, so they have no sample here.
+   */
+  public final Histogram deschedulerStrategyDuration = Histogram.build()
+      .name("descheduler_strategy_duration_seconds")
+      .help("Time taken to complete each strategy of the descheduling operation (compatibility series: node-aware strategies).")
+      .labelNames("strategy", "profile")
+      .buckets(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 50, 100)
+      .register(registry);
+
   public final Histogram decisionToRequest = Histogram.build()
       .name("podsweeper_decision_to_request_seconds")
       .help("From the moment a pod became due to the moment its removal request was sent.")
@@ -170,6 +189,27 @@ public final class Metrics {
     DefaultExports.register(registry);
     Gauge.build().name("podsweeper_build_info").help("Build information; always 1.").labelNames("version")
         .register(registry).labels(version()).set(1);
+    // Upstream's labels, for dashboards that show them: Podsweeper's version; no Go, and the jar carries no git data.
+    String version = version();
+    Gauge.build().name("descheduler_build_info").help("Build info (compatibility series): Podsweeper's version; always 1.")
+        .labelNames("GoVersion", "AppVersion", "DeschedulerVersion", "GitBranch", "GitSha1")
+        .register(registry).labels("", version.replaceFirst("^(\\d+\\.\\d+).*", "$1"), version, "", "").set(1);
+  }
+
+  /** A full pass took {@code seconds}: ours, and upstream's cycle. */
+  public void fullPass(double seconds) {
+    passDuration.observe(seconds);
+    deschedulerLoopDuration.observe(seconds);
+  }
+
+  /** Runs one strategy of a pass, timed as upstream times its plugins. */
+  public void timeStrategy(String profile, String strategy, Runnable run) {
+    long started = System.nanoTime();
+    try {
+      run.run();
+    } finally {
+      deschedulerStrategyDuration.labels(strategy, profile).observe((System.nanoTime() - started) / 1e9);
+    }
   }
 
   /** A gauge computed at scrape time (e.g. terminated pods per namespace and phase, read from the cache). */

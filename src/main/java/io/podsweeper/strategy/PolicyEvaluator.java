@@ -314,8 +314,16 @@ public final class PolicyEvaluator {
    * The node-aware strategies only (taints, affinity, duplicates, utilization, topology spread), within
    * {@code budget}: what the live service runs periodically, next to its per-pod deadlines.
    */
-  public PassResult balance(ClusterView view, Instant now, RemovalBudget budget) {
-    return pass(view, now, budget, false);
+  public PassResult balance(ClusterView view, Instant now, RemovalBudget budget, StrategyRunner runner) {
+    return pass(view, now, budget, false, runner);
+  }
+
+  /** How a pass runs each strategy of each profile: at once, or (the live service) timed for the strategy's metric. */
+  @FunctionalInterface
+  public interface StrategyRunner {
+    StrategyRunner DIRECT = (profile, strategy, run) -> run.run();
+
+    void run(String profile, String strategy, Runnable run);
   }
 
   /**
@@ -325,6 +333,10 @@ public final class PolicyEvaluator {
    * the pod-by-pod ones ({@code withPodStrategies}) do not depend on it and always run.
    */
   public PassResult pass(ClusterView view, Instant now, RemovalBudget budget, boolean withPodStrategies) {
+    return pass(view, now, budget, withPodStrategies, StrategyRunner.DIRECT);
+  }
+
+  private PassResult pass(ClusterView view, Instant now, RemovalBudget budget, boolean withPodStrategies, StrategyRunner runner) {
     List<Decision> decisions = new ArrayList<>();
     Set<String> decided = new HashSet<>();
     List<String> notes = new ArrayList<>();
@@ -342,27 +354,32 @@ public final class PolicyEvaluator {
     }
     boolean nodeAwareRuns = skipped.isEmpty();
     for (int i = 0; i < profiles.size(); i++) {
-      for (NodeStrategy s : profiles.get(i).deschedule()) {
+      CompiledProfile p = profiles.get(i);
+      for (int j = 0; j < p.deschedule().size(); j++) {
+        NodeStrategy s = p.deschedule().get(j);
         if (s instanceof LifetimePass ? withPodStrategies : nodeAwareRuns) {
-          run(s, passes.get(i));
+          run(runner, p.profile(), p.profile().deschedule().get(j).strategyName(), s, passes.get(i));
         }
       }
     }
     for (int i = 0; i < profiles.size() && nodeAwareRuns; i++) {
-      for (NodeStrategy s : profiles.get(i).balance()) {
-        run(s, passes.get(i));
+      CompiledProfile p = profiles.get(i);
+      for (int j = 0; j < p.balance().size(); j++) {
+        run(runner, p.profile(), p.profile().balance().get(j).strategyName(), p.balance().get(j), passes.get(i));
       }
     }
     return new PassResult(decisions, skipped, notes, faults);
   }
 
   /** A strategy that throws ends there, as a fault of the pass; the strategies after it still run. */
-  private static void run(NodeStrategy strategy, NodePass pass) {
-    try {
-      strategy.run(pass);
-    } catch (RuntimeException e) {
-      pass.fault("strategy " + strategy.getClass().getSimpleName(), e);
-    }
+  private static void run(StrategyRunner runner, Profile profile, String name, NodeStrategy strategy, NodePass pass) {
+    runner.run(profile.name(), name, () -> {
+      try {
+        strategy.run(pass);
+      } catch (RuntimeException e) {
+        pass.fault("strategy " + name, e);
+      }
+    });
   }
 
   /** Upstream profiles see only pods bound to a Ready node in their node set; Podsweeper's rules see every pod. */

@@ -1,5 +1,9 @@
 package io.podsweeper.strategy;
 
+import io.podsweeper.safety.RemovalBudget;
+
+import io.podsweeper.cluster.ClusterSnapshot;
+
 import static io.podsweeper.cluster.PodFixtures.pod;
 import static io.podsweeper.strategy.Passes.evicted;
 import static io.podsweeper.strategy.Passes.node;
@@ -27,6 +31,20 @@ import org.junit.jupiter.api.Test;
 class BalanceStrategiesTest {
   private static NodeSelectorTerm zone(String z) {
     return new NodeSelectorTerm(List.of(new NodeSelectorTerm.Requirement("zone", "In", List.of(z))));
+  }
+
+  /** The live service's balance pass runs each node-aware strategy through a runner (it times them per strategy and profile). */
+  @Test
+  void theBalancePassRunsEachStrategyThroughTheRunnerByNameAndProfile() {
+    var e = policy("{}", "balance", "RemoveDuplicates", "{}");
+    List<String> ran = new java.util.ArrayList<>();
+    PassResult r = e.balance(ClusterSnapshot.of(List.of(), List.of(), List.of(node("n1"), node("n2"))), Passes.NOW,
+        new RemovalBudget(e.policy().limits()), (profile, strategy, run) -> {
+          ran.add(profile + "/" + strategy);
+          run.run();
+        });
+    assertThat(r.skipped()).isEmpty();
+    assertThat(ran).containsExactly("p/RemoveDuplicates");
   }
 
   @Test
