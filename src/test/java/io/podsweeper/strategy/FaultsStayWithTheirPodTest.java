@@ -58,7 +58,7 @@ class FaultsStayWithTheirPodTest {
     view.poisoned.add("poisoned");
     PolicyEvaluator taints = Passes.policy("{}", "deschedule", "RemovePodsViolatingNodeTaints", "{}");
 
-    PassResult pass = taints.balance(view, NOW, new RemovalBudget(taints.policy().limits()));
+    PassResult pass = taints.balance(view, NOW, new RemovalBudget(taints.policy().limits()), PolicyEvaluator.StrategyRunner.DIRECT);
 
     assertThat(Passes.evicted(pass)).containsExactly("good");
     assertThat(pass.faults()).singleElement().asString().contains("poisoned/bad");
