@@ -33,15 +33,7 @@ public final class JobAdmission {
 
   public record JobSendResult(JobSend outcome, String message) {}
 
-  private final Admission admission;
-  private final Checks checks;
-  private final Ledger ledger;
-  private final GuardJournal journal;
-  private final Pacing pacing;
-  private final Settlement settlement;
-  private final InBackground background;
-  private final OutcomeSink outcomes;
-  private final Backoff backoff;
+  private final Parts parts;
   private final Supplier<Rules> rules;
   private final Function<String, Optional<CompletableFuture<Answer>>> onItsWay;
   /**
@@ -51,28 +43,18 @@ public final class JobAdmission {
   private final Set<String> adopted = ConcurrentHashMap.newKeySet();
 
   /** @param onItsWay the answer of a request on its way for a pod (by key): a job's create */
-  JobAdmission(Admission admission, Checks checks, Ledger ledger, GuardJournal journal, Pacing pacing, Settlement settlement,
-      InBackground background, OutcomeSink outcomes, Backoff backoff, Supplier<Rules> rules,
-      Function<String, Optional<CompletableFuture<Answer>>> onItsWay) {
-    this.admission = admission;
-    this.checks = checks;
-    this.ledger = ledger;
-    this.journal = journal;
-    this.pacing = pacing;
-    this.settlement = settlement;
-    this.background = background;
-    this.outcomes = outcomes;
-    this.backoff = backoff;
+  JobAdmission(Parts parts, Supplier<Rules> rules, Function<String, Optional<CompletableFuture<Answer>>> onItsWay) {
+    this.parts = parts;
     this.rules = rules;
     this.onItsWay = onItsWay;
   }
 
   /** The worker's eviction made a job: its reservation is held for it. */
   void started(PodRecord pod, Candidate c, Reservation r, String message) {
-    ledger.holdForJob(pod.uid());
+    parts.ledger().holdForJob(pod.uid());
     adopted.remove(pod.uid());
-    ledger.toBackground(r, RemovalPipeline.owner(pod), c.balance(), InProgress.Kind.JOB);
-    outcomes.record(c.decision(), Result.BACKGROUND, message, false);
+    parts.ledger().toBackground(r, RemovalPipeline.owner(pod), c.balance(), InProgress.Kind.JOB);
+    parts.outcomes().record(c.decision(), Result.BACKGROUND, message, false);
   }
 
   /**
@@ -83,7 +65,7 @@ public final class JobAdmission {
     if (createdHere(pod)) {
       return Optional.empty();
     }
-    if (!checks.mayLead()) {
+    if (!parts.checks().mayLead()) {
       return Optional.of("this replica does not lead");
     }
     if (rules.get().policy().dryRun()) {
@@ -91,18 +73,18 @@ public final class JobAdmission {
     }
     // A job this service made for a rule's deadline is judged by that rule; any other by the profile's evictor.
     boolean balance = !rules.get().evaluator().decidesPerPod(decision.profile(), decision.strategy());
-    Admission.Admitted admitted = admission.admit(pod, new Candidate(decision, balance, rules.get().generation(), false, null));
+    Admission.Admitted admitted = parts.admission().admit(pod, new Candidate(decision, balance, rules.get().generation(), false, null));
     if (admitted.reservation() == null) {
       return Optional.of(admitted.why());
     }
     Reservation r = admitted.reservation();
-    if (ledger.remembered(r) && !journal.persist(ledger.guard(r.guardEpoch()))) {
-      ledger.rollBack(r);
+    if (parts.ledger().remembered(r) && !parts.journal().persist(parts.ledger().guard(r.guardEpoch()))) {
+      parts.ledger().rollBack(r);
       return Optional.of("cannot write the guard's window");
     }
-    ledger.holdForJob(pod.uid());
+    parts.ledger().holdForJob(pod.uid());
     adopted.add(pod.uid());
-    ledger.toBackground(r, RemovalPipeline.owner(pod), balance, InProgress.Kind.JOB);
+    parts.ledger().toBackground(r, RemovalPipeline.owner(pod), balance, InProgress.Kind.JOB);
     return Optional.empty();
   }
 
@@ -121,7 +103,7 @@ public final class JobAdmission {
         // answered or not, what is held now decides
       }
     }
-    return ledger.jobHolds(pod.uid());
+    return parts.ledger().jobHolds(pod.uid());
   }
 
   /**
@@ -133,24 +115,24 @@ public final class JobAdmission {
    * @param send the request by the job's eviction policy (Eviction, Delete, soft eviction)
    */
   public JobSendResult evict(PodRecord pod, Optional<String> protection, Function<Decision, RequestResult> send) {
-    Optional<InProgress> held = ledger.inProgress(pod.uid());
-    if (held.isEmpty() || !ledger.jobHolds(pod.uid())) {
+    Optional<InProgress> held = parts.ledger().inProgress(pod.uid());
+    if (held.isEmpty() || !parts.ledger().jobHolds(pod.uid())) {
       return new JobSendResult(JobSend.HELD, "not admitted");
     }
     InProgress entry = held.get();
-    Optional<String> hold = heldNow().or(() -> backoff.until(pod.key()).map(at -> "retried after " + at))
+    Optional<String> hold = heldNow().or(() -> parts.backoff().until(pod.key()).map(at -> "retried after " + at))
         // Judged at admission, and again now: siblings may have gone unavailable, or been admitted by the worker meanwhile.
-        .or(() -> checks.ownerThrottle(pod, rules.get().policy().limits()));
+        .or(() -> parts.checks().ownerThrottle(pod, rules.get().policy().limits()));
     if (hold.isPresent()) {
       return new JobSendResult(JobSend.HELD, hold.get());
     }
     Decision old = entry.decision;
     Optional<String> refusal = old.profile().equals(HAND_MADE) ? protection
-        : checks.unwanted(pod, old, entry.balance, rules.get()).or(() -> adopted.contains(pod.uid()) ? protection : Optional.empty());
+        : parts.checks().unwanted(pod, old, entry.balance, rules.get()).or(() -> adopted.contains(pod.uid()) ? protection : Optional.empty());
     if (refusal.isPresent()) {
       return new JobSendResult(JobSend.REFUSED, refusal.get());
     }
-    if (!pacing.tryToken()) {
+    if (!parts.pacing().tryToken()) {
       return new JobSendResult(JobSend.HELD, "waiting for the removal rate");
     }
     Optional<String> last = heldNow(); // again, last: the judging above takes a while on a large cluster
@@ -163,12 +145,12 @@ public final class JobAdmission {
     if (result.outcome() == RequestResult.Outcome.GONE) {
       return new JobSendResult(JobSend.GONE, result.message());
     }
-    settlement.settle(now, result, new Settlement.Hold() {
+    parts.settlement().settle(now, result, new Settlement.Hold() {
       @Override
       public boolean happened() {
-        boolean settled = ledger.evicted(entry, now);
+        boolean settled = parts.ledger().evicted(entry, now);
         if (settled) {
-          background.freed(entry);
+          parts.background().freed(entry);
         }
         return settled;
       }
@@ -180,7 +162,7 @@ public final class JobAdmission {
 
       @Override
       public void noAnswer() {
-        ledger.unanswered(entry, now);
+        parts.ledger().unanswered(entry, now);
       }
     });
     return result.outcome() == RequestResult.Outcome.REMOVED ? new JobSendResult(JobSend.SENT, result.message())
@@ -189,24 +171,24 @@ public final class JobAdmission {
 
   /** What holds every job's eviction now; a job admitted while the policy was live also waits out a dry-run. */
   private Optional<String> heldNow() {
-    return checks.heldNow(Action.EVICT).or(() -> rules.get().policy().dryRun() ? Optional.of(JOBS_IN_DRY_RUN) : Optional.empty());
+    return parts.checks().heldNow(Action.EVICT).or(() -> rules.get().policy().dryRun() ? Optional.of(JOBS_IN_DRY_RUN) : Optional.empty());
   }
 
   /** A job ended: it no longer holds its pod; its place goes back if it never sent its eviction. */
   public void ended(String podUid) {
-    if (!ledger.releaseJob(podUid)) {
+    if (!parts.ledger().releaseJob(podUid)) {
       return; // no job of this service's: whatever else is in progress for the pod is not the job's to end
     }
     adopted.remove(podUid);
-    ledger.inProgress(podUid).filter(ledger::settle).ifPresent(entry -> {
-      ledger.undone(entry);
-      background.freed(entry);
+    parts.ledger().inProgress(podUid).filter(parts.ledger()::settle).ifPresent(entry -> {
+      parts.ledger().undone(entry);
+      parts.background().freed(entry);
     });
   }
 
   /** Whether this replica may act on jobs now (leads, not stopping). */
   public boolean mayLead() {
-    return checks.mayLead();
+    return parts.checks().mayLead();
   }
 
   /** The policy in force now. */

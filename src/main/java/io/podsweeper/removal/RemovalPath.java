@@ -63,10 +63,9 @@ public final class RemovalPath implements AutoCloseable {
         ports.guardTrippedNotice());
     this.background = new InBackground(ledger, checks, ports.cache(), ports.pause(), this::rules, ports.outcomes(), metrics, ports.clock(),
         senders, ports.revisit());
-    this.jobs = new JobAdmission(admission, checks, ledger, journal, pacing, settlement, background, ports.outcomes(), backoff, this::rules,
-        key -> pipeline().onItsWay(key));
-    this.pipeline = new RemovalPipeline(admission, checks, ledger, journal, pacing, settlement, background, jobs, ports.requests(), backoff,
-        ports.outcomes(), reports, ports.pause(), metrics, ports.clock(), senders);
+    Parts parts = new Parts(admission, checks, ledger, journal, pacing, settlement, background, ports.outcomes(), backoff);
+    this.jobs = new JobAdmission(parts, this::rules, key -> pipeline().onItsWay(key));
+    this.pipeline = new RemovalPipeline(parts, jobs, ports.requests(), reports, ports.pause(), metrics, ports.clock(), senders);
   }
 
   private RemovalPipeline pipeline() {

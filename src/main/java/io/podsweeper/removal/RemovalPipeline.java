@@ -25,17 +25,9 @@ import org.slf4j.LoggerFactory;
 final class RemovalPipeline {
   private static final Logger LOG = LoggerFactory.getLogger(RemovalPipeline.class);
 
-  private final Admission admission;
-  private final Checks checks;
-  private final Ledger ledger;
-  private final GuardJournal journal;
-  private final Pacing pacing;
-  private final Settlement settlement;
-  private final InBackground background;
+  private final Parts parts;
   private final JobAdmission jobs;
   private final RemovalRequests requests;
-  private final Backoff backoff;
-  private final OutcomeSink outcomes;
   private final Reports reports;
   private final Pause pause;
   private final Metrics metrics;
@@ -44,20 +36,11 @@ final class RemovalPipeline {
   /** The answer each request on its way will give, by pod key. */
   private final Map<String, CompletableFuture<Answer>> onTheirWay = new ConcurrentHashMap<>();
 
-  RemovalPipeline(Admission admission, Checks checks, Ledger ledger, GuardJournal journal, Pacing pacing, Settlement settlement,
-      InBackground background, JobAdmission jobs, RemovalRequests requests, Backoff backoff, OutcomeSink outcomes, Reports reports,
-      Pause pause, Metrics metrics, Clock clock, ExecutorService senders) {
-    this.admission = admission;
-    this.checks = checks;
-    this.ledger = ledger;
-    this.journal = journal;
-    this.pacing = pacing;
-    this.settlement = settlement;
-    this.background = background;
+  RemovalPipeline(Parts parts, JobAdmission jobs, RemovalRequests requests, Reports reports, Pause pause, Metrics metrics, Clock clock,
+      ExecutorService senders) {
+    this.parts = parts;
     this.jobs = jobs;
     this.requests = requests;
-    this.backoff = backoff;
-    this.outcomes = outcomes;
     this.reports = reports;
     this.pause = pause;
     this.metrics = metrics;
@@ -71,29 +54,29 @@ final class RemovalPipeline {
    */
   Answer admit(PodRecord pod, Candidate c) throws InterruptedException {
     Decision d = c.decision();
-    Optional<Instant> backedOff = backoff.until(d.podKey());
+    Optional<Instant> backedOff = parts.backoff().until(d.podKey());
     if (backedOff.isPresent()) {
       return Answer.retryAfter(Duration.between(clock.instant(), backedOff.get()));
     }
-    Admission.Admitted admitted = admission.admit(pod, c);
+    Admission.Admitted admitted = parts.admission().admit(pod, c);
     if (admitted.reservation() == null) {
       return admitted.otherwise();
     }
     Reservation r = admitted.reservation();
-    BooleanSupplier stillGoes = () -> checks.mayStillGo(c);
-    boolean token = pacing.awaitToken(stillGoes);
-    long tokenTaken = pacing.now(); // before the slot: a wait for the slot ages the token too
-    if (!token || !pacing.awaitSlot(stillGoes)) {
-      ledger.rollBack(r);
+    BooleanSupplier stillGoes = () -> parts.checks().mayStillGo(c);
+    boolean token = parts.pacing().awaitToken(stillGoes);
+    long tokenTaken = parts.pacing().now(); // before the slot: a wait for the slot ages the token too
+    if (!token || !parts.pacing().awaitSlot(stillGoes)) {
+      parts.ledger().rollBack(r);
       return Answer.retryAfter(Duration.ZERO);
     }
     CompletableFuture<Answer> answered = new CompletableFuture<>();
     onTheirWay.put(d.podKey(), answered);
-    ledger.sending(d.podKey(), owner(pod));
+    parts.ledger().sending(d.podKey(), owner(pod));
     try {
       senders.execute(() -> answered.complete(sendOnce(pod, c, r, tokenTaken)));
     } catch (RejectedExecutionException e) { // shutting down: nothing was sent
-      ledger.rollBack(r);
+      parts.ledger().rollBack(r);
       done(d.podKey());
       answered.complete(Answer.DONE);
     }
@@ -109,11 +92,11 @@ final class RemovalPipeline {
     try {
       return send(pod, c, r, tokenTaken);
     } catch (InterruptedException e) {
-      ledger.rollBack(r); // shutting down: nothing was sent
+      parts.ledger().rollBack(r); // shutting down: nothing was sent
       Thread.currentThread().interrupt();
       return Answer.DONE;
     } catch (RuntimeException e) {
-      ledger.rollBack(r);
+      parts.ledger().rollBack(r);
       LOG.error("removal of {} failed unexpectedly; it is retried at the next pass", c.decision().podKey(), e);
       return Answer.DONE;
     } finally {
@@ -122,8 +105,8 @@ final class RemovalPipeline {
   }
 
   private void done(String key) {
-    ledger.sent(key);
-    pacing.releaseSlot();
+    parts.ledger().sent(key);
+    parts.pacing().releaseSlot();
     onTheirWay.remove(key);
   }
 
@@ -134,40 +117,40 @@ final class RemovalPipeline {
    */
   private Answer send(PodRecord pod, Candidate c, Reservation r, long tokenTaken) throws InterruptedException {
     Decision d = c.decision();
-    if (!c.dryRun() && ledger.remembered(r) && !journal.persist(ledger.guard(r.guardEpoch()))) {
-      ledger.rollBack(r);
+    if (!c.dryRun() && parts.ledger().remembered(r) && !parts.journal().persist(parts.ledger().guard(r.guardEpoch()))) {
+      parts.ledger().rollBack(r);
       return Answer.retryAfter(Admission.STALE_RETRY);
     }
-    if (pacing.aged(tokenTaken) && !pacing.awaitToken(() -> checks.mayStillGo(c))) {
-      ledger.rollBack(r);
+    if (parts.pacing().aged(tokenTaken) && !parts.pacing().awaitToken(() -> parts.checks().mayStillGo(c))) {
+      parts.ledger().rollBack(r);
       return Answer.retryAfter(Duration.ZERO);
     }
-    Optional<String> stop = checks.finalCheck(c);
+    Optional<String> stop = parts.checks().finalCheck(c);
     if (stop.isPresent()) {
-      ledger.rollBack(r);
+      parts.ledger().rollBack(r);
       LOG.debug("not sending the removal of {}: {}", d.podKey(), stop.get());
       if (pause.holds(d.action())) {
         reports.once(d, Result.PAUSED, pause.why(), false);
         return Answer.DONE;
       }
-      return checks.closing() ? Answer.DONE : Answer.retryAfter(checks.current() && pause.watched() ? Duration.ZERO : Admission.STALE_RETRY);
+      return parts.checks().closing() ? Answer.DONE : Answer.retryAfter(parts.checks().current() && pause.watched() ? Duration.ZERO : Admission.STALE_RETRY);
     }
     if (c.dueSince() != null) {
       metrics.decisionToRequest.observe(Math.max(0, Duration.between(c.dueSince(), clock.instant()).toNanos() / 1e9));
     }
-    long started = pacing.now();
-    Optional<EvictionRequester> requester = background.requesterFor(pod, d);
+    long started = parts.pacing().now();
+    Optional<EvictionRequester> requester = parts.background().requesterFor(pod, d);
     RequestResult result = requester.isPresent() ? requester.get().request(d, c.balance(), c.dryRun()) : requests.send(d, c.dryRun());
-    metrics.requestDuration.labels(d.action().wireName()).observe((pacing.now() - started) / 1e9);
+    metrics.requestDuration.labels(d.action().wireName()).observe((parts.pacing().now() - started) / 1e9);
     if (c.dryRun()) {
-      return settlement.dryRun(d, r, result);
+      return parts.settlement().dryRun(d, r, result);
     }
     if (requester.isPresent() && result.outcome() == RequestResult.Outcome.REMOVED) {
       // Requested: the pod leaves in its own time (interceptors, then the eviction-request controller); it keeps its place
       // in the limits until then, or until this service withdraws. One taken over meanwhile is replaced: counted once.
-      backoff.forget(d.podKey());
-      ledger.toBackground(r, owner(pod), c.balance(), InProgress.Kind.REQUEST);
-      outcomes.record(d, Result.BACKGROUND, "EvictionRequest " + d.uid() + " made, requester " + EvictionRequester.REQUESTER
+      parts.backoff().forget(d.podKey());
+      parts.ledger().toBackground(r, owner(pod), c.balance(), InProgress.Kind.REQUEST);
+      parts.outcomes().record(d, Result.BACKGROUND, "EvictionRequest " + d.uid() + " made, requester " + EvictionRequester.REQUESTER
           + ": the pod leaves in its own time", false);
       return Answer.DONE;
     }
@@ -177,11 +160,11 @@ final class RemovalPipeline {
     }
     if (result.outcome() == RequestResult.Outcome.REFUSED && InBackground.acceptedAsEvacuation(pod, result)) {
       // Accepted: the pod leaves in its own time (e.g. a live migration). It keeps its place in the limits.
-      ledger.toBackground(r, owner(pod), false, InProgress.Kind.EVACUATION);
-      outcomes.record(d, Result.BACKGROUND, result.message(), false);
+      parts.ledger().toBackground(r, owner(pod), false, InProgress.Kind.EVACUATION);
+      parts.outcomes().record(d, Result.BACKGROUND, result.message(), false);
       return Answer.DONE;
     }
-    return settlement.settle(d, result, settlement.of(r));
+    return parts.settlement().settle(d, result, parts.settlement().of(r));
   }
 
   static String owner(PodRecord pod) {

@@ -100,21 +100,7 @@ class CrashRestartIT {
   void aRestartMidWindowDoesNotRaiseTheGuardsShare(TestApiServer server, @TempDir Path dir) throws Exception {
     KubernetesClient client = server.client();
     String ns = server.newNamespace("guard-restart");
-    for (int i = 0; i < 10; i++) {
-      Pod pod = TestPods.create(client, ns, "api-" + i, "node-a", Map.of("app", "api"));
-      TestPods.setStatus(client, pod, "Running", null, List.of(TestPods.waiting("CrashLoopBackOff", 4)));
-    }
-    Path policy = dir.resolve("policy.yaml");
-    Files.writeString(policy, """
-        apiVersion: podsweeper.io/v1alpha1
-        kind: PodSweeperPolicy
-        limits: {perSecond: 1}
-        guard: {maxNamespaceShare: 0.5, maxClusterShare: 1.0}
-        rules:
-          - name: crashloop
-            namespaces: {include: [%s]}
-            states: [CrashLoopBackOff]
-        """.formatted(ns));
+    Path policy = tenCrashLoopingPodsUnderAHalfShare(client, ns, dir);
     Process first = start(server, policy, dir.resolve("first.log"), ns);
     await().atMost(Duration.ofSeconds(60)).until(() -> server.removalRequests(ns).size() >= 3);
     first.destroyForcibly().waitFor();
@@ -146,24 +132,7 @@ class CrashRestartIT {
   void aWindowCorruptedBetweenAKillAndTheRestartHoldsWhatTheGuardCovers(TestApiServer server, @TempDir Path dir) throws Exception {
     KubernetesClient client = server.client();
     String ns = server.newNamespace("guard-corrupt");
-    for (int i = 0; i < 10; i++) {
-      Pod pod = TestPods.create(client, ns, "api-" + i, "node-a", Map.of("app", "api"));
-      TestPods.setStatus(client, pod, "Running", null, List.of(TestPods.waiting("CrashLoopBackOff", 4)));
-    }
-    Path policy = dir.resolve("policy.yaml");
-    Files.writeString(policy, """
-        apiVersion: podsweeper.io/v1alpha1
-        kind: PodSweeperPolicy
-        limits: {perSecond: 1}
-        guard: {maxNamespaceShare: 0.5, maxClusterShare: 1.0}
-        rules:
-          - name: crashloop
-            namespaces: {include: [%s]}
-            states: [CrashLoopBackOff]
-          - name: failed
-            namespaces: {include: [%s]}
-            states: [Failed]
-        """.formatted(ns, ns));
+    Path policy = tenCrashLoopingPodsUnderAHalfShare(client, ns, dir);
     Process first = start(server, policy, dir.resolve("first.log"), ns);
     await().atMost(Duration.ofSeconds(60)).until(() -> server.removalRequests(ns).size() >= 2);
     first.destroyForcibly().waitFor();
@@ -188,6 +157,32 @@ class CrashRestartIT {
       second.destroy();
       second.waitFor();
     }
+  }
+
+  /**
+   * Ten crash-looping pods in {@code ns}, and a policy that evicts them one a second under a 50% share of the namespace
+   * (and deletes its Failed pods, which the guard does not count).
+   */
+  private static Path tenCrashLoopingPodsUnderAHalfShare(KubernetesClient client, String ns, Path dir) throws IOException {
+    for (int i = 0; i < 10; i++) {
+      Pod pod = TestPods.create(client, ns, "api-" + i, "node-a", Map.of("app", "api"));
+      TestPods.setStatus(client, pod, "Running", null, List.of(TestPods.waiting("CrashLoopBackOff", 4)));
+    }
+    Path policy = dir.resolve("policy.yaml");
+    Files.writeString(policy, """
+        apiVersion: podsweeper.io/v1alpha1
+        kind: PodSweeperPolicy
+        limits: {perSecond: 1}
+        guard: {maxNamespaceShare: 0.5, maxClusterShare: 1.0}
+        rules:
+          - name: crashloop
+            namespaces: {include: [%s]}
+            states: [CrashLoopBackOff]
+          - name: failed
+            namespaces: {include: [%s]}
+            states: [Failed]
+        """.formatted(ns, ns));
+    return policy;
   }
 
   private static int remaining(KubernetesClient client, String ns, Set<String> uids) {

@@ -83,11 +83,7 @@ class EvaluationFaultsTest {
   @Test
   void aFullPassGoesOnPastAPodWhoseJudgingThrows() {
     try (Sweeper s = sweeper("rules: [{name: r, states: [Failed]}]\n")) {
-      for (int i = 0; i < 5; i++) {
-        failed("poisoned", "bad-" + i);
-        failed("a", "good-" + i);
-      }
-      source.poisoned.add("poisoned");
+      fivePoisonedAndFiveGoodPodsCachedWithoutAnEvent();
       s.fullPass();
       onlyTheGoodPodsGo(5);
     }
@@ -96,14 +92,18 @@ class EvaluationFaultsTest {
   @Test
   void aReloadGoesOnPastAPodWhoseJudgingThrows() {
     try (Sweeper s = sweeper("rules: [{name: r, states: [Succeeded]}]\n")) {
-      for (int i = 0; i < 5; i++) {
-        failed("poisoned", "bad-" + i);
-        failed("a", "good-" + i);
-      }
-      source.poisoned.add("poisoned");
+      fivePoisonedAndFiveGoodPodsCachedWithoutAnEvent();
       s.reload(PolicyLoader.parse(HEAD + "rules: [{name: r, states: [Failed]}]\n", "test"));
       onlyTheGoodPodsGo(5);
     }
+  }
+
+  private void fivePoisonedAndFiveGoodPodsCachedWithoutAnEvent() {
+    for (int i = 0; i < 5; i++) {
+      failed("poisoned", "bad-" + i);
+      failed("a", "good-" + i);
+    }
+    source.poisoned.add("poisoned");
   }
 
   @Test
