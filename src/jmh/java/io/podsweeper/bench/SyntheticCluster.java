@@ -116,7 +116,7 @@ public final class SyntheticCluster {
             Map.of("cpu", 100L, "memory", 128L << 20), "Burstable",
             i % 20 == 0 ? List.of(new Scheduling.SpreadConstraint(1, ZONE, "DoNotSchedule", new LabelSelector(Map.of("app", app), List.of()),
                 List.of(), true, false)) : List.of()),
-        List.of("registry.example.com/" + app + ":1.0"));
+        List.of("registry.example.com/" + app + ":1.0"), List.of(), false);
   }
 
   private static ContainerStatus container(Optional<String> waiting, Optional<String> terminated, Optional<Instant> finishedAt, int restarts) {

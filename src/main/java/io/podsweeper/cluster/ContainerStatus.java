@@ -25,9 +25,20 @@ public record ContainerStatus(
     this(name, kind, waitingReason, terminatedReason, exitCode, finishedAt, restartCount, Optional.empty(), OptionalInt.empty());
   }
 
+  /** The same status, of another kind: an init container's, once its spec shows it is a native sidecar. */
+  public ContainerStatus as(Kind other) {
+    return new ContainerStatus(name, other, waitingReason, terminatedReason, exitCode, finishedAt, restartCount, lastTerminatedReason, lastExitCode);
+  }
+
   public enum Kind {
     MAIN,
     INIT,
+    /**
+     * A native sidecar: an init container with {@code restartPolicy: Always} (on by default since Kubernetes 1.29, GA in
+     * 1.33). Kubernetes lists its status under {@code initContainerStatuses}, but it runs as long as the pod does, so
+     * it counts as a long-running container, as a main one does, wherever containers count.
+     */
+    SIDECAR,
     EPHEMERAL
   }
 }

@@ -1,10 +1,13 @@
 package io.podsweeper.cluster;
 
+import io.podsweeper.policy.EndedBy;
 import java.time.Instant;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.Set;
 
 /**
  * A slim, immutable record of a pod: exactly what the decision core reads, nothing more, so a cache of 100k pods
@@ -17,6 +20,10 @@ import java.util.OptionalInt;
  * @param priorityClassName {@code spec.priorityClassName}, empty when none: Podsweeper's own rules protect the
  *     system-critical classes by name too, for pods whose priority was never resolved from it
  * @param images the images of the pod's (main) containers, in spec order
+ * @param schedulingGates the names of {@code spec.schedulingGates} (Kubernetes 1.27 and later): while any is there, the
+ *     scheduler leaves the pod alone, held back on purpose (Kueue, other admission controllers)
+ * @param nodeShutdownMessage {@code status.message} is the one the kubelet's graceful node shutdown writes
+ *     ({@link EndedBy#NODE_SHUTDOWN_MESSAGE}): the message itself is not kept, only this
  */
 public record PodRecord(
     String namespace,
@@ -38,7 +45,9 @@ public record PodRecord(
     List<PodCondition> conditions,
     Volumes volumes,
     Scheduling scheduling,
-    List<String> images) {
+    List<String> images,
+    List<String> schedulingGates,
+    boolean nodeShutdownMessage) {
 
   public static final String MIRROR_ANNOTATION = "kubernetes.io/config.mirror";
   public static final String CONFIG_SOURCE_ANNOTATION = "kubernetes.io/config.source";
@@ -60,6 +69,32 @@ public record PodRecord(
     containers = List.copyOf(containers);
     conditions = List.copyOf(conditions);
     images = List.copyOf(images);
+    schedulingGates = List.copyOf(schedulingGates);
+  }
+
+  /** Held by scheduling gates: the scheduler does not try to place it until every gate is removed. */
+  public boolean gated() {
+    return !schedulingGates.isEmpty();
+  }
+
+  /**
+   * Why the pod ended, or is being ended, as it shows it: its DisruptionTarget condition's reason (status True), and
+   * what the kubelet wrote in its {@code status.reason}; empty for most pods. In {@link EndedBy}'s order.
+   */
+  public Set<EndedBy> endedBy() {
+    Set<EndedBy> ended = EnumSet.noneOf(EndedBy.class);
+    for (PodCondition c : conditions) {
+      if ("DisruptionTarget".equals(c.type()) && "True".equals(c.status())) {
+        c.reason().flatMap(EndedBy::ofDisruptionReason).ifPresent(ended::add);
+      }
+    }
+    if (reason.filter("Evicted"::equals).isPresent()) {
+      ended.add(EndedBy.KubeletEviction);
+    }
+    if (nodeShutdownMessage && reason.filter("Terminated"::equals).isPresent()) {
+      ended.add(EndedBy.NodeShutdown);
+    }
+    return ended;
   }
 
   /** The owner that counts for per-workload throttles: the controller reference, else the first owner. */

@@ -132,7 +132,18 @@ final class PodJson {
         case "initContainers" -> elements(p, q -> {
           Container container = new Container();
           fields(q, container::field);
-          resources.add(container.resources);
+          initContainer(container.name, container.restartPolicy, container.resources);
+        });
+        case "schedulingGates" -> elements(p, q -> {
+          String[] gate = {null};
+          fields(q, (gateField, r) -> {
+            if (gateField.equals("name")) {
+              gate[0] = text(r);
+            } else {
+              r.skipChildren();
+            }
+          });
+          schedulingGate(gate[0]);
         });
         case "nodeSelector" -> nodeSelector = stringMap(p);
         case "affinity" -> fields(p, this::affinity);
@@ -206,6 +217,7 @@ final class PodJson {
       switch (field) {
         case "phase" -> phase = PodRecords.shared(text(p));
         case "reason" -> reason = PodRecords.shared(text(p));
+        case "message" -> message = text(p);
         case "startTime" -> startTime = PodRecords.time(text(p));
         case "qosClass" -> qosClass = text(p);
         case "conditions" -> elements(p, q -> {
@@ -238,12 +250,16 @@ final class PodJson {
   }
 
   private static final class Container {
+    String name;
     String image;
+    String restartPolicy;
     final PodReading.Resources resources = new PodReading.Resources();
 
     void field(String field, JsonParser p) throws IOException {
       switch (field) {
+        case "name" -> name = text(p);
         case "image" -> image = text(p);
+        case "restartPolicy" -> restartPolicy = text(p);
         case "resources" -> fields(p, (kind, q) -> {
           switch (kind) {
             case "requests" -> resources.requests = stringMap(q);

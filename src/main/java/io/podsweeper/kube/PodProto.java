@@ -126,7 +126,10 @@ final class PodProto {
           Container container = readContainer(in, tag);
           container(container.image, container.resources);
         }
-        case 20 -> resources.add(readContainer(in, tag).resources);
+        case 20 -> {
+          Container container = readContainer(in, tag);
+          initContainer(container.name, container.restartPolicy, container.resources);
+        }
         case 7 -> entry(in, tag, PodProto::string, (key, value) -> nodeSelector = with(nodeSelector, key, value));
         case 10 -> nodeName = PodRecords.shared(text(in, tag));
         case 18 -> message(in, tag, this::affinity);
@@ -165,6 +168,7 @@ final class PodProto {
           resourceClaims = true;
           in.skipField(tag);
         }
+        case 38 -> schedulingGate(KubeProtobuf.textField(in, tag, 1)); // schedulingGates: a PodSchedulingGate, its name field 1
         default -> in.skipField(tag);
       }
     }
@@ -226,6 +230,7 @@ final class PodProto {
       switch (field) {
         case 1 -> phase = PodRecords.shared(text(in, tag));
         case 4 -> reason = PodRecords.shared(text(in, tag));
+        case 3 -> message = text(in, tag);
         case 7 -> startTime = time(in, tag);
         case 9 -> qosClass = text(in, tag);
         case 2 -> {
@@ -285,7 +290,9 @@ final class PodProto {
   }
 
   private static final class Container {
+    String name;
     String image;
+    String restartPolicy;
     final PodReading.Resources resources = new PodReading.Resources();
   }
 
@@ -295,7 +302,9 @@ final class PodProto {
     Map<String, String> limits = new HashMap<>();
     message(in, tag, (f, t, q) -> {
       switch (f) {
+        case 1 -> container.name = string(q, t);
         case 2 -> container.image = text(q, t);
+        case 24 -> container.restartPolicy = text(q, t);
         case 8 -> message(q, t, (kind, kt, r) -> {
           switch (kind) {
             case 1 -> entry(r, kt, PodProto::quantity, limits::put);

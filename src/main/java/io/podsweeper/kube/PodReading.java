@@ -10,14 +10,17 @@ import io.podsweeper.cluster.PodRecord;
 import io.podsweeper.cluster.Scheduling;
 import io.podsweeper.cluster.Toleration;
 import io.podsweeper.cluster.Volumes;
+import io.podsweeper.policy.EndedBy;
 import io.podsweeper.policy.LabelSelector;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.Set;
 
 /**
  * Everything read of one pod so far, in whichever format the API server sent it ({@link PodJson}, {@link PodProto}),
@@ -52,9 +55,13 @@ class PodReading {
   boolean localStorage;
   final List<String> claims = new ArrayList<>();
   boolean resourceClaims;
+  final List<String> schedulingGates = new ArrayList<>();
+  /** The init containers whose {@code restartPolicy} is Always: native sidecars, whose statuses are read as such. */
+  final Set<String> sidecars = new HashSet<>();
 
   String phase;
   String reason;
+  String message;
   Optional<Instant> startTime = Optional.empty();
   String qosClass;
   final List<PodCondition> conditions = new ArrayList<>();
@@ -67,6 +74,19 @@ class PodReading {
     images.add(PodRecords.shared(PodRecords.nullToEmpty(image)));
     container.requests.forEach((resource, quantity) -> requests.merge(PodRecords.shared(resource), PodRecords.amount(resource, quantity), Long::sum));
     resources.add(container);
+  }
+
+  /** An init container: its requests and limits count for the QoS class; one that restarts Always is a native sidecar. */
+  void initContainer(String name, String restartPolicy, Resources container) {
+    resources.add(container);
+    if ("Always".equals(restartPolicy)) {
+      sidecars.add(PodRecords.nullToEmpty(name));
+    }
+  }
+
+  /** A scheduling gate: its name (no omitempty: an empty one is itself, in either format). */
+  void schedulingGate(String name) {
+    schedulingGates.add(PodRecords.shared(PodRecords.nullToEmpty(name)));
   }
 
   /** A toleration; absent parts as the API server defaults them. */
@@ -90,7 +110,9 @@ class PodReading {
 
   private PodRecord record() {
     List<ContainerStatus> containers = new ArrayList<>(mainStatuses);
-    containers.addAll(initStatuses);
+    for (ContainerStatus init : initStatuses) {
+      containers.add(sidecars.contains(init.name()) ? init.as(ContainerStatus.Kind.SIDECAR) : init);
+    }
     containers.addAll(ephemeralStatuses);
     return new PodRecord(
         PodRecords.shared(namespace),
@@ -113,7 +135,9 @@ class PodReading {
         hasSpec ? new Volumes(localStorage, claims, resourceClaims) : Volumes.NONE,
         hasSpec ? new Scheduling(nodeSelector, requiredNodeAffinity, preferredNodeAffinity, tolerations, antiAffinity, requests,
             qosClass != null ? qosClass : Resources.qosClass(resources), spreadConstraints) : Scheduling.NONE,
-        images);
+        images,
+        schedulingGates,
+        EndedBy.NODE_SHUTDOWN_MESSAGE.equals(message));
   }
 
   /** What fabric8's informers get for a pod: its identity, and its record (or why there is none). */

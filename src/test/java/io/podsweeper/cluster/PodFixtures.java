@@ -112,6 +112,8 @@ public final class PodFixtures {
     private final Map<String, Long> requests = new LinkedHashMap<>();
     private final List<Scheduling.SpreadConstraint> spreadConstraints = new ArrayList<>();
     private List<String> images = List.of("busybox:1.36");
+    private List<String> schedulingGates = List.of();
+    private boolean nodeShutdownMessage;
 
     private PodBuilder(String name) {
       this.name = name;
@@ -302,13 +304,25 @@ public final class PodFixtures {
       return this;
     }
 
+    /** {@code spec.schedulingGates} by name: unscheduled and Pending too, as a gated pod is. */
+    public PodBuilder gated(String... gates) {
+      schedulingGates = List.of(gates);
+      return unscheduled();
+    }
+
+    /** {@code status.message} is the kubelet's graceful node shutdown message (with {@code reason("Terminated")}). */
+    public PodBuilder nodeShutdownMessage() {
+      nodeShutdownMessage = true;
+      return this;
+    }
+
     public PodRecord build() {
       List<ContainerStatus> cs = containers != null ? containers : List.of(running("main"));
       return new PodRecord(namespace, name, uid != null ? uid : "uid-" + namespace + "-" + name, resourceVersion, created, deletion, nodeName, phase, reason,
           labels, annotations, owners, cs, priority, priorityClassName, startTime, conditions, new Volumes(localStorage, pvcs, resourceClaims),
           new Scheduling(nodeSelector, requiredNodeAffinity, preferredNodeAffinity, tolerations, antiAffinity, requests,
               qosClass(), spreadConstraints),
-          images);
+          images, schedulingGates, nodeShutdownMessage);
     }
 
     /** Kubernetes' QoS class without limits: only cpu and memory requests count, and only above 0. */

@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodList;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.podsweeper.cluster.PodRecord;
+import io.podsweeper.policy.EndedBy;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -97,8 +98,16 @@ class PodProtoTest {
         .message(18, new Message().message(3, new Message().message(1, new Message().text(3, "zone").message(4, new Message()))))
         .message(33, new Message().number(1, 1).text(2, "zone").text(3, "ScheduleAnyway").message(4, new Message().entry(1, "app", "web"))
             .text(6, "Ignore").text(7, "Honor").text(8, "pod-template-hash"))
-        .message(39, new Message().text(1, "gpu").text(3, "gpu-claim"));
+        .message(39, new Message().text(1, "gpu").text(3, "gpu-claim"))
+        // 1.29+: a native sidecar (an init container, 20, with restartPolicy, 24, Always) and an ordinary init container;
+        // 1.27+: scheduling gates (38, each a PodSchedulingGate whose name is field 1)
+        .message(20, new Message().text(1, "proxy").text(2, "envoy").text(24, "Always"))
+        .message(20, new Message().text(1, "setup").text(2, "busybox"))
+        .message(38, new Message().text(1, "kueue.x-k8s.io/admission")).message(38, new Message().text(1, "example.com/b"));
     Message status = new Message().text(1, "Running").text(9, "BestEffort")
+        .text(3, EndedBy.NODE_SHUTDOWN_MESSAGE)
+        .message(10, new Message().text(1, "setup").message(2, new Message().message(1, new Message().text(1, "CrashLoopBackOff"))).number(5, 4))
+        .message(10, new Message().text(1, "proxy").message(2, new Message().message(1, new Message().text(1, "CrashLoopBackOff"))).number(5, 7))
         .message(13, new Message().text(1, "debug").message(2, new Message().message(3, new Message().number(1, 0).text(3, "Completed")
             .message(6, new Message()))));
     Message pod = new Message().message(1, metadata("p").entry(11, "empty", "")).message(2, spec).message(3, status);
@@ -114,8 +123,17 @@ class PodProtoTest {
         .withNewLabelSelector().addToMatchLabels("app", "web").endLabelSelector().withNodeAffinityPolicy("Ignore").withNodeTaintsPolicy("Honor")
         .withMatchLabelKeys("pod-template-hash").endTopologySpreadConstraint()
         .addNewResourceClaim().withName("gpu").withResourceClaimName("gpu-claim").endResourceClaim()
+        .addNewInitContainer().withName("proxy").withImage("envoy").withRestartPolicy("Always").endInitContainer()
+        .addNewInitContainer().withName("setup").withImage("busybox").endInitContainer()
+        .addNewSchedulingGate().withName("kueue.x-k8s.io/admission").endSchedulingGate().addNewSchedulingGate().withName("example.com/b")
+        .endSchedulingGate()
         .endSpec()
-        .withNewStatus().withPhase("Running").withQosClass("BestEffort").addNewEphemeralContainerStatus().withName("debug").withNewState()
+        .withNewStatus().withPhase("Running").withQosClass("BestEffort").withMessage(EndedBy.NODE_SHUTDOWN_MESSAGE)
+        .addNewInitContainerStatus().withName("setup").withRestartCount(4).withNewState().withNewWaiting().withReason("CrashLoopBackOff")
+        .endWaiting().endState().endInitContainerStatus()
+        .addNewInitContainerStatus().withName("proxy").withRestartCount(7).withNewState().withNewWaiting().withReason("CrashLoopBackOff")
+        .endWaiting().endState().endInitContainerStatus()
+        .addNewEphemeralContainerStatus().withName("debug").withNewState()
         .withNewTerminated().withExitCode(0).withReason("Completed").endTerminated().endState().endEphemeralContainerStatus().endStatus().build();
     PodRecord fromJson = PodRecords.pod(PodRecords.serialization().unmarshal(new KubernetesSerialization().asJson(same), Pod.class));
     assertThat(fromProtobuf).isEqualTo(fromJson);
@@ -127,7 +145,11 @@ class PodProtoTest {
       assertThat(c.honorNodeTaints()).isTrue();
     });
     assertThat(fromProtobuf.volumes().resourceClaims()).isTrue();
-    assertThat(fromProtobuf.containers()).singleElement().satisfies(c -> assertThat(c.finishedAt()).isEmpty()); // the zero time
+    assertThat(fromProtobuf.containers()).extracting(c -> c.name() + " " + c.kind() + " " + c.restartCount())
+        .containsExactly("setup INIT 4", "proxy SIDECAR 7", "debug EPHEMERAL 0");
+    assertThat(fromProtobuf.containers().get(2).finishedAt()).isEmpty(); // the zero time
+    assertThat(fromProtobuf.schedulingGates()).containsExactly("kueue.x-k8s.io/admission", "example.com/b");
+    assertThat(fromProtobuf.nodeShutdownMessage()).isTrue();
     assertThat(fromProtobuf.labels()).containsEntry("empty", "");
   }
 

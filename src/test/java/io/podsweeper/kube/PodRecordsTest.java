@@ -22,6 +22,7 @@ import io.podsweeper.cluster.PodRecord;
 import io.podsweeper.cluster.Scheduling;
 import io.podsweeper.cluster.Toleration;
 import io.podsweeper.cluster.Volumes;
+import io.podsweeper.policy.EndedBy;
 import io.podsweeper.policy.LabelSelector;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -63,6 +64,7 @@ class PodRecordsTest {
         .addNewContainer().withName("sidecar").withImage("envoy").withNewResources().addToRequests("cpu", new Quantity("0.2"))
         .addToRequests("memory", new Quantity("64Mi")).endResources().endContainer()
         .addNewInitContainer().withName("init").withImage("busybox").withCommand("true").endInitContainer()
+        .addNewInitContainer().withName("proxy").withImage("envoy").withRestartPolicy("Always").endInitContainer()
         .addNewVolume().withName("tmp").withNewEmptyDir().endEmptyDir().endVolume()
         .addNewVolume().withName("data").withNewPersistentVolumeClaim().withClaimName("data").endPersistentVolumeClaim().endVolume()
         .addNewVolume().withName("token").withNewProjected().addNewSource().withNewServiceAccountToken().withPath("token").endServiceAccountToken()
@@ -82,10 +84,12 @@ class PodRecordsTest {
         .withNewLabelSelector().addToMatchLabels("app", "web").endLabelSelector().withMatchLabelKeys("pod-template-hash")
         .withNodeTaintsPolicy("Honor").endTopologySpreadConstraint()
         .endSpec()
-        .withNewStatus().withPhase("Running").withReason("Testing").withStartTime("2026-01-01T00:00:05Z").withPodIP("10.0.0.7")
+        .withNewStatus().withPhase("Running").withReason("Testing").withMessage(EndedBy.NODE_SHUTDOWN_MESSAGE).withStartTime("2026-01-01T00:00:05Z").withPodIP("10.0.0.7")
         .addNewCondition().withType("Ready").withStatus("True").withReason("Fine").withLastTransitionTime("2026-01-01T00:00:06Z").endCondition()
         .addNewInitContainerStatus().withName("init").withNewState().withNewTerminated().withReason("Completed").withExitCode(0)
         .withFinishedAt("2026-01-01T00:00:04Z").endTerminated().endState().endInitContainerStatus()
+        .addNewInitContainerStatus().withName("proxy").withRestartCount(2).withNewState().withNewRunning().endRunning().endState()
+        .endInitContainerStatus()
         .addNewContainerStatus().withName("main").withImageID("sha").withContainerID("c").withRestartCount(3)
         .withNewLastState().withNewTerminated().withExitCode(1).withReason("Error").endTerminated().endLastState()
         .withNewState().withNewWaiting().withReason("CrashLoopBackOff").endWaiting().endState().endContainerStatus()
@@ -102,7 +106,9 @@ class PodRecordsTest {
         List.of(new ContainerStatus("main", ContainerStatus.Kind.MAIN, Optional.of("CrashLoopBackOff"), Optional.empty(), OptionalInt.empty(),
                 Optional.empty(), 3, Optional.of("Error"), OptionalInt.of(1)),
             new ContainerStatus("init", ContainerStatus.Kind.INIT, Optional.empty(), Optional.of("Completed"), OptionalInt.of(0),
-                Optional.of(Instant.parse("2026-01-01T00:00:04Z")), 0)),
+                Optional.of(Instant.parse("2026-01-01T00:00:04Z")), 0),
+            new ContainerStatus("proxy", ContainerStatus.Kind.SIDECAR, Optional.empty(), Optional.empty(), OptionalInt.empty(),
+                Optional.empty(), 2)),
         OptionalInt.of(100), "high", Optional.of(Instant.parse("2026-01-01T00:00:05Z")),
         List.of(new PodCondition("Ready", "True", Optional.of("Fine"), Optional.of(Instant.parse("2026-01-01T00:00:06Z")))),
         new Volumes(true, List.of("data"), false),
@@ -115,7 +121,7 @@ class PodRecordsTest {
                 Optional.of(LabelSelector.EVERYTHING), "kubernetes.io/hostname")),
             Map.of("cpu", 300L, "memory", 64L * 1024 * 1024), "Burstable",
             List.of(new Scheduling.SpreadConstraint(2, "zone", "DoNotSchedule", web, List.of("pod-template-hash"), true, true))),
-        List.of("busybox", "envoy"));
+        List.of("busybox", "envoy"), List.of(), true);
     KubernetesSerialization fabric8 = new KubernetesSerialization();
     String json = fabric8.asJson(full);
 
@@ -207,6 +213,31 @@ class PodRecordsTest {
     assertThat(status.lastTerminatedReason()).contains("OOMKilled");
     assertThat(status.lastExitCode()).hasValue(137);
     assertThat(PodRecords.pod(pod().build()).containers()).isEmpty();
+  }
+
+  /**
+   * Kubernetes 1.27+ {@code spec.schedulingGates} (Kueue's admission gate) and 1.29+ native sidecars
+   * ({@code spec.initContainers[].restartPolicy: Always}): the gates' names are kept, and a sidecar's status is told from
+   * an ordinary init container's by its spec, whichever comes first in the JSON; what the kubelet writes on a graceful
+   * node shutdown is kept as a flag, not as its message.
+   */
+  @Test
+  void schedulingGatesSidecarsAndTheNodeShutdownMessageAreKept() {
+    String json = "{\"metadata\":{\"name\":\"p\",\"namespace\":\"ns\",\"creationTimestamp\":\"2026-01-01T00:00:00Z\"},"
+        + "\"status\":{\"phase\":\"Failed\",\"reason\":\"Terminated\",\"message\":\"" + EndedBy.NODE_SHUTDOWN_MESSAGE + "\","
+        + "\"initContainerStatuses\":[{\"name\":\"setup\",\"restartCount\":1},{\"name\":\"proxy\",\"restartCount\":5}]},"
+        + "\"spec\":{\"schedulingGates\":[{\"name\":\"kueue.x-k8s.io/admission\"}],\"containers\":[{\"name\":\"main\",\"image\":\"app\"}],"
+        + "\"initContainers\":[{\"name\":\"setup\",\"image\":\"busybox\",\"restartPolicy\":\"OnFailure\"},"
+        + "{\"name\":\"proxy\",\"image\":\"envoy\",\"restartPolicy\":\"Always\"}]}}";
+    PodRecord watched = PodRecords.pod(PodRecords.serialization().unmarshal(json, Pod.class));
+    PodRecord fromSnapshot = PodRecords.pod(new KubernetesSerialization().unmarshal(json, Pod.class));
+
+    assertThat(watched).isEqualTo(fromSnapshot);
+    assertThat(watched.schedulingGates()).containsExactly("kueue.x-k8s.io/admission");
+    assertThat(watched.containers()).extracting(c -> c.name() + " " + c.kind()).containsExactly("setup INIT", "proxy SIDECAR");
+    assertThat(watched.endedBy()).containsExactly(EndedBy.NodeShutdown);
+    assertThat(PodRecords.pod(pod().withNewStatus().withReason("Terminated").withMessage("something else").endStatus().build()).endedBy())
+        .isEmpty();
   }
 
   /** Podsweeper's own rules protect system-critical pods by their priority class too. */
