@@ -116,7 +116,7 @@ final class NativePolicyFormat {
   private static Rule rule(ConfigNode node, NamespaceFilter defaultNamespaces, String namePrefix) {
     node.requireObject(
         Set.of("name", "namespaces", "namespaceSelector", "podSelector", "states", "maxAge", "maxAgeAfterFinish", "keepLast", "keepPer",
-            "evict", "ttlFrom", "match"));
+            "evict", "ttlFrom", "match", "includingInitContainers", "endedBy"));
     String name = node.requiredString("name");
     if (!RULE_NAME.matcher(name).matches()) {
       throw node.child("name").error("invalid rule name \"" + name + "\" (lower-case letters, digits and '-')");
@@ -145,8 +145,32 @@ final class NativePolicyFormat {
       }
     }
     return new Rule(namePrefix + name, namespaces, Selectors.read(node, "namespaceSelector"), Selectors.read(node, "podSelector"), states,
-        maxAge, maxAgeAfterFinish, List.of(), Set.of(), Set.of(), Set.of(), false, false, retention, protections(node), ttlFrom,
-        node.has("match") ? Optional.of(PodMatch.compile(node.child("match"), name)) : Optional.empty());
+        maxAge, maxAgeAfterFinish, List.of(), Set.of(), Set.of(), Set.of(), node.bool("includingInitContainers", false), false, retention,
+        protections(node), ttlFrom, node.has("match") ? Optional.of(PodMatch.compile(node.child("match"), name)) : Optional.empty(),
+        endedBy(node, states));
+  }
+
+  /**
+   * {@code endedBy: [KubeletEviction, NodeShutdown, ...]}: the pod must show one of these as why it ended. Only a finished
+   * pod has ended, and a rule opts in to finished pods only by naming a finished state, so the rule must name one.
+   */
+  private static Set<EndedBy> endedBy(ConfigNode node, List<PodState> states) {
+    Set<EndedBy> endedBy = EnumSet.noneOf(EndedBy.class);
+    for (ConfigNode item : node.list("endedBy")) {
+      String name = item.string();
+      EndedBy value = EndedBy.parse(name).orElseThrow(() -> item.error("unknown ending \"" + name + "\" (one of " + EndedBy.allowedNames() + ")"));
+      if (!endedBy.add(value)) {
+        throw item.error("duplicate ending \"" + name + "\"");
+      }
+    }
+    if (node.has("endedBy") && endedBy.isEmpty()) {
+      throw node.child("endedBy").error("name at least one of " + EndedBy.allowedNames() + ", or leave endedBy out");
+    }
+    if (!endedBy.isEmpty() && states.stream().noneMatch(PodState::terminal)) {
+      throw node.child("endedBy").error("can match nothing: only a finished pod has ended, and a rule opts in to finished pods"
+          + " only by naming a finished state (e.g. states: [Failed])");
+    }
+    return endedBy;
   }
 
   /**

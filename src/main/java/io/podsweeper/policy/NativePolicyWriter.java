@@ -106,6 +106,8 @@ public final class NativePolicyWriter {
     rule.retention().ifPresent(r -> o.put("keepLast", r.keep()).put("keepPer", r.perNamespace() ? "namespace" : "owner"));
     rule.ttlFrom().ifPresent(t -> t.sources().stream().sorted().forEach(s -> o.withArray("ttlFrom").add(s.wireName())));
     rule.match().ifPresent(m -> o.put("match", m.source()));
+    putFlag(o, "includingInitContainers", rule.includingInitContainers());
+    rule.endedBy().stream().sorted().forEach(e -> o.withArray("endedBy").add(e.name()));
     for (RuleProtection p : RuleProtection.values()) {
       if (!rule.protections().contains(p)) {
         o.withArray("evict").add(p.name());

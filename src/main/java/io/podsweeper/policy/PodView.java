@@ -29,12 +29,18 @@ public final class PodView {
   /** A main container of the spec: its image (its name is in {@code status.containerStatuses}; the cache keeps no other). */
   public record Container(String image) {}
 
+  /**
+   * {@code containerStatuses} are the long-running containers: the main ones, then native sidecars (init containers with
+   * {@code restartPolicy: Always}, which Kubernetes lists under {@code initContainerStatuses}); {@code initContainerStatuses}
+   * the ordinary init containers. Each container once.
+   */
   public record Status(String phase, String reason, List<Condition> conditions, List<ContainerStatus> containerStatuses,
       List<ContainerStatus> initContainerStatuses) {}
 
   public record Condition(String type, String status, String reason) {}
 
-  public record ContainerStatus(String name, long restartCount, State state, State lastState) {}
+  /** {@code sidecar}: a native sidecar (not a Kubernetes field: its spec's {@code restartPolicy: Always}). */
+  public record ContainerStatus(String name, long restartCount, State state, State lastState, boolean sidecar) {}
 
   public record State(Waiting waiting, Terminated terminated) {}
 

@@ -22,6 +22,8 @@ import java.util.Set;
  * @param ttlFrom if set, the rule selects only pods whose own lifetime is written on them or on their namespace, and
  *     removes each at the deadline written there (Podsweeper's own rules only)
  * @param match if set, a CEL expression over the pod that must be true for the rule to select it
+ * @param endedBy if set, the pod must show one of these as why it ended ({@code PodRecord.endedBy}); Podsweeper's own
+ *     rules only, always with a finished state (only a finished pod has ended)
  */
 public record Rule(
     String name,
@@ -40,7 +42,8 @@ public record Rule(
     Optional<Retention> retention,
     Set<RuleProtection> protections,
     Optional<TtlFrom> ttlFrom,
-    Optional<PodMatch> match) {
+    Optional<PodMatch> match,
+    Set<EndedBy> endedBy) {
 
   /**
    * Retention by count, for finished pods: of the pods this rule selects, the newest {@code keep} (by finish time)
@@ -68,14 +71,15 @@ public record Rule(
       Set<String> ownerKindsInclude, Set<String> ownerKindsExclude, boolean includingInitContainers, boolean includingEphemeralContainers,
       Optional<Retention> retention, Set<RuleProtection> protections) {
     this(name, namespaces, namespaceSelector, podSelector, states, maxAge, maxAgeAfterFinish, conditions, exitCodes, ownerKindsInclude,
-        ownerKindsExclude, includingInitContainers, includingEphemeralContainers, retention, protections, Optional.empty(), Optional.empty());
+        ownerKindsExclude, includingInitContainers, includingEphemeralContainers, retention, protections, Optional.empty(), Optional.empty(),
+        Set.of());
   }
 
   /** The same rule with per-pod lifetimes honoured no shorter than {@code minimum} (a PodCleanupPolicy's guard rail). */
   public Rule withTtlMinimum(Duration minimum) {
     return new Rule(name, namespaces, namespaceSelector, podSelector, states, maxAge, maxAgeAfterFinish, conditions, exitCodes,
         ownerKindsInclude, ownerKindsExclude, includingInitContainers, includingEphemeralContainers, retention, protections,
-        ttlFrom.map(t -> new TtlFrom(t.sources(), minimum)), match);
+        ttlFrom.map(t -> new TtlFrom(t.sources(), minimum)), match, endedBy);
   }
 
   public Rule {
@@ -85,6 +89,7 @@ public record Rule(
     ownerKindsInclude = Set.copyOf(ownerKindsInclude);
     ownerKindsExclude = Set.copyOf(ownerKindsExclude);
     protections = Set.copyOf(protections);
+    endedBy = Set.copyOf(endedBy);
   }
 
   /** True if the rule names a state only finished pods carry: the explicit opt-in for terminated pods. */

@@ -81,13 +81,18 @@ public final class PodLifeTime implements PodStrategy {
     if (mismatch != null) {
       return mismatch.describe(rule, pod, view);
     }
+    // Selected: what keeps the pod is the rule's protection, its count, or its conditions, checked in evaluate's order.
+    Optional<String> protection = RuleProtections.protection(rule, pod);
+    if (protection.isPresent()) {
+      return "selects it, but it is protected: " + protection.get();
+    }
     if (rule.retention().isPresent()) {
       Rank rank = rank(rule, rule.retention().get(), pod, view);
       if (rank.kept()) {
         return "kept: " + rank;
       }
     }
-    return "no condition of the pod matches the rule's conditions";
+    return "no condition of the pod matches the rule's conditions " + rule.conditions();
   }
 
   /** The rule's clocks that have not run out at {@code now}, for a pod the rule selects but does not want yet. */
@@ -176,7 +181,7 @@ public final class PodLifeTime implements PodStrategy {
     }
     String matched;
     if (rule.states().isEmpty()) {
-      matched = describe(pod);
+      matched = PodFacts.describe(pod);
     } else {
       Optional<String> state = matchingState(rule, pod);
       if (state.isEmpty()) {
@@ -189,12 +194,20 @@ public final class PodLifeTime implements PodStrategy {
       if (exited.isEmpty()) {
         return Optional.empty();
       }
-      matched += ", container " + exited.get().name() + " exited " + exited.get().exitCode().getAsInt();
+      matched += ", " + PodFacts.container(exited.get()) + " exited " + exited.get().exitCode().getAsInt();
+    }
+    if (!endedAsTheRuleSays(rule, pod)) {
+      return Optional.empty();
     }
     if (rule.match().isPresent() && !match(rule, pod, view).matches()) {
       return Optional.empty();
     }
     return Optional.of(matched);
+  }
+
+  /** True if the rule names no ending, or the pod shows one it names. */
+  private static boolean endedAsTheRuleSays(Rule rule, PodRecord pod) {
+    return rule.endedBy().isEmpty() || pod.endedBy().stream().anyMatch(rule.endedBy()::contains);
   }
 
   /**
@@ -239,13 +252,21 @@ public final class PodLifeTime implements PodStrategy {
     STATES {
       @Override
       String describe(Rule rule, PodRecord pod, ClusterView view) {
-        return "state " + state(pod) + " is not one of " + rule.states().stream().map(PodState::wireName).toList();
+        return "state " + state(pod, rule);
       }
     },
     EXIT_CODES {
       @Override
       String describe(Rule rule, PodRecord pod, ClusterView view) {
         return "no container exited with one of " + new TreeSet<>(rule.exitCodes());
+      }
+    },
+    ENDED_BY {
+      @Override
+      String describe(Rule rule, PodRecord pod, ClusterView view) {
+        List<String> named = rule.endedBy().stream().sorted().map(Enum::name).toList();
+        return pod.endedBy().isEmpty() ? "the pod shows no ending, and the rule's endedBy is " + named
+            : "ended by " + pod.endedBy().stream().map(Enum::name).toList() + ", none of endedBy " + named;
       }
     },
     MATCH {
@@ -282,6 +303,9 @@ public final class PodLifeTime implements PodStrategy {
     }
     if (!rule.exitCodes().isEmpty() && exitedWithACode(rule, pod).isEmpty()) {
       return Mismatch.EXIT_CODES;
+    }
+    if (!endedAsTheRuleSays(rule, pod)) {
+      return Mismatch.ENDED_BY;
     }
     if (rule.match().isPresent() && !match(rule, pod, view).matches()) {
       return Mismatch.MATCH;
@@ -369,7 +393,7 @@ public final class PodLifeTime implements PodStrategy {
       }
       String name = state.wireName();
       if (name.equals(pod.phase())) {
-        return Optional.of(describe(pod));
+        return Optional.of(PodFacts.describe(pod));
       }
       if (pod.reason().filter(name::equals).isPresent()) {
         return Optional.of(pod.phase() + " (reason " + name + ")");
@@ -378,7 +402,7 @@ public final class PodLifeTime implements PodStrategy {
       for (ContainerStatus c : pod.containers()) {
         if (Containers.considered(c, rule.includingInitContainers(), rule.includingEphemeralContainers())
             && (name.equals(c.waitingReason().orElse(null)) || name.equals(c.terminatedReason().orElse(null)))) {
-          return Optional.of(name + " (container " + c.name() + ")");
+          return Optional.of(name + " (" + PodFacts.container(c) + ")");
         }
       }
     }
@@ -413,6 +437,7 @@ public final class PodLifeTime implements PodStrategy {
 
   private static String reason(Rule rule, PodRecord pod, String matched, Optional<String> written, Instant now) {
     StringBuilder reason = new StringBuilder(matched);
+    PodFacts.ended(pod).ifPresent(ended -> reason.append(", ").append(ended));
     if (rule.maxAgeAfterFinish().isPresent() || (rule.ttlFrom().isPresent() && pod.terminated())) {
       PodRecord.Finish finish = pod.finish();
       reason.append(", finished ").append(ago(finish.at(), now)).append(" ago");
@@ -432,23 +457,40 @@ public final class PodLifeTime implements PodStrategy {
     return reason.toString();
   }
 
-  /** The pod's phase (and pod reason) and the reasons its containers wait or ended with: what states are matched against. */
-  private static String state(PodRecord pod) {
-    List<String> details = new ArrayList<>();
-    pod.reason().ifPresent(r -> details.add("reason " + r));
-    pod.containers().forEach(c -> c.waitingReason().or(c::terminatedReason).ifPresent(r -> details.add("container " + c.name() + " " + r)));
-    return details.isEmpty() ? describe(pod) : describe(pod) + " (" + String.join(", ", details) + ")";
+  /**
+   * The pod's phase (and pod reason) and the reasons its containers the rule counts wait or ended with: what states are
+   * matched against; then the reasons of those it does not count (an init or ephemeral container, without the rule's
+   * switch for it), said apart, so that none reads as a reason the rule overlooked.
+   */
+  private static String state(PodRecord pod, Rule rule) {
+    List<String> counted = new ArrayList<>();
+    List<String> uncounted = new ArrayList<>();
+    pod.reason().ifPresent(r -> counted.add("reason " + r));
+    for (ContainerStatus c : pod.containers()) {
+      Optional<String> reason = c.waitingReason().or(c::terminatedReason);
+      if (reason.isEmpty()) {
+        continue;
+      }
+      if (Containers.considered(c, rule.includingInitContainers(), rule.includingEphemeralContainers())) {
+        counted.add(PodFacts.container(c) + " " + reason.get());
+      } else {
+        uncounted.add(PodFacts.container(c) + " " + reason.get() + UNCOUNTED
+            + (c.kind() == ContainerStatus.Kind.INIT ? "includingInitContainers" : "includingEphemeralContainers") + ": true");
+      }
+    }
+    String phase = PodFacts.describe(pod);
+    // A finished pod is matched by the rule's finished states only (matchingState): those are the ones it is not in.
+    List<String> states = rule.states().stream().filter(st -> !pod.terminated() || st.terminal()).map(PodState::wireName).toList();
+    return (counted.isEmpty() ? phase : phase + " (" + String.join(", ", counted) + ")") + " is not one of " + states
+        + (states.size() < rule.states().size() ? " (a finished pod is matched by the rule's finished states only)" : "")
+        + (uncounted.isEmpty() ? "" : "; " + String.join("; ", uncounted));
   }
+
+  /** How {@link #state} says a reason the rule does not count: "init container setup CrashLoopBackOff counts only with …". */
+  static final String UNCOUNTED = " counts only with ";
 
   static String ago(Instant then, Instant now) {
     return Durations.format(Duration.between(then, now).withNanos(0));
-  }
-
-  static String describe(PodRecord pod) {
-    if ("Pending".equals(pod.phase()) && !pod.scheduled()) {
-      return "Pending with no node";
-    }
-    return pod.phase();
   }
 
   private static Instant later(Instant a, Instant b) {

@@ -19,19 +19,22 @@ final class PodViews {
 
   static PodView.Pod pod(PodRecord pod) {
     List<PodView.ContainerStatus> main = new ArrayList<>();
+    List<PodView.ContainerStatus> sidecars = new ArrayList<>();
     List<PodView.ContainerStatus> init = new ArrayList<>();
     for (ContainerStatus c : pod.containers()) {
       PodView.State state = new PodView.State(c.waitingReason().map(PodView.Waiting::new).orElse(NOT_WAITING),
           terminated(c.terminatedReason(), c.exitCode()));
       PodView.State last = c.lastTerminatedReason().isEmpty() && c.lastExitCode().isEmpty() ? NO_STATE
           : new PodView.State(NOT_WAITING, terminated(c.lastTerminatedReason(), c.lastExitCode()));
-      PodView.ContainerStatus status = new PodView.ContainerStatus(c.name(), c.restartCount(), state, last);
+      PodView.ContainerStatus status = new PodView.ContainerStatus(c.name(), c.restartCount(), state, last, c.kind() == ContainerStatus.Kind.SIDECAR);
       switch (c.kind()) {
         case MAIN -> main.add(status);
+        case SIDECAR -> sidecars.add(status);
         case INIT -> init.add(status);
         case EPHEMERAL -> { }
       }
     }
+    main.addAll(sidecars);
     return new PodView.Pod(
         new PodView.Metadata(pod.name(), pod.namespace(), pod.labels(), pod.annotations(),
             pod.owners().stream().map(o -> new PodView.OwnerReference(o.kind(), o.name(), o.controller())).toList()),

@@ -206,7 +206,8 @@ public final class PolicyEvaluator {
   }
 
   /**
-   * Why a pod will go, when, or why never: profile by profile, what scopes it out, which protection applies, what
+   * Why a pod will go, when, or why never: what the pod shows of today's pod shapes (scheduling gates, native sidecars,
+   * why it ended), then profile by profile, what scopes it out, which protection applies, what
    * each strategy says. The same strategies and filters as {@link #evaluate} and {@link #plan}.
    */
   public List<String> explain(PodRecord pod, ClusterView view, Instant now) {
@@ -219,7 +220,7 @@ public final class PolicyEvaluator {
   }
 
   private List<String> explained(PodRecord pod, ClusterView view, Instant now) {
-    List<String> lines = new ArrayList<>();
+    List<String> lines = new ArrayList<>(PodFacts.explain(pod));
     for (CompiledProfile p : profiles) {
       String name = "profile " + p.profile().name();
       if (!inScope(p.profile(), pod, view)) {

@@ -62,7 +62,11 @@ public final class RemoveFailedPods implements PodStrategy {
       if (exited.isEmpty()) {
         return Optional.empty();
       }
-      matched += ", container " + exited.get().name() + " exited " + exited.get().exitCode().getAsInt();
+      matched += ", " + PodFacts.container(exited.get()) + " exited " + exited.get().exitCode().getAsInt();
+    }
+    Optional<String> ended = PodFacts.ended(pod);
+    if (ended.isPresent()) {
+      matched += ", " + ended.get();
     }
     // "At least minPodLifetimeSeconds old" is inclusive; isDue is strict, hence one nanosecond earlier.
     Instant due = pod.creationTimestamp().plus(args.minPodLifetime()).minusNanos(1);

@@ -22,9 +22,8 @@ final class RuleProtections {
 
   /** True if a protection the rule keeps applies to the pod: the rule must leave it. */
   static boolean keeps(Rule rule, PodRecord pod) {
-    // A finished pod holds nothing and is deleted, not evicted: removing it is garbage collection. A pod annotated
-    // evictable gives up these protections, as upstream's DefaultEvictor lets it.
-    if (pod.terminated() || pod.annotations().containsKey(PodRecord.EVICT_ANNOTATION)) {
+    // A finished pod holds nothing and is deleted, not evicted: removing it is garbage collection.
+    if (pod.terminated()) {
       return false;
     }
     for (RuleProtection protection : rule.protections()) {
@@ -58,11 +57,15 @@ final class RuleProtections {
   }
 
   private static boolean applies(RuleProtection protection, PodRecord pod) {
+    // A pod annotated evictable gives up the DefaultEvictor's protections, as upstream's DefaultEvictor lets it; not the
+    // scheduling gates' hold, which upstream never sees.
+    boolean evictable = pod.annotations().containsKey(PodRecord.EVICT_ANNOTATION);
     return switch (protection) {
-      case SystemCriticalPods -> pod.priority().orElse(Integer.MIN_VALUE) >= EvictorArgs.SYSTEM_CRITICAL_PRIORITY
-          || SYSTEM_CRITICAL_CLASSES.contains(pod.priorityClassName());
-      case DaemonSetPods -> ownedByDaemonSet(pod);
-      case BarePods -> !controlled(pod);
+      case SystemCriticalPods -> !evictable && (pod.priority().orElse(Integer.MIN_VALUE) >= EvictorArgs.SYSTEM_CRITICAL_PRIORITY
+          || SYSTEM_CRITICAL_CLASSES.contains(pod.priorityClassName()));
+      case DaemonSetPods -> !evictable && ownedByDaemonSet(pod);
+      case BarePods -> !evictable && !controlled(pod);
+      case SchedulingGatedPods -> pod.gated();
     };
   }
 
@@ -72,6 +75,7 @@ final class RuleProtections {
           ? pod.priorityClassName() : "priority " + pod.priority().getAsInt()) + ")";
       case DaemonSetPods -> "a DaemonSet pod";
       case BarePods -> "a bare pod (no controller recreates it)";
+      case SchedulingGatedPods -> PodFacts.held(pod) + " (held back on purpose, not stuck)";
     };
   }
 

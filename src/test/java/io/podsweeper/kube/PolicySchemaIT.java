@@ -74,9 +74,14 @@ class PolicySchemaIT {
         """, "spec.maxRulesPerPolicy in body should be less than or equal to 100");
     assertRefused(policy(ns, "bad-ttl", "{name: ttl, ttlFrom: [janitr]}"), "spec.rules.ttlFrom: Unsupported value: \"janitr\"");
     assertRefused(policy(ns, "empty-match", "{name: m, maxAge: 2h, match: ''}"), "spec.rules.match in body should be at least 1 chars long");
+    assertRefused(policy(ns, "bad-ending", "{name: e, states: [Failed], maxAgeAfterFinish: 2h, endedBy: [Shutdown]}"),
+        "spec.rules.endedBy: Unsupported value: \"Shutdown\"");
+    assertRefused(policy(ns, "bad-evict", "{name: g, maxAge: 2h, evict: [GatedPods]}"), "spec.rules.evict: Unsupported value: \"GatedPods\"");
     client.resource(policy(ns, "fine", "{name: failed, states: [Failed], maxAgeAfterFinish: 2h, keepLast: 3, keepPer: namespace,"
-        + " podSelector: {matchExpressions: [{key: app, operator: In, values: [batch]}]}, evict: [BarePods]},"
-        + " {name: ttl, ttlFrom: [podsweeper.io, janitor, kyverno]}, {name: m, maxAge: 2h, match: \"pod.status.phase == 'Running'\"}")).create();
+        + " podSelector: {matchExpressions: [{key: app, operator: In, values: [batch]}]}, evict: [BarePods, SchedulingGatedPods]},"
+        + " {name: ttl, ttlFrom: [podsweeper.io, janitor, kyverno]}, {name: m, maxAge: 2h, match: \"pod.status.phase == 'Running'\"},"
+        + " {name: ended, states: [Failed], maxAgeAfterFinish: 1h, endedBy: [KubeletEviction, NodeShutdown]},"
+        + " {name: init, states: [CrashLoopBackOff], maxAge: 2h, includingInitContainers: true}")).create();
   }
 
   private static String policy(String ns, String name, String rules) {

@@ -19,7 +19,7 @@ class ConvertRoundTripTest {
 
   @ParameterizedTest
   @ValueSource(strings = {"config/policy.yaml", "config/examples/descheduler-v1alpha2.yaml",
-      "config/examples/descheduler-v1alpha1.yaml", "config/examples/koordinator.yaml"})
+      "config/examples/descheduler-v1alpha1.yaml", "config/examples/koordinator.yaml", "src/test/resources/snapshots/pod-shapes-policy.yaml"})
   void convertedPolicyMeansTheSame(String file) {
     Policy original = PolicyLoader.load(Path.of(file));
     String nativeYaml = NativePolicyWriter.write(original);

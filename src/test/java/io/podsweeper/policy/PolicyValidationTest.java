@@ -46,8 +46,20 @@ class PolicyValidationTest {
         Arguments.of(HEAD + "rules: [{name: a, states: [Failed], keepLast: 3, keepPer: node}]\n", "rules[0].keepPer: must be owner or namespace"),
         Arguments.of(HEAD + "rules: [{name: a, states: [Failed], keepPer: owner}]\n", "rules[0].keepPer: goes with keepLast"),
         Arguments.of(HEAD + "rules: [{name: a, states: [Running], evict: [BarePods, SystemCritical]}]\n",
-            "rules[0].evict[1]: unknown protection \"SystemCritical\" (one of BarePods, DaemonSetPods, SystemCriticalPods;"
-                + " mirror and static pods are never evicted)"),
+            "rules[0].evict[1]: unknown protection \"SystemCritical\" (one of BarePods, DaemonSetPods, SchedulingGatedPods,"
+                + " SystemCriticalPods; mirror and static pods are never evicted)"),
+        Arguments.of(HEAD + "rules: [{name: a, states: [Failed], endedBy: [Preempted]}]\n",
+            "rules[0].endedBy[0]: unknown ending \"Preempted\" (one of PreemptionByScheduler, DeletionByTaintManager,"
+                + " EvictionByEvictionAPI, DeletionByPodGC, TerminationByKubelet, KubeletEviction, NodeShutdown)"),
+        Arguments.of(HEAD + "rules: [{name: a, states: [Failed], endedBy: [NodeShutdown, NodeShutdown]}]\n",
+            "rules[0].endedBy[1]: duplicate ending \"NodeShutdown\""),
+        Arguments.of(HEAD + "rules: [{name: a, states: [Failed], endedBy: []}]\n", "rules[0].endedBy: name at least one of"),
+        Arguments.of(HEAD + "rules: [{name: a, maxAge: 1h, endedBy: [KubeletEviction]}]\n",
+            "rules[0].endedBy: can match nothing: only a finished pod has ended"),
+        Arguments.of(HEAD + "rules: [{name: a, states: [Running, Pending], endedBy: [PreemptionByScheduler]}]\n",
+            "rules[0].endedBy: can match nothing: only a finished pod has ended"),
+        Arguments.of(HEAD + "rules: [{name: a, states: [CrashLoopBackOff], includingInitContainers: 1}]\n",
+            "rules[0].includingInitContainers: must be true or false"),
         Arguments.of(HEAD + "rules: [{name: a, states: [Running], evict: [MirrorPods]}]\n",
             "rules[0].evict[0]: unknown protection \"MirrorPods\""),
         Arguments.of(HEAD + "rules: [{name: a, states: [Running], evict: [BarePods, BarePods]}]\n",
@@ -140,7 +152,8 @@ class PolicyValidationTest {
     assertThat(r.maxAgeAfterFinish()).hasValue(Duration.ofDays(7));
     assertThat(r.protections()).as("every protection by default").containsExactlyInAnyOrder(RuleProtection.values());
     Rule optIn = ((PodLifeTimeArgs) p.profiles().get(0).deschedule().get(0)).rules().get(1);
-    assertThat(optIn.protections()).containsExactlyInAnyOrder(RuleProtection.SystemCriticalPods, RuleProtection.DaemonSetPods);
+    assertThat(optIn.protections()).containsExactlyInAnyOrder(RuleProtection.SystemCriticalPods, RuleProtection.DaemonSetPods,
+        RuleProtection.SchedulingGatedPods);
     assertThat(p.profiles().get(0).readyNodesOnly()).isFalse();
     assertThat(p.profiles().get(0).evictor()).isEqualTo(EvictorArgs.NONE);
   }

@@ -97,6 +97,16 @@ class ExplainTest {
         + NOW.plus(Duration.ofMinutes(40)) + ": finished 20m ago, under maxAgeAfterFinish 1h");
   }
 
+  /** Issue 37: the rule's own line said "no condition of the pod matches the rule's conditions" for a rule without any. */
+  @Test
+  void aRuleThatSelectsAProtectedPodSaysSoOnItsOwnLineToo() {
+    PodRecord bare = pod("debug").ns("web").age(Duration.ofHours(8)).bare().containers(PodFixtures.waiting("main", "CrashLoopBackOff", 9)).build();
+    List<String> lines = explain(bare, cluster(List.of(), bare));
+    String protection = "selects it, but it is protected: a bare pod (no controller recreates it); a rule evicts it only with evict: [BarePods]";
+    assertThat(lines).contains("  PodLifeTime: rule team-crashloop " + protection);
+    assertThat(rule(lines, "team-crashloop")).isEqualTo("rule team-crashloop: " + protection);
+  }
+
   @Test
   void aPodKeptByKeepLastSaysItsRank() {
     PodRecord newer = pod("run-2").phase("Succeeded").age(Duration.ofHours(1)).ownedBy("Job", "nightly")

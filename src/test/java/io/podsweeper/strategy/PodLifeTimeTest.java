@@ -109,7 +109,8 @@ class PodLifeTimeTest {
     assertThat(v.dueAt()).isEqualTo(disrupted.plus(Duration.ofHours(6)));
     assertThat(v.isDue(T0)).isFalse();
     assertThat(v.decide(evicted, disrupted.plus(Duration.ofHours(7))).reason())
-        .isEqualTo("Failed (reason Evicted), finished 7h ago (DisruptionTarget condition); rule kubelet-evicted allows 6h after finish");
+        .isEqualTo("Failed (reason Evicted), ended by TerminationByKubelet and KubeletEviction, finished 7h ago (DisruptionTarget condition);"
+            + " rule kubelet-evicted allows 6h after finish");
   }
 
   /** Without any record of its end, a pod is aged from the newest timestamp it has, creation only when nothing is newer. */

@@ -110,6 +110,32 @@ class RuleProtectionsTest {
         .containsExactly("cert-manager/webhook evict");
   }
 
+  /**
+   * A pod held by scheduling gates (Kubernetes 1.27+ {@code spec.schedulingGates}) stays under every rule, by age, by the
+   * Pending state or by a written TTL, until a rule opts in; upstream's evict annotation does not lift it.
+   */
+  @Test
+  void aPodHeldBySchedulingGatesIsKeptUntilARuleOptsIn() {
+    PodRecord held = pod("train-1").ns("batch").age(Duration.ofHours(20)).ownedBy("Job", "train").gated("kueue.x-k8s.io/admission")
+        .annotation(PodRecord.EVICT_ANNOTATION, "true").annotation("podsweeper.io/ttl", "1h").build();
+    PolicyEvaluator byAge = rules("""
+          - {name: pending, states: [Pending], maxAge: 12h}
+          - {name: old, maxAge: 1d}
+          - {name: ttl, ttlFrom: [podsweeper.io]}
+          - {name: cel, maxAge: 1h, match: "pod.spec.nodeName == ''"}
+        """);
+    assertThat(decided(byAge, held)).isEmpty();
+    assertThat(decided(SHIPPED, held)).isEmpty();
+    assertThat(explain(byAge, held)).contains("    rule pending: selects it, but it is protected: held by scheduling gates"
+        + " kueue.x-k8s.io/admission (held back on purpose, not stuck); a rule evicts it only with evict: [SchedulingGatedPods]");
+    assertThat(decided(rules("  - {name: r, states: [Pending], maxAge: 12h, evict: [SchedulingGatedPods]}\n"), held))
+        .containsExactly("batch/train-1 evict");
+    // Released, it is an ordinary pending pod, its age from creation (the pod does not show its release).
+    PodRecord released = pod("train-1").ns("batch").age(Duration.ofHours(20)).ownedBy("Job", "train").unscheduled()
+        .condition("PodScheduled", "False", "Unschedulable", NOW.minus(Duration.ofHours(20))).build();
+    assertThat(decided(byAge, released)).containsExactly("batch/train-1 evict");
+  }
+
   /** Mirror pods have no opt-in: their kubelet owns them, as upstream's evictor says. */
   @Test
   void aMirrorPodIsNeverEvictedWhateverARuleOptsInTo() {
