@@ -121,7 +121,7 @@ class MainTest {
     List<String> plan = List.of("plan", "--policy", "config/policy.yaml", "--snapshot", "config/examples/snapshot.yaml",
         "--now", "2026-01-01T12:00:00Z", "--within", "6h");
     assertThat(run(plan.toArray(String[]::new))).isZero();
-    assertThat(out).contains("5 decision(s) for 16 pod(s) at 2026-01-01T12:00:00Z")
+    assertThat(out).contains("5 decision(s) for 17 pod(s) at 2026-01-01T12:00:00Z")
         .contains("forecast: 8 removal(s) due by 2026-01-01T18:00:00Z (within 6h)")
         .containsPattern("\\n2026-01-01T13:00:00Z +web +api-5d4c8b9f7-m2k9d +evict +PodLifeTime +stuck-containers ")
         .contains("note: pod-by-pod rules only");
