@@ -474,8 +474,9 @@ public final class PodLifeTime implements PodStrategy {
       if (Containers.considered(c, rule.includingInitContainers(), rule.includingEphemeralContainers())) {
         counted.add(PodFacts.container(c) + " " + reason.get());
       } else {
-        uncounted.add(PodFacts.container(c) + " " + reason.get() + UNCOUNTED
-            + (c.kind() == ContainerStatus.Kind.INIT ? "includingInitContainers" : "includingEphemeralContainers") + ": true");
+        uncounted.add(PodFacts.container(c) + " " + reason.get() + (c.kind() == ContainerStatus.Kind.INIT
+            ? " counts only with includingInitContainers: true"
+            : " is not counted (only upstream's PodLifeTime counts one, with includingEphemeralContainers: true)"));
       }
     }
     String phase = PodFacts.describe(pod);
@@ -485,9 +486,6 @@ public final class PodLifeTime implements PodStrategy {
         + (states.size() < rule.states().size() ? " (a finished pod is matched by the rule's finished states only)" : "")
         + (uncounted.isEmpty() ? "" : "; " + String.join("; ", uncounted));
   }
-
-  /** How {@link #state} says a reason the rule does not count: "init container setup CrashLoopBackOff counts only with …". */
-  static final String UNCOUNTED = " counts only with ";
 
   static String ago(Instant then, Instant now) {
     return Durations.format(Duration.between(then, now).withNanos(0));

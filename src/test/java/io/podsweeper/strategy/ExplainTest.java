@@ -107,6 +107,26 @@ class ExplainTest {
     assertThat(rule(lines, "team-crashloop")).isEqualTo("rule team-crashloop: " + protection);
   }
 
+  /** What the rule does not look at is said apart from what it does, so that a state is never both missing and there. */
+  @Test
+  void containersAndStatesTheRuleDoesNotCountAreSaidApart() {
+    PodRecord debugged = pod("api").ns("web").age(Duration.ofHours(1)).containers(PodFixtures.waiting("main", "ContainerCreating", 0),
+        PodFixtures.waiting("setup", io.podsweeper.cluster.ContainerStatus.Kind.INIT, "CrashLoopBackOff", 4),
+        PodFixtures.terminated("debug", io.podsweeper.cluster.ContainerStatus.Kind.EPHEMERAL, "Error", 1)).build();
+    assertThat(rule(explain(debugged, cluster(List.of(), debugged)), "team-crashloop")).isEqualTo("rule team-crashloop: state Running"
+        + " (container main ContainerCreating) is not one of [CrashLoopBackOff]; init container setup CrashLoopBackOff counts only with"
+        + " includingInitContainers: true; ephemeral container debug Error is not counted (only upstream's PodLifeTime counts one,"
+        + " with includingEphemeralContainers: true)");
+    PolicyEvaluator mixed = new PolicyEvaluator(PolicyLoader.parse("""
+        apiVersion: podsweeper.io/v1alpha1
+        kind: PodSweeperPolicy
+        rules: [{name: broken, states: [Failed, CrashLoopBackOff], maxAge: 1h}]
+        """, "test"));
+    PodRecord succeeded = pod("job").phase("Succeeded").containers(PodFixtures.waiting("main", "CrashLoopBackOff", 3)).build();
+    assertThat(mixed.explain(succeeded, cluster(List.of(), succeeded), NOW)).contains("    rule broken: state Succeeded (container main"
+        + " CrashLoopBackOff) is not one of [Failed] (a finished pod is matched by the rule's finished states only)");
+  }
+
   @Test
   void aPodKeptByKeepLastSaysItsRank() {
     PodRecord newer = pod("run-2").phase("Succeeded").age(Duration.ofHours(1)).ownedBy("Job", "nightly")
