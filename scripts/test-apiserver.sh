@@ -148,8 +148,8 @@ start() {
   run=$(cd "$run" && pwd)
   make_pki "$run/pki"
   # The witness of what was sent: every write to pods (DELETE, evictions, patches) and to the objects that steer
-  # the service (ConfigMaps, Leases), and the reads of ConfigMaps, one JSON line per request in $run/audit.log
-  # (TestApiServer.audit()).
+  # the service (ConfigMaps, Leases), the reads of ConfigMaps, and every write to EvictionRequests with its body (the
+  # patch a requester sent), one JSON line per request in $run/audit.log (TestApiServer.audit()).
   cat > "$run/audit-policy.yaml" <<'AUDIT'
 apiVersion: audit.k8s.io/v1
 kind: Policy
@@ -168,6 +168,12 @@ rules:
     resources:
       - group: ""
         resources: [configmaps]
+  # and what a requester wrote to an EvictionRequest, the patch included (EvictionRequestIT)
+  - level: Request
+    verbs: [create, update, patch, delete]
+    resources:
+      - group: coordination.k8s.io
+        resources: [evictionrequests]
   - level: None
 AUDIT
   local etcd_port etcd_peer port

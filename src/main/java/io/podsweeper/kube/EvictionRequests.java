@@ -3,6 +3,7 @@ package io.podsweeper.kube;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.APIGroup;
 import io.fabric8.kubernetes.api.model.APIResource;
@@ -16,11 +17,14 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.podsweeper.removal.EvictionRequester;
 import io.podsweeper.removal.RequestResult;
+import io.podsweeper.removal.RequestResult.Outcome;
 import io.podsweeper.strategy.Decision;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,9 +34,10 @@ import org.slf4j.LoggerFactory;
  * the pod's UID, {@code spec.target.podRef} (name, uid), {@code spec.requesters[].name}, conditions {@code Evicted} and
  * {@code Canceled}, interceptors' progress in {@code status.activeInterceptors} and {@code status.interceptors[]}.
  *
- * <p>As the KEP asks of requesters, this one writes only its own part, by server-side apply under its own field
- * manager: applying the target with this requester creates the request or joins an existing one; applying the target
- * alone takes this requester out and leaves any other requester's entry as it is.
+ * <p>As the KEP asks of requesters, this one writes only its own part: applying the target with this requester, by
+ * server-side apply under its own field manager, creates the request or joins an existing one; a JSON patch under a
+ * precondition takes this requester's entry out, whoever wrote it ({@link #withdraw}), and leaves any other
+ * requester's entry as it is.
  */
 public final class EvictionRequests implements EvictionRequester {
   private static final Logger LOG = LoggerFactory.getLogger(EvictionRequests.class);
@@ -43,6 +48,10 @@ public final class EvictionRequests implements EvictionRequester {
   static final String FIELD_MANAGER = "podsweeper";
   /** Where a request says what made it ({@link Origin}), as JSON. */
   static final String ORIGIN_ANNOTATION = "podsweeper.io/decision";
+  /** A withdrawal reads and patches again after its precondition failed (the request changed in between), this often. */
+  static final int WITHDRAW_ATTEMPTS = 5;
+  /** The API server's answer to a JSON patch whose {@code test} failed. */
+  private static final int PRECONDITION_FAILED = 422;
 
   private final PodRemover http;
   private final String version;
@@ -97,9 +106,84 @@ public final class EvictionRequests implements EvictionRequester {
     return apply(decision, applied, dryRun);
   }
 
+  /**
+   * Takes this requester's entry out of {@code spec.requesters} by a JSON patch ({@link #withdrawal}), whoever wrote
+   * the entry. Not by server-side apply, as {@link #request} writes it: an apply that leaves the entry out only gives
+   * up this field manager's ownership of it, and removes it only when no other manager owns it too; when someone else's
+   * apply or update wrote or co-owns it, the entry stayed, and with it this service as a requester. A JSON patch
+   * removes by position, so it is sent under a precondition on the object as read, and the request is read again
+   * (a quorum list by name: the {@code list} that RBAC grants already, no {@code get}) and patched anew when another
+   * writer came in between, at most {@link #WITHDRAW_ATTEMPTS} times. Already not a requester is withdrawn; a request
+   * that is gone is {@link RequestResult.Outcome#GONE}.
+   */
   @Override
   public RequestResult withdraw(Decision decision) {
-    return apply(decision, target(decision), false);
+    String byName = "/apis/" + apiVersion() + "/namespaces/" + PodRemover.encode(decision.namespace()) + "/" + PLURAL
+        + "?fieldSelector=" + PodRemover.encode("metadata.name=" + decision.uid());
+    return withdraw(decision.uid(), () -> http.send(http.request(byName)),
+        patch -> http.exchange(http.request(path(decision) + "?fieldManager=" + FIELD_MANAGER)
+            .patch("application/json-patch+json", patch.toString())));
+  }
+
+  /**
+   * The withdrawal's steps over its two requests: {@code read} lists the request by name (its answer and body),
+   * {@code patch} sends a {@link #withdrawal}. A failed precondition is 422 (a {@code test} failed); 409 is taken the
+   * same way, the answer of a write that lost a race inside the server.
+   */
+  static RequestResult withdraw(String uid, Supplier<PodRemover.Reply> read, Function<ArrayNode, RequestResult> patch) {
+    RequestResult last = null;
+    for (int attempt = 0; attempt < WITHDRAW_ATTEMPTS; attempt++) {
+      PodRemover.Reply listed = read.get();
+      if (listed.result().outcome() != Outcome.REMOVED) {
+        return listed.result();
+      }
+      JsonNode items;
+      try {
+        items = JSON.readTree(listed.body()).path("items");
+      } catch (JsonProcessingException e) {
+        return new RequestResult(Outcome.ERROR, listed.result().code(), KIND + " " + uid + ": the list does not parse: " + e.getOriginalMessage());
+      }
+      if (items.isEmpty()) {
+        return new RequestResult(Outcome.GONE, 404, KIND + " " + uid + " is gone");
+      }
+      Optional<ArrayNode> withdrawal = withdrawal(items.get(0));
+      if (withdrawal.isEmpty()) {
+        return new RequestResult(Outcome.REMOVED, listed.result().code(), "not among its requesters (any more)");
+      }
+      last = patch.apply(withdrawal.get());
+      if (last.outcome() != Outcome.CONFLICT && last.code() != PRECONDITION_FAILED) {
+        return last;
+      }
+    }
+    return last;
+  }
+
+  /**
+   * The JSON patch (RFC 6902) that takes this requester's entry out of {@code request}, with its origin annotation:
+   * first a {@code test} of {@code metadata.resourceVersion} as read, then one of the entry's name at its index, then
+   * the removals. The server applies all of it or none. The version's {@code test} is the precondition that counts: the
+   * object is the one read, so the index is right. Why a {@code test} and not the version written into the patch (which
+   * the server answers 409 when stale): whatever changed, the first {@code test} fails before any other operation, one
+   * answer (422) for every stale read. The entry's {@code test} makes the patch refuse by itself to remove another
+   * requester's entry. Empty when this requester is not in {@code spec.requesters}.
+   */
+  static Optional<ArrayNode> withdrawal(JsonNode request) {
+    JsonNode requesters = request.path("spec").path("requesters");
+    for (int i = 0; i < requesters.size(); i++) {
+      if (REQUESTER.equals(requesters.get(i).path("name").asText())) {
+        ArrayNode patch = JSON.createArrayNode();
+        patch.addObject().put("op", "test").put("path", "/metadata/resourceVersion")
+            .put("value", request.path("metadata").path("resourceVersion").asText());
+        patch.addObject().put("op", "test").put("path", "/spec/requesters/" + i + "/name").put("value", REQUESTER);
+        patch.addObject().put("op", "remove").put("path", "/spec/requesters/" + i);
+        if (request.path("metadata").path("annotations").has(ORIGIN_ANNOTATION)) {
+          // JSON Pointer: "/" in a key is written "~1".
+          patch.addObject().put("op", "remove").put("path", "/metadata/annotations/" + ORIGIN_ANNOTATION.replace("/", "~1"));
+        }
+        return Optional.of(patch);
+      }
+    }
+    return Optional.empty();
   }
 
   /** This requester's part of the pod's EvictionRequest: its name and target, which are the pod's UID and name. */
@@ -113,10 +197,15 @@ public final class EvictionRequests implements EvictionRequester {
   }
 
   private RequestResult apply(Decision decision, ObjectNode applied, boolean dryRun) {
-    String path = "/apis/" + apiVersion() + "/namespaces/" + PodRemover.encode(decision.namespace()) + "/" + PLURAL + "/"
-        + PodRemover.encode(decision.uid()) + "?fieldManager=" + FIELD_MANAGER + (dryRun ? "&dryRun=All" : "");
+    String query = "?fieldManager=" + FIELD_MANAGER + (dryRun ? "&dryRun=All" : "");
     // JSON is YAML: the apply patch type takes it as it is.
-    return http.exchange(http.request(path).patch("application/apply-patch+yaml", applied.toString()));
+    return http.exchange(http.request(path(decision) + query).patch("application/apply-patch+yaml", applied.toString()));
+  }
+
+  /** The pod's EvictionRequest: named after the pod's UID, in its namespace. */
+  private String path(Decision decision) {
+    return "/apis/" + apiVersion() + "/namespaces/" + PodRemover.encode(decision.namespace()) + "/" + PLURAL + "/"
+        + PodRemover.encode(decision.uid());
   }
 
   @Override

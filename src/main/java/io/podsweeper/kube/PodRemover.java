@@ -135,16 +135,24 @@ public final class PodRemover {
 
   /** Sends a request and reads its answer as an outcome; no answer is an error. */
   RequestResult exchange(HttpRequest.Builder request) {
+    return send(request).result();
+  }
+
+  /** An answer read as an outcome, with its body (empty without an answer). */
+  record Reply(RequestResult result, String body) {}
+
+  /** Sends a request; its answer as an outcome and its body, for a read. No answer is an error. */
+  Reply send(HttpRequest.Builder request) {
     try {
       HttpResponse<String> response = client.getHttpClient().sendAsync(request.build(), String.class)
           .get(REQUEST_TIMEOUT_SECONDS + 5, TimeUnit.SECONDS);
-      return result(response.code(), response.body());
+      return new Reply(result(response.code(), response.body()), response.body() == null ? "" : response.body());
     } catch (ExecutionException | TimeoutException e) {
       Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
-      return new RequestResult(Outcome.ERROR, RequestResult.NO_ANSWER, "no answer from the API server: " + cause);
+      return new Reply(new RequestResult(Outcome.ERROR, RequestResult.NO_ANSWER, "no answer from the API server: " + cause), "");
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return new RequestResult(Outcome.ERROR, RequestResult.NO_ANSWER, "interrupted");
+      return new Reply(new RequestResult(Outcome.ERROR, RequestResult.NO_ANSWER, "interrupted"), "");
     }
   }
 

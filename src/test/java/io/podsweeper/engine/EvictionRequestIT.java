@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -192,6 +193,47 @@ class EvictionRequestIT {
       assertThat(client.v1().events().inNamespace(ns).list().getItems()).extracting(e -> e.getReason())
           .contains("PodSweeperEvictionCanceled");
     }
+  }
+
+  /**
+   * Someone else's field manager wrote this service's entry (an operator's apply, a tool that requests on its behalf):
+   * a server-side apply without the entry would only give up an ownership this service never had, and the entry would
+   * stay. The protected pod's request is withdrawn all the same, by a JSON patch under the request's resourceVersion
+   * that takes out this entry and no other. Run as the manifests' ServiceAccount (patch is its verb); the audit log
+   * witnesses the patch.
+   */
+  @Test
+  void aRequestWhoseEntryAnotherFieldManagerWroteIsWithdrawnAllTheSame() throws Exception {
+    KubernetesClient client = server.client();
+    String ns = server.newNamespace("evreq-other");
+    Pod pod = crashLooping(client, ns, "virt-launcher-o", UUID.randomUUID().toString());
+    String uid = pod.getMetadata().getUid();
+    GenericKubernetesResource theirs = new GenericKubernetesResource();
+    theirs.setApiVersion("coordination.k8s.io/v1alpha1");
+    theirs.setKind("EvictionRequest");
+    theirs.setMetadata(new ObjectMetaBuilder().withNamespace(ns).withName(uid).build());
+    theirs.setAdditionalProperty("spec", Map.of("target", Map.of("podRef", Map.of("name", "virt-launcher-o", "uid", uid)),
+        "requesters", List.of(Map.of("name", "drain.example.com"), Map.of("name", "podsweeper.io"))));
+    String version = requests(client).inNamespace(ns).resource(theirs).fieldManager("drain-tool").serverSideApply()
+        .getMetadata().getResourceVersion();
+    protect(client, ns, "virt-launcher-o");
+    Manifests.applyBase(server);
+    try (RunningService service = RunningService.start(Manifests.serviceAccountConfig(server, Manifests.SERVICE_ACCOUNT), policy(ns))) {
+      // Taken over at the first list, no longer wanted (protected): withdrawn at once.
+      await().atMost(Duration.ofSeconds(10)).until(() -> "canceled".equals(service.result(ns, "virt-launcher-o")));
+      assertThat(service.decision(ns, "virt-launcher-o").get("message").asText()).contains("withdrawn");
+      assertThat(requesters(request(client, pod).orElseThrow())).containsExactly(Map.of("name", "drain.example.com"));
+    }
+    assertThat(server.audit()).filteredOn(e -> "evictionrequests".equals(e.resource()) && ns.equals(e.namespace())
+            && Manifests.user(Manifests.SERVICE_ACCOUNT).equals(e.user()))
+        .singleElement().satisfies(e -> {
+          assertThat(e.verb()).isEqualTo("patch");
+          assertThat(e.code()).isEqualTo(200);
+          assertThat(e.body().toString()).isEqualTo("[{\"op\":\"test\",\"path\":\"/metadata/resourceVersion\",\"value\":\""
+              + version + "\"},"
+              + "{\"op\":\"test\",\"path\":\"/spec/requesters/1/name\",\"value\":\"podsweeper.io\"},"
+              + "{\"op\":\"remove\",\"path\":\"/spec/requesters/1\"}]");
+        });
   }
 
   /**

@@ -92,10 +92,11 @@ public final class TestApiServer implements ExtensionContext.Store.CloseableReso
   /**
    * One request as the API server's audit log recorded it (scripts/test-apiserver.sh logs writes to pods,
    * evictions, ConfigMaps, namespaces and Leases, and lists and watches of ConfigMaps): the witness of what a test's
-   * subject really sent.
+   * subject really sent. {@code body} is what was sent (e.g. the patch), logged only for writes to EvictionRequests;
+   * else missing.
    */
   public record AuditEvent(String verb, String resource, String subresource, String namespace, String name, String user,
-      String userAgent, int code, Instant received, boolean dryRun) {
+      String userAgent, int code, Instant received, boolean dryRun, JsonNode body) {
     /** A DELETE of a pod or an eviction of it, whatever the answer; not a server-side dry-run, which removes nothing. */
     public boolean isRemoval() {
       return !dryRun && "pods".equals(resource) && ("delete".equals(verb) || ("create".equals(verb) && "eviction".equals(subresource)));
@@ -119,7 +120,8 @@ public final class TestApiServer implements ExtensionContext.Store.CloseableReso
         events.add(new AuditEvent(e.path("verb").asText(), ref.path("resource").asText(), ref.path("subresource").asText(),
             ref.path("namespace").asText(), ref.path("name").asText(), e.path("user").path("username").asText(),
             e.path("userAgent").asText(), e.path("responseStatus").path("code").asInt(),
-            Instant.parse(e.path("requestReceivedTimestamp").asText()), e.path("requestURI").asText().contains("dryRun=All")));
+            Instant.parse(e.path("requestReceivedTimestamp").asText()), e.path("requestURI").asText().contains("dryRun=All"),
+            e.path("requestObject")));
       }
     } catch (IOException e) {
       throw new IllegalStateException("cannot read the audit log " + log, e);
