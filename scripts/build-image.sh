@@ -140,8 +140,13 @@ chown -R 65532:65532 "$WORK/kube" "$WORK/policy"
 # The Deployment's environment and args, read from the manifest so the check runs what ships.
 JAVA_OPTS=$(sed -n '/name: JAVA_TOOL_OPTIONS/,/value:/ s/^ *value: "\(.*\)"$/\1/p' "$ROOT/manifests/deployment.yaml")
 [ -n "$JAVA_OPTS" ] || { log "no JAVA_TOOL_OPTIONS in manifests/deployment.yaml"; exit 1; }
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null \
-  || echo $((20000 + RANDOM % 20000)))
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null \
+    || echo $((20000 + RANDOM % 20000))
+}
+PORT=$(free_port)
+# The probes' own listener (the Deployment's --probe-port 8081): /healthz and /readyz are read there, as the kubelet does.
+PROBE_PORT=$(free_port)
 
 t0=$(date +%s.%N)
 "${PODMAN[@]}" run -d --rm --name "$CONTAINER" --network host \
@@ -151,11 +156,11 @@ t0=$(date +%s.%N)
   -e JAVA_TOOL_OPTIONS="$JAVA_OPTS" -e PROMETHEUS_DISABLE_CREATED_SERIES=true \
   -v "$WORK/kube:/var/run/podsweeper/kube:ro" -v "$WORK/policy:/etc/podsweeper:ro" \
   "$IMAGE" run --policy /etc/podsweeper/policy.yaml --kubeconfig /var/run/podsweeper/kube/kubeconfig \
-  --http-port "$PORT" --http-host 127.0.0.1 --log-format json --leader-elect --wait-for-valid-policy >/dev/null
+  --http-port "$PORT" --probe-port "$PROBE_PORT" --http-host 127.0.0.1 --log-format json --leader-elect --wait-for-valid-policy >/dev/null
 
 wait_200() {
   local path=$1 deadline=$((SECONDS + 120))
-  until [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT$path")" = 200 ]; do
+  until [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PROBE_PORT$path")" = 200 ]; do
     if [ $SECONDS -ge $deadline ] || ! "${PODMAN[@]}" container exists "$CONTAINER"; then
       log "$path did not answer 200; container log:"
       "${PODMAN[@]}" logs "$CONTAINER" 2>&1 | tail -40 >&2 || true

@@ -65,7 +65,7 @@ train() { # NAME POLICY
   local port
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
   POD_NAME=training POD_NAMESPACE=podsweeper java -XX:DumpLoadedClassList="$RUN/$1.classlist" -jar target/podsweeper.jar run \
-    --policy "$2" --kubeconfig "$RUN/kubeconfig" --http-host 127.0.0.1 --http-port "$port" --log-format json --leader-elect \
+    --policy "$2" --kubeconfig "$RUN/kubeconfig" --http-host 127.0.0.1 --http-port "$port" --probe-port 0 --log-format json --leader-elect \
     --wait-for-valid-policy >"$RUN/$1.log" 2>&1 &
   local pid=$! deadline=$((SECONDS + 90))
   until gone ci-training "$1"; do

@@ -99,13 +99,19 @@ class ManifestsIT {
     var deployment = server.client().apps().deployments().inNamespace(NS).withName("podsweeper").get();
     var container = deployment.getSpec().getTemplate().getSpec().getContainers().get(0);
     assertThat(container.getArgs()).containsExactly(
-        "run", "--policy", "/etc/podsweeper/policy.yaml", "--http-port", "8080", "--log-format", "json", "--leader-elect",
-        "--wait-for-valid-policy", "--control-configmap", "podsweeper-control", "--policy-configmap", "podsweeper-policy",
-        "--leader-elect-lease", "podsweeper", "--admin-token-file", "/var/run/podsweeper/admin-token/token");
+        "run", "--policy", "/etc/podsweeper/policy.yaml", "--http-port", "8080", "--probe-port", "8081", "--log-format", "json",
+        "--leader-elect", "--wait-for-valid-policy", "--control-configmap", "podsweeper-control", "--policy-configmap",
+        "podsweeper-policy", "--leader-elect-lease", "podsweeper", "--admin-token-file", "/var/run/podsweeper/admin-token/token");
+    // Every probe asks the probe port, which clients of the HTTP port cannot fill.
+    assertThat(container.getPorts()).extracting(p -> p.getName() + "=" + p.getContainerPort())
+        .containsExactlyInAnyOrder("http-metrics=8080", "probes=8081");
+    assertThat(List.of(container.getStartupProbe(), container.getLivenessProbe(), container.getReadinessProbe()))
+        .allSatisfy(probe -> assertThat(probe.getHttpGet().getPort().getStrVal()).isEqualTo("probes"));
     assertThat(container.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
     assertThat(container.getSecurityContext().getCapabilities().getDrop()).containsExactly("ALL");
     assertThat(deployment.getSpec().getTemplate().getSpec().getServiceAccountName()).isEqualTo(SA);
-    // The NetworkPolicy covers the Deployment's pods, and admits only the metrics port (kubelet probes come from the node).
+    // The NetworkPolicy covers the Deployment's pods, and admits only the metrics port (kubelet probes come from the node:
+    // no pod reaches the probe port).
     var network = server.client().network().v1().networkPolicies().inNamespace(NS).withName("podsweeper").get().getSpec();
     assertThat(deployment.getSpec().getTemplate().getMetadata().getLabels()).containsAllEntriesOf(network.getPodSelector().getMatchLabels());
     assertThat(network.getPolicyTypes()).containsExactly("Ingress");

@@ -289,7 +289,7 @@ public final class LoadTest {
     }
     command.addAll(List.of("-jar", "target/podsweeper.jar", "run", "--policy", policy.toString(),
         "--kubeconfig", runDir.resolve("kubeconfig").toString(), "--http-host", "127.0.0.1", "--http-port", String.valueOf(httpPort),
-        "--sync-timeout", "1800", "--namespace", "default"));
+        "--probe-port", "0", "--sync-timeout", "1800", "--namespace", "default"));
     report("service", "%s", String.join(" ", command));
     return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(runDir.resolve("service.log").toFile()).start();
   }

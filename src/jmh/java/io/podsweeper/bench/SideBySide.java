@@ -139,7 +139,7 @@ public final class SideBySide {
       command.addAll(List.of(javaOpts.trim().split("\\s+")));
     }
     command.addAll(List.of("-jar", "target/podsweeper.jar", "run", "--policy", policy.toString(), "--kubeconfig",
-        runDir.resolve("kubeconfig").toString(), "--http-host", "127.0.0.1", "--http-port", String.valueOf(freePort()), "--sync-timeout", "1800", "--namespace", "default"));
+        runDir.resolve("kubeconfig").toString(), "--http-host", "127.0.0.1", "--http-port", String.valueOf(freePort()), "--probe-port", "0", "--sync-timeout", "1800", "--namespace", "default"));
     return command;
   }
 

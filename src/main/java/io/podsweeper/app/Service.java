@@ -59,6 +59,7 @@ public final class Service implements AutoCloseable {
   /**
    * What {@code run} is started with, besides the policy.
    *
+   * @param probePort serves /healthz and /readyz alone, for the kubelet: apart from the HTTP port's clients
    * @param policyFile watched for changes (hot reload); empty: the policy is fixed
    * @param adjust applied to every (re)loaded policy, e.g. --dry-run
    * @param control the kill switch's ConfigMap as namespace/name; empty: the switch lives in this process only
@@ -72,6 +73,7 @@ public final class Service implements AutoCloseable {
   public record Options(
       String httpHost,
       int httpPort,
+      int probePort,
       long syncTimeoutSeconds,
       Optional<Path> policyFile,
       UnaryOperator<Policy> adjust,
@@ -91,44 +93,47 @@ public final class Service implements AutoCloseable {
 
     public static final double DEFAULT_EVENTS_PER_SECOND = 5;
 
-    /** On loopback, with public decisions; no control ConfigMap, no leader election, no admin API, no audit log. */
+    /**
+     * On loopback, with public decisions, the probes on any free port; no control ConfigMap, no leader election, no
+     * admin API, no audit log.
+     */
     public static Options local(int httpPort) {
-      return new Options("127.0.0.1", httpPort, 60, Optional.empty(), UnaryOperator.identity(), Duration.ofSeconds(2),
+      return new Options("127.0.0.1", httpPort, 0, 60, Optional.empty(), UnaryOperator.identity(), Duration.ofSeconds(2),
           Optional.empty(), Optional.empty(), Optional.empty(), true, Optional.empty(), DEFAULT_EVENTS_PER_SECOND, Optional.empty());
     }
 
     public Options withPolicyFile(Path file, UnaryOperator<Policy> adjusted, Duration every) {
-      return new Options(httpHost, httpPort, syncTimeoutSeconds, Optional.of(file), adjusted, every, control, leaderElection,
+      return new Options(httpHost, httpPort, probePort, syncTimeoutSeconds, Optional.of(file), adjusted, every, control, leaderElection,
           adminToken, publicDecisions, auditLog, eventsPerSecond, policyConfigMap);
     }
 
     public Options withControl(String namespace, String name) {
-      return new Options(httpHost, httpPort, syncTimeoutSeconds, policyFile, adjust, reloadInterval,
+      return new Options(httpHost, httpPort, probePort, syncTimeoutSeconds, policyFile, adjust, reloadInterval,
           Optional.of(new ObjectName(namespace, name)), leaderElection, adminToken, publicDecisions, auditLog, eventsPerSecond, policyConfigMap);
     }
 
     public Options withLeaderElection(LeaderElection value) {
-      return new Options(httpHost, httpPort, syncTimeoutSeconds, policyFile, adjust, reloadInterval, control, Optional.of(value),
+      return new Options(httpHost, httpPort, probePort, syncTimeoutSeconds, policyFile, adjust, reloadInterval, control, Optional.of(value),
           adminToken, publicDecisions, auditLog, eventsPerSecond, policyConfigMap);
     }
 
     public Options withAdminToken(String token) {
-      return new Options(httpHost, httpPort, syncTimeoutSeconds, policyFile, adjust, reloadInterval, control, leaderElection,
+      return new Options(httpHost, httpPort, probePort, syncTimeoutSeconds, policyFile, adjust, reloadInterval, control, leaderElection,
           Optional.of(token), publicDecisions, auditLog, eventsPerSecond, policyConfigMap);
     }
 
     public Options withAuditLog(String target) {
-      return new Options(httpHost, httpPort, syncTimeoutSeconds, policyFile, adjust, reloadInterval, control, leaderElection,
+      return new Options(httpHost, httpPort, probePort, syncTimeoutSeconds, policyFile, adjust, reloadInterval, control, leaderElection,
           adminToken, publicDecisions, Optional.of(target), eventsPerSecond, policyConfigMap);
     }
 
     public Options withPublicDecisions(boolean value) {
-      return new Options(httpHost, httpPort, syncTimeoutSeconds, policyFile, adjust, reloadInterval, control, leaderElection,
+      return new Options(httpHost, httpPort, probePort, syncTimeoutSeconds, policyFile, adjust, reloadInterval, control, leaderElection,
           adminToken, value, auditLog, eventsPerSecond, policyConfigMap);
     }
 
     public Options withPolicyConfigMap(String namespace, String name) {
-      return new Options(httpHost, httpPort, syncTimeoutSeconds, policyFile, adjust, reloadInterval, control, leaderElection,
+      return new Options(httpHost, httpPort, probePort, syncTimeoutSeconds, policyFile, adjust, reloadInterval, control, leaderElection,
           adminToken, publicDecisions, auditLog, eventsPerSecond, Optional.of(new ObjectName(namespace, name)));
     }
   }
@@ -167,7 +172,7 @@ public final class Service implements AutoCloseable {
   private volatile String policyProblem;
   /** What the last {@link #reportCurrency} saw; only the background thread reads and writes it. */
   private boolean wasCurrent = true;
-  private int httpPort;
+  private HttpApi.Ports ports;
 
   public Service(Config config, Policy policy, Clock clock, Options options) {
     this.options = options;
@@ -239,8 +244,9 @@ public final class Service implements AutoCloseable {
   }
 
   public void start() throws Exception {
-    httpPort = http.start(options.httpHost(), options.httpPort());
-    LOG.info("HTTP on {}:{} (/metrics, /healthz, /readyz, /api/v1/decisions, /api/v1/forecast)", options.httpHost(), httpPort);
+    ports = http.start(options.httpHost(), options.httpPort(), options.probePort());
+    LOG.info("HTTP on {}:{} (/metrics, /healthz, /readyz, /api/v1/decisions, /api/v1/forecast); probes on {}:{} (/healthz, /readyz)",
+        options.httpHost(), ports.http(), options.httpHost(), ports.probes());
     controlMap.ifPresent(m -> {
       m.start(killSwitch::observed, killSwitch::storeDeleted);
       killSwitch.watchedWhile(m::isWatching);
@@ -330,7 +336,7 @@ public final class Service implements AutoCloseable {
   }
 
   public int httpPort() {
-    return httpPort;
+    return ports.http();
   }
 
   /** Under leader election, whether this replica leads and, if not, who does: the Lease's holder, read when asked. */

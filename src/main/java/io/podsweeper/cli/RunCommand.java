@@ -2,6 +2,7 @@ package io.podsweeper.cli;
 
 import io.fabric8.kubernetes.client.Config;
 import io.podsweeper.app.Service;
+import io.podsweeper.http.HttpApi;
 import io.podsweeper.kube.Leadership;
 import io.podsweeper.policy.Durations;
 import io.podsweeper.policy.Policy;
@@ -9,7 +10,6 @@ import io.podsweeper.policy.PolicyException;
 import io.podsweeper.policy.PolicyLoader;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
-import java.net.BindException;
 import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -45,6 +45,9 @@ final class RunCommand implements Callable<Integer> {
 
   @Option(names = "--http-port", defaultValue = "8080", description = "Port for /metrics, /healthz, /readyz and /api/v1 (default: ${DEFAULT-VALUE}).")
   int httpPort;
+
+  @Option(names = "--probe-port", defaultValue = "8081", description = "Port for /healthz and /readyz alone, for the kubelet's probes: clients of the HTTP port cannot hold its connections (default: ${DEFAULT-VALUE}).")
+  int probePort;
 
   @Option(names = "--http-host", defaultValue = "0.0.0.0", description = "Address to listen on; 127.0.0.1 outside a cluster (default: ${DEFAULT-VALUE}).")
   String httpHost;
@@ -107,6 +110,12 @@ final class RunCommand implements Callable<Integer> {
     if (httpPort < 0 || httpPort > 65535) {
       throw new PolicyException("--http-port", "must be between 0 and 65535, got " + httpPort);
     }
+    if (probePort < 0 || probePort > 65535) {
+      throw new PolicyException("--probe-port", "must be between 0 and 65535, got " + probePort);
+    }
+    if (probePort == httpPort && probePort != 0) {
+      throw new PolicyException("--probe-port", "must differ from --http-port (" + httpPort + "): the probes have a listener of their own");
+    }
     if (reloadSeconds < 1) {
       throw new PolicyException("--policy-reload-interval", "must be at least 1 second, got " + reloadSeconds);
     }
@@ -148,7 +157,7 @@ final class RunCommand implements Callable<Integer> {
     if (eventsPerSecond < 0) {
       throw new PolicyException("--events-per-second", "must be 0 (no Events) or more, got " + eventsPerSecond);
     }
-    Service.Options options = new Service.Options(httpHost, httpPort, syncTimeoutSeconds, Optional.of(policyFile), adjust,
+    Service.Options options = new Service.Options(httpHost, httpPort, probePort, syncTimeoutSeconds, Optional.of(policyFile), adjust,
         Duration.ofSeconds(reloadSeconds),
         controlConfigMap.isEmpty() ? Optional.empty() : ownNamespace.map(ns -> new Service.Options.ObjectName(ns, controlConfigMap)),
         leaderElect ? Optional.of(new Service.Options.LeaderElection(ownNamespace.get(), lease, identity(), timing))
@@ -191,9 +200,9 @@ final class RunCommand implements Callable<Integer> {
   /** Why the service could not start, naming the flag or the server to check. */
   private Exception failure(Exception e, Config config) {
     for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof BindException) {
-        return new CommandFailure("cannot listen on " + httpHost + ":" + httpPort + ": " + t.getMessage()
-            + " — choose another --http-port or --http-host", e);
+      if (t instanceof HttpApi.ListenFailure listen) {
+        return new CommandFailure("cannot listen on " + listen.getMessage() + " — choose another "
+            + (listen.probes() ? "--probe-port" : "--http-port") + " or --http-host", e);
       }
     }
     return CommandFailure.fromCluster(config.getMasterUrl(), e, CommandFailure.Reader.SERVICE);

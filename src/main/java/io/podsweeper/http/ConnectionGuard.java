@@ -6,16 +6,21 @@ import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.net.SocketAddress;
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Bounds what the connections to the HTTP port can hold, so that whoever reaches the port cannot use up the
- * process's file descriptors, which the informers, the policy reload and the removals need as well. Vert.x has
- * neither a connection cap nor a request-header timeout, so:
+ * Bounds what the connections to one listener can hold, so that whoever reaches the port cannot use up the
+ * process's file descriptors, which the informers, the policy reload and the removals need as well, nor every slot
+ * of the listener. Vert.x has neither a connection cap nor a request-header timeout, so:
  * <ul>
  *   <li>past {@link Limits#maxConnections} open connections, a new one is closed at once and counted;
+ *   <li>past {@link Limits#maxPerClient} open connections from one client address, the same: one client cannot
+ *       hold every slot;
  *   <li>a connection with no byte in either direction for {@link Limits#idleTimeout} is closed (Vert.x's idle
  *       timeout: a silent or half-open client);
  *   <li>a connection is closed {@link Limits#maxAge} after it opened, whatever it does, so that a client trickling
@@ -27,21 +32,33 @@ public final class ConnectionGuard implements Handler<HttpConnection> {
   /** Long enough for a scrape of /metrics, short enough that an aged connection goes quickly. */
   static final Duration GRACE = Duration.ofSeconds(5);
 
-  public record Limits(int maxConnections, Duration idleTimeout, Duration maxAge) {
-    public static final Limits DEFAULT = new Limits(256, Duration.ofSeconds(30), Duration.ofSeconds(60));
+  public record Limits(int maxConnections, int maxPerClient, Duration idleTimeout, Duration maxAge) {
+    /** The HTTP port's: Prometheus (one connection per scraper), operators, scripts. */
+    public static final Limits DEFAULT = new Limits(256, 16, Duration.ofSeconds(30), Duration.ofSeconds(60));
+    /**
+     * The probe port's: the kubelet opens a connection per probe, at most three at once (startup, liveness,
+     * readiness), all from the node's address, and each answered at once; 5 s of silence is longer than any probe's
+     * timeout.
+     */
+    public static final Limits PROBES = new Limits(32, 8, Duration.ofSeconds(5), Duration.ofSeconds(10));
   }
 
   private final Vertx vertx;
   private final Limits limits;
-  private final Gauge openGauge;
-  private final Counter rejected;
+  private final Gauge.Child openGauge;
+  private final Counter.Child rejectedFull;
+  private final Counter.Child rejectedClient;
   private final AtomicInteger open = new AtomicInteger();
+  /** Open connections per client address; an address leaves with its last connection. */
+  private final Map<String, Integer> perClient = new ConcurrentHashMap<>();
 
-  ConnectionGuard(Vertx vertx, Limits limits, Gauge openGauge, Counter rejected) {
+  /** @param listener the label of this listener's series ({@code http}, {@code probes}) */
+  ConnectionGuard(Vertx vertx, Limits limits, String listener, Gauge openGauge, Counter rejected) {
     this.vertx = vertx;
     this.limits = limits;
-    this.openGauge = openGauge;
-    this.rejected = rejected;
+    this.openGauge = openGauge.labels(listener);
+    this.rejectedFull = rejected.labels(listener, "full");
+    this.rejectedClient = rejected.labels(listener, "client");
   }
 
   /**
@@ -57,9 +74,18 @@ public final class ConnectionGuard implements Handler<HttpConnection> {
 
   @Override
   public void handle(HttpConnection connection) {
+    SocketAddress remote = connection.remoteAddress();
+    String client = remote == null || remote.hostAddress() == null ? "" : remote.hostAddress();
+    if (perClient.merge(client, 1, Integer::sum) > limits.maxPerClient()) {
+      leave(client);
+      rejectedClient.inc();
+      connection.close();
+      return;
+    }
     if (open.incrementAndGet() > limits.maxConnections()) {
       open.decrementAndGet();
-      rejected.inc();
+      leave(client);
+      rejectedFull.inc();
       connection.close();
       return;
     }
@@ -67,7 +93,12 @@ public final class ConnectionGuard implements Handler<HttpConnection> {
     long aged = vertx.setTimer(limits.maxAge().toMillis(), id -> connection.shutdown(GRACE));
     connection.closeHandler(closed -> {
       vertx.cancelTimer(aged);
+      leave(client);
       openGauge.set(open.decrementAndGet());
     });
+  }
+
+  private void leave(String client) {
+    perClient.computeIfPresent(client, (address, n) -> n == 1 ? null : n - 1);
   }
 }

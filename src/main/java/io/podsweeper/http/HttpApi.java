@@ -10,7 +10,6 @@ import io.podsweeper.strategy.Forecast;
 import io.prometheus.client.exporter.common.TextFormat;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
-import io.vertx.core.http.HttpServer;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import java.io.IOException;
@@ -20,7 +19,9 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -30,8 +31,12 @@ import java.util.function.Supplier;
  * with the reason when the process can no longer do its job, e.g. it stopped campaigning for the lease, so that it is
  * restarted), {@code /readyz} (ready once the informers have synced and while they watch), {@code GET /api/v1/decisions}
  * and {@code GET /api/v1/forecast} (with the admin token, or public by choice: they name pods, UIDs, owners and nodes), and with an admin token
- * {@code POST /api/v1/pause} and {@code /resume} (503 with the reason when not done everywhere). {@link ConnectionGuard}
- * bounds the connections.
+ * {@code POST /api/v1/pause} and {@code /resume} (503 with the reason when not done everywhere).
+ *
+ * <p>Two listeners, each with its own {@link ConnectionGuard}: the HTTP port serves all of it to data clients
+ * (Prometheus, operators); the probe port serves {@code /healthz} and {@code /readyz} alone, to the kubelet, so that
+ * clients holding every slot of the HTTP port cannot make the liveness probe fail and the pod restart
+ * (docs/reliability.md).
  */
 public final class HttpApi implements AutoCloseable {
   static {
@@ -60,7 +65,6 @@ public final class HttpApi implements AutoCloseable {
   private final Supplier<Optional<ReplicaRole>> role;
   private final ConnectionGuard.Limits limits;
   private final Function<Duration, Forecast> forecast;
-  private HttpServer server;
 
   /**
    * The admin API: off (404) unless a bearer token is configured. {@code pause} and {@code resume} return empty when
@@ -95,8 +99,26 @@ public final class HttpApi implements AutoCloseable {
     this.limits = limits;
   }
 
-  /** Listens on {@code port} (0 = any free port) and returns the port. */
-  public int start(String host, int port) throws Exception {
+  /** The ports listened on. */
+  public record Ports(int http, int probes) {}
+
+  /** A listener that could not start, e.g. its port was in use: which one, and where. */
+  public static final class ListenFailure extends Exception {
+    private final boolean probes;
+
+    ListenFailure(boolean probes, String address, Throwable cause) {
+      super(address + ": " + cause.getMessage(), cause);
+      this.probes = probes;
+    }
+
+    /** The probe port's listener, else the HTTP port's. */
+    public boolean probes() {
+      return probes;
+    }
+  }
+
+  /** Listens on {@code port} and on {@code probePort} (0 = any free port) and returns the ports. */
+  public Ports start(String host, int port, int probePort) throws Exception {
     Router router = Router.router(vertx);
     router.get("/healthz").handler(this::healthz);
     router.get("/readyz").handler(this::readyz);
@@ -106,10 +128,26 @@ public final class HttpApi implements AutoCloseable {
     router.get("/api/v1/forecast").handler(this::requireReader).blockingHandler(this::forecast, false);
     router.post("/api/v1/pause").handler(this::requireAdmin).handler(ctx -> adminAction(ctx, admin.pause(), "paused"));
     router.post("/api/v1/resume").handler(this::requireAdmin).handler(ctx -> adminAction(ctx, admin.resume(), "resumed"));
-    ConnectionGuard guard = new ConnectionGuard(vertx, limits, metrics.httpConnectionsOpen, metrics.httpConnectionsRejected);
-    server = vertx.createHttpServer(guard.serverOptions()).connectionHandler(guard).requestHandler(router).listen(port, host)
-        .toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
-    return server.actualPort();
+    Router probes = Router.router(vertx);
+    probes.get("/healthz").handler(this::healthz);
+    probes.get("/readyz").handler(this::readyz);
+    return new Ports(listen(false, router, limits, host, port), listen(true, probes, ConnectionGuard.Limits.PROBES, host, probePort));
+  }
+
+  private int listen(boolean probes, Router router, ConnectionGuard.Limits bounds, String host, int port) throws ListenFailure {
+    ConnectionGuard guard = new ConnectionGuard(vertx, bounds, probes ? "probes" : "http", metrics.httpConnectionsOpen,
+        metrics.httpConnectionsRejected);
+    try {
+      return vertx.createHttpServer(guard.serverOptions()).connectionHandler(guard).requestHandler(router).listen(port, host)
+          .toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS).actualPort();
+    } catch (ExecutionException e) {
+      throw new ListenFailure(probes, host + ":" + port, e.getCause() == null ? e : e.getCause());
+    } catch (TimeoutException e) {
+      throw new ListenFailure(probes, host + ":" + port, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ListenFailure(probes, host + ":" + port, e);
+    }
   }
 
   private void healthz(RoutingContext ctx) {

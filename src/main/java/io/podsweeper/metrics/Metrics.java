@@ -177,12 +177,14 @@ public final class Metrics {
 
   public final Gauge httpConnectionsOpen = Gauge.build()
       .name("podsweeper_http_connections_open")
-      .help("Connections open to the HTTP port (metrics, probes, API); at most 256, the rest are refused.")
+      .help("Connections open per listener: http (metrics, API; at most 256, 16 per client address), probes (/healthz, /readyz; at most 32, 8 per client address).")
+      .labelNames("listener")
       .register(registry);
 
   public final Counter httpConnectionsRejected = Counter.build()
       .name("podsweeper_http_connections_rejected_total")
-      .help("Connections to the HTTP port closed at once because the cap (256 open) was reached.")
+      .help("Connections closed at once: the listener was full (reason full) or the client address had its share open (reason client).")
+      .labelNames("listener", "reason")
       .register(registry);
 
   public Metrics() {

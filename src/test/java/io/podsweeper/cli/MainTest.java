@@ -45,6 +45,11 @@ class MainTest {
     assertThat(err).contains("--now: not an RFC 3339 instant");
     assertThat(run("plan", "--bogus")).isEqualTo(2);
     assertThat(run("validate", "--policy", "no/such/file.yaml")).isEqualTo(2);
+    // The probes' listener is theirs alone: never the HTTP port's.
+    assertThat(run("run", "--policy", "config/policy.yaml", "--http-port", "9000", "--probe-port", "9000")).isEqualTo(2);
+    assertThat(err).startsWith("error: --probe-port: must differ from --http-port (9000)");
+    assertThat(run("run", "--policy", "config/policy.yaml", "--probe-port", "70000")).isEqualTo(2);
+    assertThat(err).startsWith("error: --probe-port: must be between 0 and 65535, got 70000");
   }
 
   @Test

@@ -48,11 +48,17 @@ class RunErrorsIT {
   @Test
   void aPortInUseNamesTheFlags(TestApiServer server, @TempDir Path dir) throws Exception {
     try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      String port = String.valueOf(taken.getLocalPort());
       CliRun run = CliRun.of("run", "--policy", policy(dir).toString(), "--kubeconfig", server.kubeconfig().toString(), "--dry-run",
-          "--control-configmap", "", "--http-host", "127.0.0.1", "--http-port", String.valueOf(taken.getLocalPort()));
+          "--control-configmap", "", "--http-host", "127.0.0.1", "--http-port", port, "--probe-port", "0");
       assertThat(run.exitCode()).as(run.err()).isEqualTo(1);
-      assertOneLine(run, "error: cannot listen on 127.0.0.1:" + taken.getLocalPort() + ": ");
+      assertOneLine(run, "error: cannot listen on 127.0.0.1:" + port + ": ");
       assertThat(run.err()).contains("— choose another --http-port or --http-host");
+      CliRun probes = CliRun.of("run", "--policy", policy(dir).toString(), "--kubeconfig", server.kubeconfig().toString(), "--dry-run",
+          "--control-configmap", "", "--http-host", "127.0.0.1", "--http-port", "0", "--probe-port", port);
+      assertThat(probes.exitCode()).as(probes.err()).isEqualTo(1);
+      assertOneLine(probes, "error: cannot listen on 127.0.0.1:" + port + ": ");
+      assertThat(probes.err()).contains("— choose another --probe-port or --http-host");
     }
   }
 
@@ -60,7 +66,7 @@ class RunErrorsIT {
   void anOutageIsOneWarningAndOneRecoveryNotTraces(TestApiServer server, @TempDir Path dir) throws Exception {
     Path log = dir.resolve("run.log");
     Process run = PodsweeperProcess.start(log, "run", "--policy", policy(dir).toString(), "--kubeconfig", server.kubeconfig().toString(),
-        "--dry-run", "--control-configmap", "", "--http-port", "0", "--http-host", "127.0.0.1");
+        "--dry-run", "--control-configmap", "", "--http-port", "0", "--probe-port", "0", "--http-host", "127.0.0.1");
     try {
       // Started: the namespaced policies listed, or said why not (the outage here is of a running service).
       await().atMost(Duration.ofSeconds(60)).until(() -> Files.readString(log).contains("NamespacedPolicies"));
@@ -88,7 +94,7 @@ class RunErrorsIT {
 
   private static CliRun run(Path dir, Path kubeconfig) throws Exception {
     return CliRun.of("run", "--policy", policy(dir).toString(), "--kubeconfig", kubeconfig.toString(), "--dry-run", "--control-configmap", "",
-        "--http-host", "127.0.0.1", "--http-port", "0", "--sync-timeout", "30");
+        "--http-host", "127.0.0.1", "--http-port", "0", "--probe-port", "0", "--sync-timeout", "30");
   }
 
   private static void assertOneLine(CliRun run, String start) {

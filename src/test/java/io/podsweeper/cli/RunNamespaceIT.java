@@ -35,7 +35,7 @@ class RunNamespaceIT {
         List.of(TestPods.waiting("CrashLoopBackOff", 4)));
     Path log = dir.resolve("run.log");
     Process run = PodsweeperProcess.start(log, "run", "--policy", crashloopPolicy(dir, ns, false).toString(),
-        "--kubeconfig", kubeconfigWithNamespace(server, dir, ns).toString(), "--http-port", "0", "--http-host", "127.0.0.1");
+        "--kubeconfig", kubeconfigWithNamespace(server, dir, ns).toString(), "--http-port", "0", "--probe-port", "0", "--http-host", "127.0.0.1");
     try {
       await().atMost(Duration.ofSeconds(30)).until(() -> Files.readString(log).contains("informers synced"));
       assertThat(Files.readString(log)).contains("removals PAUSED");
@@ -61,7 +61,7 @@ class RunNamespaceIT {
     Path log = dir.resolve("run.log");
     // The policy says dryRun: true; the test kubeconfig's context names no namespace.
     Process run = PodsweeperProcess.start(log, "run", "--policy", crashloopPolicy(dir, ns, true).toString(),
-        "--kubeconfig", server.kubeconfig().toString(), "--http-port", "0", "--http-host", "127.0.0.1");
+        "--kubeconfig", server.kubeconfig().toString(), "--http-port", "0", "--probe-port", "0", "--http-host", "127.0.0.1");
     try {
       await().atMost(Duration.ofSeconds(30)).until(() -> Files.readString(log).contains("informers synced"));
       assertThat(Files.readString(log)).contains("the kill switch is OFF: no namespace for configmap podsweeper-control");

@@ -193,7 +193,7 @@ class CrashRestartIT {
 
   private static Process start(TestApiServer server, Path policy, Path log, String namespace, String... extra) throws IOException {
     List<String> args = new ArrayList<>(List.of("run", "--policy", policy.toString(), "--kubeconfig", server.kubeconfig().toString(),
-        "--namespace", namespace, "--http-port", "0", "--http-host", "127.0.0.1"));
+        "--namespace", namespace, "--http-port", "0", "--probe-port", "0", "--http-host", "127.0.0.1"));
     args.addAll(List.of(extra));
     return PodsweeperProcess.start(log, args.toArray(String[]::new));
   }

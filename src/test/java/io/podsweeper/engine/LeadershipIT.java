@@ -217,7 +217,7 @@ class LeadershipIT {
   private static Process startProcess(TestApiServer server, Path policy, String ns, String identity, Path log) throws IOException {
     Path jar = Path.of(System.getProperty("podsweeper.projectDir", "."), "target", "podsweeper.jar");
     return new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", jar.toString(), "run",
-        "--policy", policy.toString(), "--kubeconfig", server.kubeconfig().toString(), "--http-port", "0", "--http-host", "127.0.0.1",
+        "--policy", policy.toString(), "--kubeconfig", server.kubeconfig().toString(), "--http-port", "0", "--probe-port", "0", "--http-host", "127.0.0.1",
         "--namespace", ns, "--control-configmap", "", "--leader-elect", "--leader-elect-identity", identity,
         "--leader-elect-lease-duration", "4s", "--leader-elect-renew-deadline", "3s", "--leader-elect-retry-period", "1s")
         .redirectErrorStream(true)

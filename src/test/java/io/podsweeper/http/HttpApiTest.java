@@ -7,6 +7,7 @@ import io.podsweeper.engine.RecentDecisions;
 import io.podsweeper.metrics.Metrics;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.net.InetAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.net.URI;
@@ -22,8 +23,9 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * The HTTP port against whoever reaches it: connections past the cap, idle and trickling ones (all on loopback,
- * bounded in count and time), and who may read the decisions.
+ * The HTTP port against whoever reaches it: connections past the cap or past one client's share, idle and trickling
+ * ones (all on loopback, bounded in count and time), the probe port answering while they hold the HTTP port, and who
+ * may read the decisions.
  */
 class HttpApiTest {
   private static final String TOKEN = "0123456789abcdef-token";
@@ -43,26 +45,71 @@ class HttpApiTest {
 
   @Test
   void connectionsPastTheCapAreRefusedAndIdleOnesClosedSoTheProbesGetThrough() throws Exception {
-    ConnectionGuard.Limits limits = new ConnectionGuard.Limits(8, Duration.ofSeconds(2), Duration.ofSeconds(60));
-    try (HttpApi api = api(PRIVATE, limits)) {
-      int port = api.start("127.0.0.1", 0);
-      List<Socket> idle = new ArrayList<>();
-      try {
-        for (int i = 0; i < 12; i++) {
-          idle.add(new Socket("127.0.0.1", port));
+    ConnectionGuard.Limits limits = new ConnectionGuard.Limits(8, 3, Duration.ofSeconds(2), Duration.ofSeconds(60));
+    try (HttpApi api = api(PRIVATE, limits); Held idle = new Held()) {
+      int port = port(api);
+      for (int i = 0; i < 12; i++) {
+        idle.open(CLIENTS[i % CLIENTS.length], port);
+      }
+      await().atMost(Duration.ofSeconds(2)).until(() -> rejected("http", "full") == 4);
+      assertThat(open("http")).isEqualTo(8);
+      // Nothing said on any of them: the server closes them all after the idle timeout, and the port answers again.
+      for (Socket socket : idle.sockets) {
+        assertThat(closedByServerWithin(socket, Duration.ofSeconds(4))).isTrue();
+      }
+      await().atMost(Duration.ofSeconds(2)).until(() -> open("http") == 0);
+      assertThat(get(port, "/healthz", null).statusCode()).isEqualTo(200);
+    }
+  }
+
+  /**
+   * Slow clients from four addresses hold every slot of the HTTP port, each with a request whose headers never end;
+   * the probe port, a listener of its own, answers /healthz and /readyz at once all the while.
+   */
+  @Test
+  void theProbesAnswerWithinASecondWhileSlowClientsHoldEverySlotOfTheHttpPort() throws Exception {
+    ConnectionGuard.Limits limits = new ConnectionGuard.Limits(8, 2, Duration.ofSeconds(30), Duration.ofSeconds(60));
+    try (HttpApi api = api(PRIVATE, limits); Held slow = new Held()) {
+      HttpApi.Ports ports = api.start("127.0.0.1", 0, 0);
+      for (int i = 0; i < 8; i++) {
+        slow.open(CLIENTS[i % 4], ports.http()).getOutputStream()
+            .write("GET /metrics HTTP/1.1\r\nHost: x\r\nX-Slow: ".getBytes(StandardCharsets.US_ASCII));
+      }
+      await().atMost(Duration.ofSeconds(2)).until(() -> open("http") == 8);
+      // Full: one more client, from an address of its own, is turned away.
+      assertThat(closedByServerWithin(slow.open(CLIENTS[4], ports.http()), Duration.ofSeconds(2))).isTrue();
+      assertThat(rejected("http", "full")).isEqualTo(1);
+      for (int probe = 0; probe < 10; probe++) {
+        for (String path : List.of("/healthz", "/readyz")) {
+          long start = System.nanoTime();
+          HttpResponse<String> answer = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + ports.probes() + path))
+              .timeout(Duration.ofSeconds(1)).build(), HttpResponse.BodyHandlers.ofString());
+          assertThat(answer.statusCode()).as(path).isEqualTo(200);
+          assertThat(Duration.ofNanos(System.nanoTime() - start)).as(path).isLessThan(Duration.ofSeconds(1));
         }
-        await().atMost(Duration.ofSeconds(2)).until(() -> metrics.httpConnectionsRejected.get() == 4);
-        assertThat(metrics.httpConnectionsOpen.get()).isEqualTo(8);
-        // Nothing said on any of them: the server closes them all after the idle timeout, and the port answers again.
-        for (Socket socket : idle) {
-          assertThat(closedByServerWithin(socket, Duration.ofSeconds(4))).isTrue();
-        }
-        await().atMost(Duration.ofSeconds(2)).until(() -> metrics.httpConnectionsOpen.get() == 0);
-        assertThat(get(port, "/healthz", null).statusCode()).isEqualTo(200);
-      } finally {
-        for (Socket socket : idle) {
-          socket.close();
-        }
+      }
+      assertThat(open("http")).isEqualTo(8);
+      // The probe port serves the probes alone: the data stays on the HTTP port.
+      assertThat(get(ports.probes(), "/metrics", null).statusCode()).isEqualTo(404);
+    }
+  }
+
+  /** One client address gets its share of the slots and no more: the next client still gets in. */
+  @Test
+  void oneClientAddressCannotTakeEverySlot() throws Exception {
+    ConnectionGuard.Limits limits = new ConnectionGuard.Limits(8, 3, Duration.ofSeconds(30), Duration.ofSeconds(60));
+    try (HttpApi api = api(PRIVATE, limits); Held greedy = new Held()) {
+      int port = port(api);
+      for (int i = 0; i < 8; i++) {
+        greedy.open(CLIENTS[0], port);
+      }
+      await().atMost(Duration.ofSeconds(2)).until(() -> rejected("http", "client") == 5);
+      assertThat(open("http")).isEqualTo(3);
+      assertThat(rejected("http", "full")).isZero();
+      try (Socket other = from(CLIENTS[1], port)) {
+        other.getOutputStream().write("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+        other.setSoTimeout(2000);
+        assertThat(new String(other.getInputStream().readAllBytes(), StandardCharsets.US_ASCII)).startsWith("HTTP/1.1 200 OK");
       }
     }
   }
@@ -71,7 +118,7 @@ class HttpApiTest {
   void headersTrickledLineByLineDoNotKeepTheConnectionPastTheIdleTimeout() throws Exception {
     // Vert.x 5 has no request-header timeout, but its idle timeout counts whole HTTP messages, not bytes: a request
     // whose headers never end is idle.
-    ConnectionGuard.Limits limits = new ConnectionGuard.Limits(8, Duration.ofSeconds(1), Duration.ofSeconds(60));
+    ConnectionGuard.Limits limits = new ConnectionGuard.Limits(8, 8, Duration.ofSeconds(1), Duration.ofSeconds(60));
     try (HttpApi api = api(PRIVATE, limits); Socket slow = new Socket("127.0.0.1", port(api))) {
       Duration held = heldWhileTrickling(slow, "GET /healthz HTTP/1.1\r\nHost: x\r\n", "X-Slow: y\r\n");
       assertThat(held).isLessThan(limits.idleTimeout().plusSeconds(2));
@@ -80,7 +127,7 @@ class HttpApiTest {
 
   @Test
   void aBodyTrickledByteByByteCannotHoldItsConnectionPastTheMaximumAge() throws Exception {
-    ConnectionGuard.Limits limits = new ConnectionGuard.Limits(8, Duration.ofSeconds(1), Duration.ofSeconds(3));
+    ConnectionGuard.Limits limits = new ConnectionGuard.Limits(8, 8, Duration.ofSeconds(1), Duration.ofSeconds(3));
     try (HttpApi api = api(PRIVATE, limits); Socket slow = new Socket("127.0.0.1", port(api))) {
       Duration held = heldWhileTrickling(slow, "GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n", "abcdefgh");
       // Past the idle timeout (each chunk of the body is a message), closed by the maximum age.
@@ -115,7 +162,43 @@ class HttpApiTest {
   }
 
   private static int port(HttpApi api) throws Exception {
-    return api.start("127.0.0.1", 0);
+    return api.start("127.0.0.1", 0, 0).http();
+  }
+
+  /**
+   * Client addresses of their own: the whole of 127.0.0.0/8 is the loopback on Linux, so a socket bound to
+   * 127.0.0.2 reaches 127.0.0.1 from another address.
+   */
+  private static final String[] CLIENTS = {"127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5", "127.0.0.6"};
+
+  private static Socket from(String address, int port) throws IOException {
+    return new Socket(InetAddress.getLoopbackAddress(), port, InetAddress.getByName(address), 0);
+  }
+
+  /** Connections a test holds open, closed with it. */
+  private static final class Held implements AutoCloseable {
+    private final List<Socket> sockets = new ArrayList<>();
+
+    Socket open(String address, int port) throws IOException {
+      Socket socket = from(address, port);
+      sockets.add(socket);
+      return socket;
+    }
+
+    @Override
+    public void close() throws IOException {
+      for (Socket socket : sockets) {
+        socket.close();
+      }
+    }
+  }
+
+  private double open(String listener) {
+    return metrics.httpConnectionsOpen.labels(listener).get();
+  }
+
+  private double rejected(String listener, String reason) {
+    return metrics.httpConnectionsRejected.labels(listener, reason).get();
   }
 
   private static HttpResponse<String> get(int port, String path, String token) throws Exception {

@@ -59,7 +59,7 @@ class NettyJfrEventsIT {
     }
     Process run = PodsweeperProcess.start(dir.resolve("run.log"), environment, "run", "--policy", policy.toString(),
         "--kubeconfig", server.kubeconfig().toString(), "--http-host", "127.0.0.1", "--http-port", String.valueOf(port),
-        "--dry-run", "--control-configmap", "");
+        "--probe-port", "0", "--dry-run", "--control-configmap", "");
     try {
       HttpClient http = HttpClient.newHttpClient();
       HttpRequest metrics = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).build();
