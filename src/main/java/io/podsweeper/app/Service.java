@@ -207,6 +207,7 @@ public final class Service implements AutoCloseable {
     auditLog.ifPresent(sweeper::addListener);
     this.namespacedPolicies = new NamespacedPolicies(clients, policy, sweeper::reload);
     sweeper.policiesCurrentWhile(namespacedPolicies::isCurrent);
+    sweeper.reportThrottledTeams((namespace, why) -> namespacedPolicies.throttled(namespace, why, clock.instant()));
     sweeper.addListener(o -> {
       if (o.result() == Result.SUCCESS && !o.dryRun()) {
         namespacedPolicies.removed(o.decision().profile(), o.time());

@@ -13,6 +13,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.Optional;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
@@ -38,6 +39,7 @@ final class Evaluations {
   private final LifetimeWarnings lifetimeWarnings;
   private final Consumer<String> due;
   private final TenantBudget teams;
+  private volatile BiConsumer<String, String> throttledTeams = (namespace, why) -> {};
   private final LongSupplier cpuTime;
   /** The pod state (uid, resourceVersion, what threw) each failed pod was last logged for, by key: logged once per state. */
   private final Cache<String, String> logged = Caffeine.newBuilder().maximumSize(10_000).expireAfterWrite(Duration.ofHours(1)).build();
@@ -79,6 +81,11 @@ final class Evaluations {
   void forget(PodRecord pod) {
     lifetimeWarnings.forget(pod);
     queue.cancel(pod.key());
+  }
+
+  /** Told (namespace, why) each time a namespace's team rules are put off for its share (their status says so). */
+  void reportThrottledTeams(BiConsumer<String, String> sink) {
+    throttledTeams = sink;
   }
 
   void warnAboutLifetimes(LifetimeWarnings.Sink sink) {
@@ -140,6 +147,7 @@ final class Evaluations {
       deferred = wait.isPresent();
       if (deferred) {
         metrics.teamRulesThrottled.labels(pod.namespace()).inc();
+        throttledTeams.accept(pod.namespace(), teams.why(pod.namespace()));
         queue.addAfter(pod.key(), wait.get());
       } else {
         long started = cpuTime.getAsLong();

@@ -22,6 +22,7 @@ import java.time.Instant;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -153,6 +154,11 @@ public final class Sweeper implements PodListener, AutoCloseable {
   /** Where warnings about per-pod lifetimes that do not parse go, besides the log and the metric (Events). */
   public void warnAboutLifetimes(LifetimeWarnings.Sink sink) {
     evaluations.warnAboutLifetimes(sink);
+  }
+
+  /** Told (namespace, why) when a namespace's team rules are put off for its share of the evaluation thread. */
+  public void reportThrottledTeams(BiConsumer<String, String> sink) {
+    evaluations.reportThrottledTeams(sink);
   }
 
   /** Told about every outcome (Events, the audit log). */

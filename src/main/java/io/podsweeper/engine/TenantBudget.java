@@ -47,6 +47,13 @@ final class TenantBudget {
     spent.merge(namespace, nanos, Long::sum);
   }
 
+  /** Why {@code namespace}'s team rules wait, in figures. */
+  synchronized String why(String namespace) {
+    return "its PodCleanupPolicies took " + spent.getOrDefault(namespace, 0L) / 1_000_000 + "ms of Podsweeper's evaluation thread in this"
+        + " second, their share is " + share() / 1_000_000 + "ms: their rules judge its pods again in the next second (the"
+        + " cluster's rules and other namespaces are not held)";
+  }
+
   /** Each namespace's share of an interval now, in nanoseconds. */
   synchronized long share() {
     return Math.max(FLOOR.toNanos(), TOTAL.toNanos() / askedLastInterval);

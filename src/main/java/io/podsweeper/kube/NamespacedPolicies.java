@@ -376,6 +376,12 @@ public final class NamespacedPolicies implements AutoCloseable {
   /** Removals not yet written to their policy's status, by namespace/name: the count and the latest time. */
   private record Removals(long count, Instant last) {}
 
+  /** A namespace's team rules put off for a while, at {@code last}, and why in figures. */
+  private record Throttle(Instant last, String message) {}
+
+  /** Namespaces whose team rules were put off since the last write, each written to its policies' status.throttled. */
+  private final java.util.Map<String, Throttle> throttles = new java.util.concurrent.ConcurrentHashMap<>();
+
   private final java.util.Map<String, Removals> unwritten = new java.util.concurrent.ConcurrentHashMap<>();
   /** True from the removal that scheduled a write until that write starts: removals after that schedule the next one. */
   private final AtomicBoolean writeScheduled = new AtomicBoolean();
@@ -394,11 +400,25 @@ public final class NamespacedPolicies implements AutoCloseable {
     }
     unwritten.merge(policy, new Removals(1, at),
         (a, b) -> new Removals(a.count() + b.count(), a.last().isAfter(b.last()) ? a.last() : b.last()));
+    scheduleWrite();
+  }
+
+  /**
+   * The team rules of {@code namespace} had used up their share of the evaluation thread and were put off: its
+   * PodCleanupPolicies' {@code status.throttled} says when and by how much, within a few seconds (one write per policy
+   * per few seconds however often it happens).
+   */
+  public void throttled(String namespace, String message, Instant at) {
+    throttles.put(namespace, new Throttle(at, message));
+    scheduleWrite();
+  }
+
+  private void scheduleWrite() {
     if (writeScheduled.compareAndSet(false, true)) {
       try {
         executor.schedule(this::writeRemovals, REMOVALS_WRITTEN_AFTER_SECONDS, TimeUnit.SECONDS);
       } catch (RejectedExecutionException e) {
-        LOG.debug("closed: removal counts not written to PodCleanupPolicy {}", policy);
+        LOG.debug("closed: status not written to the PodCleanupPolicies");
       }
     }
   }
@@ -406,6 +426,16 @@ public final class NamespacedPolicies implements AutoCloseable {
   private void writeRemovals() {
     // Cleared before reading: a removal merged after this schedules the next write (if this one misses it).
     writeScheduled.set(false);
+    for (String ns : List.copyOf(throttles.keySet())) {
+      Throttle throttle = throttles.remove(ns);
+      for (GenericKubernetesResource object : namespaced.getStore().list()) {
+        if (throttle != null && ns.equals(object.getMetadata().getNamespace())) {
+          ObjectNode patch = JSON.createObjectNode();
+          patch.putObject("status").putObject("throttled").put("last", throttle.last().toString()).put("message", throttle.message());
+          patchStatus(object, patch);
+        }
+      }
+    }
     for (String key : List.copyOf(unwritten.keySet())) {
       Removals delta = unwritten.remove(key);
       GenericKubernetesResource object = namespaced.getStore().getByKey(key);
@@ -415,12 +445,17 @@ public final class NamespacedPolicies implements AutoCloseable {
       long before = JSON.valueToTree(object.getAdditionalProperties().get("status")).path("removals").asLong(0);
       ObjectNode patch = JSON.createObjectNode();
       patch.putObject("status").put("removals", before + delta.count()).put("lastRemoval", delta.last().toString());
-      try {
-        client.genericKubernetesResources(NAMESPACED).inNamespace(object.getMetadata().getNamespace())
-            .withName(object.getMetadata().getName()).subresource("status").patch(PatchContext.of(PatchType.JSON_MERGE), patch.toString());
-      } catch (KubernetesClientException e) {
-        LOG.warn("cannot count removals in the status of PodCleanupPolicy {}: {}", key, e.getMessage());
-      }
+      patchStatus(object, patch);
+    }
+  }
+
+  private void patchStatus(GenericKubernetesResource object, ObjectNode patch) {
+    try {
+      client.genericKubernetesResources(NAMESPACED).inNamespace(object.getMetadata().getNamespace())
+          .withName(object.getMetadata().getName()).subresource("status").patch(PatchContext.of(PatchType.JSON_MERGE), patch.toString());
+    } catch (KubernetesClientException e) {
+      LOG.warn("cannot write the status of PodCleanupPolicy {}/{}: {}", object.getMetadata().getNamespace(),
+          object.getMetadata().getName(), e.getMessage());
     }
   }
 
