@@ -183,7 +183,9 @@ public final class CleanupPolicies {
       }
       if (rule.match().isPresent() && rule.match().get().cost() > PodMatch.MAX_NAMESPACED_COST) {
         throw node.child("match").error("estimated cost " + rule.match().get().cost() + " is over the limit " + PodMatch.MAX_NAMESPACED_COST
-            + " for namespaced policies (each list counted as " + PodMatch.LIST_BOUND + " elements, nested comprehensions multiply)");
+            + " for namespaced policies (over any pod the API server accepts: up to " + PodView.LABELS + " labels, "
+            + PodView.CONTAINERS + " containers, 3 MiB strings; each comprehension up to " + PodMatch.MAX_ITERATIONS
+            + " elements, nested ones multiplying; README \"CEL conditions\")");
       }
       if (!rails.allowTerminated()) {
         List<ConfigNode> states = node.list("states");

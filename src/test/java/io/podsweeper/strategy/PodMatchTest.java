@@ -107,7 +107,7 @@ class PodMatchTest {
         yaml.readTree("rules: [{name: n, maxAge: 2h, match: \"" + nested + "\"}]")), rails);
     assertThat(tooCostly.outcome().accepted()).isFalse();
     assertThat(tooCostly.outcome().reason()).isEqualTo("ExceedsGuardRails");
-    assertThat(tooCostly.outcome().message()).startsWith("spec.rules[0].match: estimated cost ").contains("is over the limit 10000");
+    assertThat(tooCostly.outcome().message()).startsWith("spec.rules[0].match: estimated cost ").contains("is over the limit 10000000 ");
     CleanupPolicies.Verdict fine = CleanupPolicies.judge(new CleanupPolicies.Source("team-a", "cleanup",
         yaml.readTree("rules: [{name: n, maxAge: 2h, match: \"" + OOM + "\"}]")), rails);
     assertThat(fine.outcome().accepted()).as(fine.outcome().message()).isTrue();
@@ -117,6 +117,28 @@ class PodMatchTest {
     assertThat(typeError.outcome().message()).isEqualTo("spec.rules[0].match: rule n, line 1, column 4: undefined field 'nme'");
     // The admin's own file is not bounded by it.
     assertThat(policy("  - {name: n, maxAge: 2h, match: \"" + nested + "\"}\n").policy().profiles()).hasSize(1);
+  }
+
+  @Test
+  void anEvaluationStoppedAtTheCostLimitSelectsNothingForThatPodAloneAndSaysWhyInExplain() {
+    // The admin's file is not held to the estimate, so it may run the finding's expression; the meter stops it on the
+    // pod with many labels, where it reads all of them at every turn, and only there.
+    PodFixtures.PodBuilder hostile = pod("big").ns("team-a").created(T0).phase("Running").images("registry.example/api:1");
+    for (int i = 0; i < 50_000; i++) {
+      hostile.label("example.com/label-" + i, "v");
+    }
+    PodRecord big = hostile.build();
+    PodRecord small = pod("small").ns("team-a").created(T0).phase("Running").label("app", "api").images("registry.example/api:1").build();
+    PolicyEvaluator e = policy("""
+          - {name: hostile, maxAge: 1h, match: "pod.metadata.labels.exists(k, pod.metadata.labels[k] == 'x') || true"}
+          - {name: ordinary, maxAge: 2h, match: "pod.spec.containers.exists(c, c.image.startsWith('registry.example/'))"}
+        """);
+    ClusterSnapshot both = ClusterSnapshot.of(List.of(big, small), List.of(TEAM), List.of());
+    assertThat(e.evaluate(small, both).orElseThrow().rule()).isEqualTo("hostile");
+    assertThat(e.evaluate(big, both).orElseThrow().rule()).isEqualTo("ordinary");
+    assertThat(e.explain(big, both, T0.plusSeconds(60))).anySatisfy(l -> assertThat(l.strip())
+        .startsWith("rule hostile: match pod.metadata.labels.exists(k, pod.metadata.labels[k] == 'x') || true is error: stopped: cost ")
+        .endsWith(" is over the limit 200000 per evaluation"));
   }
 
   @Test
