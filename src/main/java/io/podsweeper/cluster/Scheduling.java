@@ -8,10 +8,16 @@ import java.util.Set;
 
 /**
  * What the scheduler would check of a pod, for nodeFit and the node-aware strategies: node selector, required and
- * preferred node affinity, tolerations, required pod anti-affinity, resource requests (cpu in millicores, memory
- * and others in bytes or units), the QoS class and the topology spread constraints.
+ * preferred node affinity, tolerations, required pod anti-affinity and affinity, resource requests, the QoS class, the
+ * topology spread constraints and the host ports.
  *
+ * @param requests what the pod takes of a node's allocatable, as the scheduler's NodeResourcesFit counts it (cpu in
+ *     millicores, memory and others in bytes or units): the main containers' requests and those of the sidecars (init
+ *     containers with {@code restartPolicy: Always}), or, where more, what any other init container needs with the
+ *     sidecars started before it; plus the pod's {@code overhead}
  * @param qosClass {@code BestEffort}, {@code Burstable} or {@code Guaranteed}
+ * @param requiredPodAffinity required pod affinity terms: the pod goes only where each selects a pod in its domain
+ * @param hostPorts the host ports of the main containers (the scheduler's NodePorts counts no others)
  */
 public record Scheduling(
     Map<String, String> nodeSelector,
@@ -21,14 +27,38 @@ public record Scheduling(
     List<PodAffinityTerm> requiredPodAntiAffinity,
     Map<String, Long> requests,
     String qosClass,
-    List<SpreadConstraint> spreadConstraints) {
+    List<SpreadConstraint> spreadConstraints,
+    List<PodAffinityTerm> requiredPodAffinity,
+    List<HostPort> hostPorts) {
   public static final Scheduling NONE = new Scheduling(Map.of(), List.of(), List.of(), List.of(), List.of(), Map.of(), "BestEffort");
+
+  /** A pod without required pod affinity or host ports. */
+  public Scheduling(Map<String, String> nodeSelector, List<NodeSelectorTerm> requiredNodeAffinity,
+      List<PreferredTerm> preferredNodeAffinity, List<Toleration> tolerations, List<PodAffinityTerm> requiredPodAntiAffinity,
+      Map<String, Long> requests, String qosClass, List<SpreadConstraint> spreadConstraints) {
+    this(nodeSelector, requiredNodeAffinity, preferredNodeAffinity, tolerations, requiredPodAntiAffinity, requests, qosClass,
+        spreadConstraints, List.of(), List.of());
+  }
 
   /** A pod without topology spread constraints (what most callers and tests build). */
   public Scheduling(Map<String, String> nodeSelector, List<NodeSelectorTerm> requiredNodeAffinity,
       List<PreferredTerm> preferredNodeAffinity, List<Toleration> tolerations, List<PodAffinityTerm> requiredPodAntiAffinity,
       Map<String, Long> requests, String qosClass) {
     this(nodeSelector, requiredNodeAffinity, preferredNodeAffinity, tolerations, requiredPodAntiAffinity, requests, qosClass, List.of());
+  }
+
+  /**
+   * A host port a container asks for: the node must have it free for the protocol on the address ({@code 0.0.0.0},
+   * the default, takes every address), as the scheduler's NodePorts checks.
+   */
+  public record HostPort(String hostIP, String protocol, int port) {
+    public static final String ANY_ADDRESS = "0.0.0.0";
+
+    /** Whether this port and {@code other} cannot both be bound on one node. */
+    public boolean conflicts(HostPort other) {
+      return port == other.port && protocol.equals(other.protocol)
+          && (hostIP.equals(other.hostIP) || hostIP.equals(ANY_ADDRESS) || other.hostIP.equals(ANY_ADDRESS));
+    }
   }
 
   /** A preferred node affinity term and its weight. */
@@ -88,6 +118,8 @@ public record Scheduling(
     requiredPodAntiAffinity = List.copyOf(requiredPodAntiAffinity);
     requests = Map.copyOf(requests);
     spreadConstraints = List.copyOf(spreadConstraints);
+    requiredPodAffinity = List.copyOf(requiredPodAffinity);
+    hostPorts = List.copyOf(hostPorts);
   }
 
   /** The pod's own node selector and required node affinity hold on these node labels. */

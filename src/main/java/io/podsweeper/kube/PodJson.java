@@ -127,7 +127,7 @@ final class PodJson {
         case "containers" -> elements(p, q -> {
           Container container = new Container();
           fields(q, container::field);
-          container(container.image, container.resources);
+          container(container.image, container.resources, container.hostPorts);
         });
         case "initContainers" -> elements(p, q -> {
           Container container = new Container();
@@ -145,6 +145,7 @@ final class PodJson {
           });
           schedulingGate(gate[0]);
         });
+        case "overhead" -> overhead = stringMap(p);
         case "nodeSelector" -> nodeSelector = stringMap(p);
         case "affinity" -> fields(p, this::affinity);
         case "tolerations" -> elements(p, q -> {
@@ -198,19 +199,26 @@ final class PodJson {
             default -> q.skipChildren();
           }
         });
-        case "podAntiAffinity" -> fields(p, (kind, q) -> {
-          if (kind.equals("requiredDuringSchedulingIgnoredDuringExecution")) {
-            elements(q, r -> {
-              AffinityTerm term = new AffinityTerm();
-              fields(r, term::field);
-              antiAffinity.add(new Scheduling.PodAffinityTerm(term.selector, Set.copyOf(term.namespaces), term.namespaceSelector, PodRecords.nullToEmpty(term.topologyKey)));
-            });
-          } else {
-            q.skipChildren();
-          }
-        });
+        case "podAntiAffinity" -> requiredTerms(p, antiAffinity);
+        case "podAffinity" -> requiredTerms(p, affinity);
         default -> p.skipChildren();
       }
+    }
+
+    /** A podAffinity's or podAntiAffinity's required terms, into {@code terms}. */
+    private static void requiredTerms(JsonParser p, List<Scheduling.PodAffinityTerm> terms) throws IOException {
+      fields(p, (kind, q) -> {
+        if (kind.equals("requiredDuringSchedulingIgnoredDuringExecution")) {
+          elements(q, r -> {
+            AffinityTerm term = new AffinityTerm();
+            fields(r, term::field);
+            terms.add(new Scheduling.PodAffinityTerm(term.selector, Set.copyOf(term.namespaces), term.namespaceSelector,
+                PodRecords.nullToEmpty(term.topologyKey)));
+          });
+        } else {
+          q.skipChildren();
+        }
+      });
     }
 
     void status(String field, JsonParser p) throws IOException {
@@ -254,12 +262,18 @@ final class PodJson {
     String image;
     String restartPolicy;
     final PodReading.Resources resources = new PodReading.Resources();
+    final List<Scheduling.HostPort> hostPorts = new ArrayList<>();
 
     void field(String field, JsonParser p) throws IOException {
       switch (field) {
         case "name" -> name = text(p);
         case "image" -> image = text(p);
         case "restartPolicy" -> restartPolicy = text(p);
+        case "ports" -> elements(p, q -> {
+          Map<String, Object> port = new HashMap<>();
+          fields(q, (portField, r) -> port.put(portField, portField.equals("hostPort") ? integer(r) : text(r)));
+          PodReading.hostPort(hostPorts, (Integer) port.get("hostPort"), (String) port.get("protocol"), (String) port.get("hostIP"));
+        });
         case "resources" -> fields(p, (kind, q) -> {
           switch (kind) {
             case "requests" -> resources.requests = stringMap(q);

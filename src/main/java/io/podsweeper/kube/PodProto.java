@@ -124,12 +124,13 @@ final class PodProto {
         });
         case 2 -> {
           Container container = readContainer(in, tag);
-          container(container.image, container.resources);
+          container(container.image, container.resources, container.hostPorts);
         }
         case 20 -> {
           Container container = readContainer(in, tag);
           initContainer(container.name, container.restartPolicy, container.resources);
         }
+        case 32 -> entry(in, tag, PodProto::quantity, (resource, quantity) -> overhead = with(overhead, resource, quantity));
         case 7 -> entry(in, tag, PodProto::string, (key, value) -> nodeSelector = with(nodeSelector, key, value));
         case 10 -> nodeName = PodRecords.shared(text(in, tag));
         case 18 -> message(in, tag, this::affinity);
@@ -215,6 +216,13 @@ final class PodProto {
             default -> q.skipField(t);
           }
         });
+        case 2 -> message(in, tag, (kind, t, q) -> { // podAffinity
+          if (kind == 1) {
+            affinity.add(podAffinityTerm(q, t));
+          } else {
+            q.skipField(t);
+          }
+        });
         case 3 -> message(in, tag, (kind, t, q) -> { // podAntiAffinity
           if (kind == 1) {
             antiAffinity.add(podAffinityTerm(q, t));
@@ -294,6 +302,14 @@ final class PodProto {
     String image;
     String restartPolicy;
     final PodReading.Resources resources = new PodReading.Resources();
+    final List<Scheduling.HostPort> hostPorts = new ArrayList<>();
+  }
+
+  /** A ContainerPort: hostPort 2, protocol 4, hostIP 5. */
+  private static final class Port {
+    Integer hostPort;
+    String protocol;
+    String hostIP;
   }
 
   private static Container readContainer(CodedInputStream in, int tag) throws IOException {
@@ -304,6 +320,18 @@ final class PodProto {
       switch (f) {
         case 1 -> container.name = string(q, t);
         case 2 -> container.image = text(q, t);
+        case 6 -> {
+          Port port = new Port();
+          message(q, t, (pf, pt, r) -> {
+            switch (pf) {
+              case 2 -> port.hostPort = int32(r, pt);
+              case 4 -> port.protocol = text(r, pt);
+              case 5 -> port.hostIP = text(r, pt);
+              default -> r.skipField(pt);
+            }
+          });
+          PodReading.hostPort(container.hostPorts, port.hostPort, port.protocol, port.hostIP);
+        }
         case 24 -> container.restartPolicy = text(q, t);
         case 8 -> message(q, t, (kind, kt, r) -> {
           switch (kind) {

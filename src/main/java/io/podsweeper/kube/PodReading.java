@@ -43,13 +43,19 @@ class PodReading {
   OptionalInt priority = OptionalInt.empty();
   String priorityClassName;
   final List<String> images = new ArrayList<>();
+  /** The main containers' requests, summed. */
   final Map<String, Long> requests = new HashMap<>();
+  /** The init containers' requests, in order, and whether each is a sidecar ({@code restartPolicy: Always}). */
+  final List<InitContainer> initContainers = new ArrayList<>();
+  Map<String, String> overhead = Map.of();
   /** Each main and init container's requests and limits, for the QoS class when the status has none. */
   final List<Resources> resources = new ArrayList<>();
   Map<String, String> nodeSelector = Map.of();
   final List<NodeSelectorTerm> requiredNodeAffinity = new ArrayList<>();
   final List<Scheduling.PreferredTerm> preferredNodeAffinity = new ArrayList<>();
   final List<Scheduling.PodAffinityTerm> antiAffinity = new ArrayList<>();
+  final List<Scheduling.PodAffinityTerm> affinity = new ArrayList<>();
+  final List<Scheduling.HostPort> hostPorts = new ArrayList<>();
   final List<Toleration> tolerations = new ArrayList<>();
   final List<Scheduling.SpreadConstraint> spreadConstraints = new ArrayList<>();
   boolean localStorage;
@@ -69,17 +75,65 @@ class PodReading {
   final List<ContainerStatus> initStatuses = new ArrayList<>();
   final List<ContainerStatus> ephemeralStatuses = new ArrayList<>();
 
-  /** A main container: its image and its requests count for the pod, its requests and limits for the QoS class. */
-  void container(String image, Resources container) {
+  /**
+   * A main container: its image, its requests and host ports count for the pod, its requests and limits for the QoS
+   * class.
+   */
+  void container(String image, Resources container, List<Scheduling.HostPort> ports) {
     images.add(PodRecords.shared(PodRecords.nullToEmpty(image)));
     container.requests.forEach((resource, quantity) -> requests.merge(PodRecords.shared(resource), PodRecords.amount(resource, quantity), Long::sum));
     resources.add(container);
+    hostPorts.addAll(ports);
   }
 
-  /** An init container: its requests and limits count for the QoS class; one that restarts Always is a native sidecar. */
+  /** A container port; only one with a host port counts (for the scheduler's NodePorts), with the API's defaults. */
+  static void hostPort(List<Scheduling.HostPort> ports, Integer hostPort, String protocol, String hostIP) {
+    if (hostPort != null && hostPort > 0) {
+      ports.add(new Scheduling.HostPort(hostIP == null || hostIP.isEmpty() ? Scheduling.HostPort.ANY_ADDRESS : hostIP,
+          protocol == null || protocol.isEmpty() ? "TCP" : protocol, hostPort));
+    }
+  }
+
+  record InitContainer(Map<String, String> requests, boolean sidecar) {}
+
+  /**
+   * What the pod takes of a node, as the scheduler's NodeResourcesFit computes it (k8s.io/component-helpers'
+   * PodRequests): the main containers and the sidecars summed; each other init container with the sidecars started
+   * before it, where that is more; then the overhead.
+   */
+  private Map<String, Long> effectiveRequests() {
+    if (initContainers.isEmpty() && overhead.isEmpty()) {
+      return requests;
+    }
+    Map<String, Long> total = new HashMap<>(requests);
+    Map<String, Long> sidecars = new HashMap<>();
+    Map<String, Long> initPeak = new HashMap<>();
+    for (InitContainer init : initContainers) {
+      Map<String, Long> running = new HashMap<>(sidecars);
+      init.requests().forEach((resource, quantity) -> running.merge(PodRecords.shared(resource), PodRecords.amount(resource, quantity), Long::sum));
+      if (init.sidecar()) {
+        init.requests().forEach((resource, quantity) -> {
+          long amount = PodRecords.amount(resource, quantity);
+          total.merge(PodRecords.shared(resource), amount, Long::sum);
+          sidecars.merge(PodRecords.shared(resource), amount, Long::sum);
+        });
+      }
+      running.forEach((resource, amount) -> initPeak.merge(resource, amount, Math::max));
+    }
+    initPeak.forEach((resource, amount) -> total.merge(resource, amount, Math::max));
+    overhead.forEach((resource, quantity) -> total.merge(PodRecords.shared(resource), PodRecords.amount(resource, quantity), Long::sum));
+    return total;
+  }
+
+  /**
+   * An init container: its requests count for the pod as the scheduler counts them, its requests and limits for the QoS
+   * class; one that restarts Always is a native sidecar.
+   */
   void initContainer(String name, String restartPolicy, Resources container) {
     resources.add(container);
-    if ("Always".equals(restartPolicy)) {
+    boolean sidecar = "Always".equals(restartPolicy);
+    initContainers.add(new InitContainer(container.requests, sidecar));
+    if (sidecar) {
       sidecars.add(PodRecords.nullToEmpty(name));
     }
   }
@@ -133,8 +187,8 @@ class PodReading {
         startTime,
         conditions,
         hasSpec ? new Volumes(localStorage, claims, resourceClaims) : Volumes.NONE,
-        hasSpec ? new Scheduling(nodeSelector, requiredNodeAffinity, preferredNodeAffinity, tolerations, antiAffinity, requests,
-            qosClass != null ? qosClass : Resources.qosClass(resources), spreadConstraints) : Scheduling.NONE,
+        hasSpec ? new Scheduling(nodeSelector, requiredNodeAffinity, preferredNodeAffinity, tolerations, antiAffinity, effectiveRequests(),
+            qosClass != null ? qosClass : Resources.qosClass(resources), spreadConstraints, affinity, hostPorts) : Scheduling.NONE,
         images,
         schedulingGates,
         EndedBy.NODE_SHUTDOWN_MESSAGE.equals(message));

@@ -153,6 +153,41 @@ class PodProtoTest {
     assertThat(fromProtobuf.labels()).containsEntry("empty", "");
   }
 
+  /**
+   * What the scheduler filters on and a 1.20 server does not write (sidecars) or PodProtoIT's pod leaves out: init
+   * containers' requests and restartPolicy, the overhead, host ports, required pod affinity; read as the JSON is.
+   */
+  @Test
+  void schedulingFieldsAreReadAsTheJsonIs() throws IOException {
+    Message spec = new Message()
+        .message(2, new Message().text(1, "main").text(2, "busybox").message(8, new Message().message(2, new Message().text(1, "cpu")
+            .message(2, new Message().text(1, "500m")))).message(6, new Message().number(2, 8080).number(3, 80))
+            .message(6, new Message().number(2, 53).number(3, 53).text(4, "UDP").text(5, "10.0.0.1")))
+        .message(20, new Message().text(1, "proxy").text(2, "envoy").message(8, new Message().message(2, new Message().text(1, "cpu")
+            .message(2, new Message().text(1, "100m")))).text(24, "Always"))
+        .message(32, new Message().text(1, "cpu").message(2, new Message().text(1, "50m")))
+        .message(18, new Message().message(2, new Message().message(1, new Message().message(1, new Message().entry(1, "app", "db")).text(3, "zone"))));
+    Message pod = new Message().message(1, metadata("p")).message(2, spec);
+
+    PodRecord fromProtobuf = onlyPod(pod);
+
+    Pod same = new PodBuilder().withNewMetadata().withName("p").withNamespace("ns").withUid("uid-p").withResourceVersion("7")
+        .withCreationTimestamp("2026-01-01T00:00:00Z").endMetadata()
+        .withNewSpec().addNewContainer().withName("main").withImage("busybox").withNewResources().addToRequests("cpu", new io.fabric8.kubernetes.api.model.Quantity("500m"))
+        .endResources().addNewPort().withHostPort(8080).withContainerPort(80).endPort()
+        .addNewPort().withHostPort(53).withContainerPort(53).withProtocol("UDP").withHostIP("10.0.0.1").endPort().endContainer()
+        .addNewInitContainer().withName("proxy").withImage("envoy").withRestartPolicy("Always").withNewResources()
+        .addToRequests("cpu", new io.fabric8.kubernetes.api.model.Quantity("100m")).endResources().endInitContainer()
+        .withOverhead(java.util.Map.of("cpu", new io.fabric8.kubernetes.api.model.Quantity("50m")))
+        .withNewAffinity().withNewPodAffinity().addNewRequiredDuringSchedulingIgnoredDuringExecution().withTopologyKey("zone")
+        .withNewLabelSelector().addToMatchLabels("app", "db").endLabelSelector().endRequiredDuringSchedulingIgnoredDuringExecution()
+        .endPodAffinity().endAffinity().endSpec().build();
+    assertThat(fromProtobuf).isEqualTo(fromJson(new KubernetesSerialization().asJson(same)));
+    assertThat(fromProtobuf.scheduling().requests()).isEqualTo(java.util.Map.of("cpu", 650L));
+    assertThat(fromProtobuf.scheduling().hostPorts()).hasSize(2);
+    assertThat(fromProtobuf.scheduling().requiredPodAffinity()).hasSize(1);
+  }
+
   /** One pod the record cannot be made of does not fail the list it came in, as with JSON (PodRecordsTest). */
   @Test
   void anUnreadablePodFailsAloneNotItsList() throws IOException {

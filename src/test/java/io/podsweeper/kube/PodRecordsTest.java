@@ -138,6 +138,49 @@ class PodRecordsTest {
         .isEqualTo(new ObjectMetaBuilder().withNamespace("ns").withName("p").withUid("u").withResourceVersion("1").build());
   }
 
+  /**
+   * What a pod takes of a node is what the scheduler's NodeResourcesFit counts (component-helpers' PodRequests): the
+   * main containers and the sidecars summed, each other init container with the sidecars started before it where that
+   * is more, then the overhead. Summing the main containers alone would let a pod "fit" where its init container cannot.
+   */
+  @Test
+  void requestsAreWhatTheSchedulerCounts() {
+    Pod pod = pod().editSpec().editFirstContainer().withNewResources().addToRequests("cpu", new Quantity("500m"))
+        .addToRequests("memory", new Quantity("1Gi")).endResources().endContainer()
+        .addNewInitContainer().withName("proxy").withImage("envoy").withRestartPolicy("Always").withNewResources()
+        .addToRequests("cpu", new Quantity("100m")).endResources().endInitContainer()
+        .addNewInitContainer().withName("migrate").withImage("m").withNewResources().addToRequests("cpu", new Quantity("1"))
+        .addToRequests("memory", new Quantity("256Mi")).endResources().endInitContainer()
+        .withOverhead(Map.of("cpu", new Quantity("50m"))).endSpec().build();
+
+    // cpu: max(500 + 100 sidecar, 100 sidecar + 1000 init) + 50 overhead; memory: max(1Gi, 256Mi).
+    assertThat(PodRecords.pod(pod).scheduling().requests()).isEqualTo(Map.of("cpu", 1150L, "memory", 1L << 30));
+    Pod plain = pod().editSpec().editFirstContainer().withNewResources().addToRequests("cpu", new Quantity("500m")).endResources()
+        .endContainer().addNewInitContainer().withName("small").withImage("i").withNewResources().addToRequests("cpu", new Quantity("200m"))
+        .endResources().endInitContainer().endSpec().build();
+    assertThat(PodRecords.pod(plain).scheduling().requests()).isEqualTo(Map.of("cpu", 500L));
+  }
+
+  /** The scheduler's NodePorts counts the main containers' host ports (the API's defaults: TCP, every address); InterPodAffinity the required pod affinity. */
+  @Test
+  void hostPortsAndRequiredPodAffinityAreRead() {
+    Pod pod = pod().editSpec().editFirstContainer().addNewPort().withContainerPort(80).withHostPort(8080).endPort()
+        .addNewPort().withContainerPort(53).withHostPort(53).withProtocol("UDP").withHostIP("10.0.0.1").endPort()
+        .addNewPort().withContainerPort(9090).endPort().endContainer()
+        .addNewInitContainer().withName("init").withImage("i").addNewPort().withContainerPort(1).withHostPort(9000).endPort().endInitContainer()
+        .withNewAffinity().withNewPodAffinity().addNewRequiredDuringSchedulingIgnoredDuringExecution().withTopologyKey("zone")
+        .withNewLabelSelector().addToMatchLabels("app", "db").endLabelSelector().endRequiredDuringSchedulingIgnoredDuringExecution()
+        .endPodAffinity().endAffinity().endSpec().build();
+
+    Scheduling scheduling = PodRecords.pod(pod).scheduling();
+
+    assertThat(scheduling.hostPorts()).containsExactly(new Scheduling.HostPort("0.0.0.0", "TCP", 8080),
+        new Scheduling.HostPort("10.0.0.1", "UDP", 53));
+    assertThat(scheduling.requiredPodAffinity()).containsExactly(new Scheduling.PodAffinityTerm(new LabelSelector(Map.of("app", "db"), List.of()),
+        Set.of(), Optional.empty(), "zone"));
+    assertThat(scheduling.requiredPodAntiAffinity()).isEmpty();
+  }
+
   /** One pod the record cannot be made of does not fail the list it came in: the others are read, and it is reported. */
   @Test
   void anUnreadablePodFailsAloneNotItsList() {
