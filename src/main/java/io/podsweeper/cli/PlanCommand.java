@@ -76,7 +76,9 @@ final class PlanCommand implements Callable<Integer> {
       result.skipped().ifPresent(s -> out.println("node-aware strategies skipped: " + s));
       result.notes().forEach(n -> out.println("note: " + n));
       result.faults().forEach(f -> out.println("fault: " + f));
-      out.printf("%d decision(s) for %d pod(s) at %s%s%n", decisions.size(), snapshot.pods().size(), at,
+      result.plans().forEach(p -> out.println("plan: " + p.describe()));
+      out.printf("%d decision(s)%s for %d pod(s) at %s%s%n", decisions.size(),
+          result.plans().isEmpty() ? "" : ", " + result.plans().size() + " plan(s)", snapshot.pods().size(), at,
           policy.dryRun() ? " (policy is dry-run)" : "");
       forecast.ifPresent(f -> {
         out.printf("%nforecast: %d removal(s) due by %s (within %s)%n", f.removals().size(), f.until(), Durations.format(f.within()));
@@ -114,6 +116,8 @@ final class PlanCommand implements Callable<Integer> {
     for (Decision d : result.decisions()) {
       d.writeTo(array.addObject());
     }
+    ArrayNode plans = root.putArray("plans");
+    result.plans().forEach(p -> p.writeTo(plans.addObject()));
     forecast.ifPresent(f -> f.writeTo(root.putObject("forecast")));
     try {
       return mapper.writeValueAsString(root);

@@ -25,9 +25,11 @@ public final class DeschedulerPlugins {
       NodeTaintsArgs.NAME, NodeAffinityArgs.NAME, InterPodAntiAffinityArgs.NAME);
   /** Balance plugins Podsweeper runs. */
   public static final Set<String> BALANCE = Set.of(RemoveDuplicatesArgs.NAME, NodeUtilizationArgs.LOW, NodeUtilizationArgs.HIGH,
-      TopologySpreadArgs.NAME, LowNodeLoadArgs.NAME);
+      TopologySpreadArgs.NAME, LowNodeLoadArgs.NAME, MakeRoomArgs.NAME);
   /** Koordinator's own plugins: not upstream's, so a descheduler/v1alpha2 DeschedulerPolicy must not name them. */
   public static final Set<String> KOORDINATOR_ONLY = Set.of(LowNodeLoadArgs.NAME);
+  /** Podsweeper's own plugins: only a PodSweeperPolicy may name them. */
+  public static final Set<String> PODSWEEPER_ONLY = Set.of(MakeRoomArgs.NAME);
   private static final double MIN_PERCENT = 0;
   private static final double MAX_PERCENT = 100;
 
@@ -52,6 +54,7 @@ public final class DeschedulerPlugins {
       case NodeUtilizationArgs.HIGH -> highNodeUtilization(args);
       case TopologySpreadArgs.NAME -> topologySpread(args);
       case LowNodeLoadArgs.NAME -> lowNodeLoad(args);
+      case MakeRoomArgs.NAME -> makeRoom(args);
       default -> throw args.error("unknown plugin \"" + plugin + "\"");
     };
   }
@@ -374,6 +377,25 @@ public final class DeschedulerPlugins {
     }
     return new TopologySpreadArgs(namespaces(args), Selectors.read(args, "labelSelector"), constraints,
         args.bool("topologyBalanceNodeFit", true));
+  }
+
+  /** MakeRoom's args, with their defaults (docs/configuration.md "MakeRoom"). */
+  static MakeRoomArgs makeRoom(ConfigNode args) {
+    args.requireObjectOrAbsent(Set.of("pendingFor", "namespaces", "labelSelector", "maxMovesPerPlan", "maxPlans", "freeNodes"));
+    Duration pendingFor = args.optionalGoDuration("pendingFor").orElse(MakeRoomArgs.DEFAULT_PENDING_FOR);
+    Optional<MakeRoomArgs.FreeNodes> freeNodes = Optional.empty();
+    if (args.has("freeNodes")) {
+      ConfigNode free = args.child("freeNodes").requireObject(Set.of("thresholds", "maxNodes", "maxMovesPerNode"));
+      Map<String, Double> thresholds = thresholds(free, "thresholds");
+      thresholds.keySet().forEach(resource -> resourceName(free.child("thresholds").child(resource), resource));
+      freeNodes = Optional.of(new MakeRoomArgs.FreeNodes(thresholds,
+          free.optionalInt("maxNodes", 1, MakeRoomArgs.MAX_PLANS).orElse(MakeRoomArgs.FreeNodes.DEFAULT_MAX_NODES),
+          free.optionalInt("maxMovesPerNode", 1, MakeRoomArgs.FreeNodes.MAX_MOVES_PER_NODE)
+              .orElse(MakeRoomArgs.FreeNodes.DEFAULT_MAX_MOVES_PER_NODE)));
+    }
+    return new MakeRoomArgs(pendingFor, namespaces(args), Selectors.read(args, "labelSelector"),
+        args.optionalInt("maxMovesPerPlan", 1, MakeRoomArgs.MAX_MOVES_PER_PLAN).orElse(MakeRoomArgs.DEFAULT_MAX_MOVES_PER_PLAN),
+        args.optionalInt("maxPlans", 1, MakeRoomArgs.MAX_PLANS).orElse(MakeRoomArgs.DEFAULT_MAX_PLANS), freeNodes);
   }
 
   /**

@@ -97,11 +97,17 @@ final class DeschedulerPolicyFormat {
     return new Profile(name, evictor, deschedule, balance, true, nodeSelector);
   }
 
-  /** Koordinator's own plugins are not upstream's: only Podsweeper's own format (or Koordinator's) may name them. */
+  /**
+   * Koordinator's own plugins are not upstream's: only Podsweeper's own format (or Koordinator's) may name them; and
+   * Podsweeper's own only its own format.
+   */
   private static void requireUpstream(ConfigNode at, String plugin, boolean podsweeperExtensions) {
     if (!podsweeperExtensions && DeschedulerPlugins.KOORDINATOR_ONLY.contains(plugin)) {
       throw at.error(plugin + " is Koordinator's plugin, not the descheduler's: use it in a Koordinator DeschedulerConfiguration"
           + " or a PodSweeperPolicy");
+    }
+    if (!podsweeperExtensions && DeschedulerPlugins.PODSWEEPER_ONLY.contains(plugin)) {
+      throw at.error(plugin + " is Podsweeper's own plugin, not the descheduler's: use it in a PodSweeperPolicy (podsweeper.io/v1alpha1)");
     }
   }
 
@@ -143,8 +149,10 @@ final class DeschedulerPolicyFormat {
   /** Names the descheduler's plugins, and Koordinator's apart: a typo of either gets the list it meant. */
   static String unknownPlugin(String plugin) {
     String known = String.join(", ", java.util.stream.Stream.concat(DeschedulerPlugins.DESCHEDULE.stream(),
-        DeschedulerPlugins.BALANCE.stream()).filter(p -> !DeschedulerPlugins.KOORDINATOR_ONLY.contains(p)).sorted().toList());
+        DeschedulerPlugins.BALANCE.stream()).filter(p -> !DeschedulerPlugins.KOORDINATOR_ONLY.contains(p)
+            && !DeschedulerPlugins.PODSWEEPER_ONLY.contains(p)).sorted().toList());
     return "unknown plugin \"" + plugin + "\" (known: DefaultEvictor, " + known + "; Koordinator's: "
-        + String.join(", ", new java.util.TreeSet<>(DeschedulerPlugins.KOORDINATOR_ONLY)) + ")";
+        + String.join(", ", new java.util.TreeSet<>(DeschedulerPlugins.KOORDINATOR_ONLY)) + "; Podsweeper's: "
+        + String.join(", ", new java.util.TreeSet<>(DeschedulerPlugins.PODSWEEPER_ONLY)) + ")";
   }
 }

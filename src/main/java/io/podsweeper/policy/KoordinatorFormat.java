@@ -85,6 +85,10 @@ final class KoordinatorFormat {
               continue;
             }
             DeschedulerPolicyFormat.checkExtensionPoint(item.child("name"), point, plugin);
+            if (DeschedulerPlugins.PODSWEEPER_ONLY.contains(plugin)) {
+              throw item.child("name").error(plugin + " is Podsweeper's own plugin, not Koordinator's: use it in a PodSweeperPolicy"
+                  + " (podsweeper.io/v1alpha1)");
+            }
             ConfigNode args = configs.get(plugin);
             if (args == null) {
               throw item.child("name").error("plugin \"" + plugin + "\" has no pluginConfig entry");

@@ -253,6 +253,8 @@ public final class NativePolicyWriter {
       }
     } else if (s instanceof LowNodeLoadArgs a) {
       lowNodeLoad(o, a);
+    } else if (s instanceof MakeRoomArgs a) {
+      makeRoom(o, a);
     } else {
       TooManyRestartsArgs a = (TooManyRestartsArgs) s;
       putNamespaces(o, a.namespaces());
@@ -262,6 +264,20 @@ public final class NativePolicyWriter {
       putStrings(o, "states", a.states());
     }
     return o;
+  }
+
+  /** Every argument, the defaults too, so the file says what runs. */
+  private static void makeRoom(ObjectNode o, MakeRoomArgs a) {
+    o.put("pendingFor", exact(a.pendingFor()));
+    putNamespaces(o, a.namespaces());
+    putSelector(o, "labelSelector", a.labelSelector());
+    o.put("maxMovesPerPlan", a.maxMovesPerPlan());
+    o.put("maxPlans", a.maxPlans());
+    a.freeNodes().ifPresent(f -> {
+      ObjectNode free = o.putObject("freeNodes");
+      putPercents(free.putObject("thresholds"), f.thresholds());
+      free.put("maxNodes", f.maxNodes()).put("maxMovesPerNode", f.maxMovesPerNode());
+    });
   }
 
   /** Koordinator's names; the defaults are written too, so the file says what runs. */

@@ -93,6 +93,18 @@ public final class Evictor {
     if (args.nodeFit() && !fitsAnotherNode(pod, view)) {
       return Optional.of("fits no other Ready node (nodeFit)");
     }
+    return namespaceRefusal(pod, view);
+  }
+
+  /**
+   * {@link #protection} but nodeFit: for a strategy that places the pod itself (MakeRoom's simulation of the scheduler
+   * answers nodeFit's question more exactly, on the cluster as its plan leaves it).
+   */
+  public Optional<String> protectionWithoutNodeFit(PodRecord pod, ClusterView view) {
+    return filter(pod, view).or(() -> namespaceRefusal(pod, view));
+  }
+
+  private Optional<String> namespaceRefusal(PodRecord pod, ClusterView view) {
     if (!args.namespaceLabelSelector().matches(view.namespace(pod.namespace()).labels())) {
       return Optional.of("namespace labels do not match the evictor's namespaceLabelSelector");
     }
@@ -119,8 +131,11 @@ public final class Evictor {
     return Instant.MIN;
   }
 
-  /** The controllers whose expected replicas Koordinator's controller finder reads (apps and OpenKruise). */
-  private static final Set<String> REPLICATED_KINDS = Set.of("ReplicaSet", "ReplicationController", "StatefulSet", "CloneSet");
+  /**
+   * The controllers whose expected replicas Koordinator's controller finder reads (apps and OpenKruise): those that
+   * recreate an evicted pod, wherever the scheduler puts it (MakeRoom moves only their pods).
+   */
+  static final Set<String> REPLICATED_KINDS = Set.of("ReplicaSet", "ReplicationController", "StatefulSet", "CloneSet");
 
   private Optional<String> activeProtection(PodRecord pod, ClusterView view) {
     if (args.protections().contains(Protection.SystemCriticalPods)) {

@@ -4,6 +4,7 @@ import io.podsweeper.cluster.ClusterView;
 import io.podsweeper.cluster.NodeRecord;
 import io.podsweeper.cluster.PodRecord;
 import io.podsweeper.cluster.QueriedUsage;
+import io.podsweeper.policy.Limits;
 import io.podsweeper.policy.Profile;
 import io.podsweeper.policy.PrometheusQuery;
 import io.podsweeper.safety.RemovalBudget;
@@ -33,25 +34,30 @@ final class NodePass {
   final Instant now;
   final Profile profile;
   final Evictor evictor;
+  /** The policy's limits: a plan's moves must fit in one window of them. */
+  final Limits limits;
   private final List<NodeRecord> nodes;
   private final RemovalBudget budget;
   private final Set<String> decided;
   private final List<Decision> decisions;
   private final List<String> notes;
   private final List<String> faults;
+  private final List<RoomPlan> plans;
   private final Map<PrometheusQuery, Optional<QueriedUsage>> answers = new HashMap<>();
 
-  NodePass(ClusterView view, Instant now, Profile profile, Evictor evictor, RemovalBudget budget, Set<String> decided,
-      List<Decision> decisions, List<String> notes, List<String> faults) {
+  NodePass(ClusterView view, Instant now, Profile profile, Evictor evictor, Limits limits, RemovalBudget budget, Set<String> decided,
+      List<Decision> decisions, List<String> notes, List<String> faults, List<RoomPlan> plans) {
     this.view = view;
     this.now = now;
     this.profile = profile;
     this.evictor = evictor;
+    this.limits = limits;
     this.budget = budget;
     this.decided = decided;
     this.decisions = decisions;
     this.notes = notes;
     this.faults = faults;
+    this.plans = plans;
     this.nodes = view.nodes().stream().filter(n -> inNodeSet(profile, Optional.of(n))).sorted(Comparator.comparing(NodeRecord::name)).toList();
   }
 
@@ -114,6 +120,23 @@ final class NodePass {
     String why = "judging it failed: " + e;
     faults.add(profile.name() + ": " + what + ": " + why);
     return why;
+  }
+
+  /**
+   * The evictor's protections but nodeFit, and minPodAge, at this pass's instant: for a strategy that places the pod
+   * itself (MakeRoom). Empty if the pod may go.
+   */
+  Optional<String> movable(PodRecord pod) {
+    return evictor.protectionWithoutNodeFit(pod, view).or(() -> evictor.tooYoung(pod, now));
+  }
+
+  /** The plans made so far in this pass, by every profile. */
+  List<RoomPlan> plans() {
+    return plans;
+  }
+
+  void plan(RoomPlan plan) {
+    plans.add(plan);
   }
 
   /** Evicts the pod if the evictor lets it go and the limits allow, with a reason a person can check. */

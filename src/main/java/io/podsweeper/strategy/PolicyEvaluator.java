@@ -7,6 +7,7 @@ import io.podsweeper.cluster.PodRecord;
 import io.podsweeper.policy.Durations;
 import io.podsweeper.policy.InterPodAntiAffinityArgs;
 import io.podsweeper.policy.LowNodeLoadArgs;
+import io.podsweeper.policy.MakeRoomArgs;
 import io.podsweeper.policy.NodeAffinityArgs;
 import io.podsweeper.policy.NodeTaintsArgs;
 import io.podsweeper.policy.NodeUtilizationArgs;
@@ -112,6 +113,9 @@ public final class PolicyEvaluator {
     }
     if (args instanceof LowNodeLoadArgs a) {
       return new LowNodeLoad(a);
+    }
+    if (args instanceof MakeRoomArgs a) {
+      return new MakeRoom(a);
     }
     throw new IllegalArgumentException("no strategy for " + args.strategyName());
   }
@@ -342,10 +346,11 @@ public final class PolicyEvaluator {
     Set<String> decided = new HashSet<>();
     List<String> notes = new ArrayList<>();
     List<String> faults = new ArrayList<>();
+    List<RoomPlan> plans = new ArrayList<>();
     Optional<String> skipped = Optional.empty();
     List<NodePass> passes = new ArrayList<>();
     for (CompiledProfile p : profiles) {
-      NodePass pass = new NodePass(view, now, p.profile(), p.evictor(), budget, decided, decisions, notes, faults);
+      NodePass pass = new NodePass(view, now, p.profile(), p.evictor(), policy.limits(), budget, decided, decisions, notes, faults, plans);
       passes.add(pass);
       boolean nodeAware = p.deschedule().stream().anyMatch(s -> !(s instanceof LifetimePass)) || !p.balance().isEmpty();
       if (nodeAware && pass.nodes().size() < MIN_NODES && skipped.isEmpty()) {
@@ -369,7 +374,7 @@ public final class PolicyEvaluator {
         run(runner, p.profile(), p.profile().balance().get(j).strategyName(), p.balance().get(j), passes.get(i));
       }
     }
-    return new PassResult(decisions, skipped, notes, faults);
+    return new PassResult(decisions, skipped, notes, faults, plans);
   }
 
   /** A strategy that throws ends there, as a fault of the pass; the strategies after it still run. */

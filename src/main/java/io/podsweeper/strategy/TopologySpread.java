@@ -44,9 +44,9 @@ final class TopologySpread implements NodeStrategy {
    * A constraint as it is balanced, resolved against the pod declaring it: the selector narrowed by the pod's values
    * of its matchLabelKeys, and the pod's node selector and required node affinity ({@code nodeAffinity}) and its
    * tolerations where the inclusion policies honour them (otherwise every node passes). Pods declaring the same
-   * constraint share one, so it is balanced once.
+   * constraint share one, so it is balanced once. MakeRoom's {@link Simulation} counts a constraint's domains with it too.
    */
-  private record Constraint(String topologyKey, int maxSkew, String whenUnsatisfiable, LabelSelector selector,
+  record Constraint(String topologyKey, int maxSkew, String whenUnsatisfiable, LabelSelector selector,
       Scheduling nodeAffinity, Optional<List<Toleration>> tolerations) {
     static Constraint of(Scheduling.SpreadConstraint c, PodRecord pod) {
       List<LabelSelector.Requirement> requirements = new ArrayList<>(c.selector().matchExpressions());
@@ -66,12 +66,10 @@ final class TopologySpread implements NodeStrategy {
           c.honorNodeTaints() ? Optional.of(s.tolerations()) : Optional.empty());
     }
 
-    /** The node has the topology key and the inclusion policies admit it. */
+    /** The node has the topology key and the inclusion policies admit it, as the scheduler reads them. */
     boolean counts(NodeRecord node) {
-      return node.labels().containsKey(topologyKey) && nodeAffinity.matchesNode(node.labels())
-          && tolerations.map(t -> node.taints().stream()
-              .filter(taint -> "NoSchedule".equals(taint.effect()) || "NoExecute".equals(taint.effect()))
-              .allMatch(taint -> t.stream().anyMatch(tol -> tol.tolerates(taint)))).orElse(true);
+      return node.labels().containsKey(topologyKey) && SchedulerFilters.matchesNodeAffinity(nodeAffinity, node.labels())
+          && tolerations.map(t -> SchedulerFilters.untoleratedTaint(t, node).isEmpty()).orElse(true);
     }
 
     String domain(NodeRecord node) {

@@ -109,6 +109,8 @@ public final class PodFixtures {
     private List<Scheduling.PreferredTerm> preferredNodeAffinity = List.of();
     private final List<Toleration> tolerations = new ArrayList<>();
     private List<Scheduling.PodAffinityTerm> antiAffinity = List.of();
+    private List<Scheduling.PodAffinityTerm> affinity = List.of();
+    private final List<Scheduling.HostPort> hostPorts = new ArrayList<>();
     private final Map<String, Long> requests = new LinkedHashMap<>();
     private final List<Scheduling.SpreadConstraint> spreadConstraints = new ArrayList<>();
     private List<String> images = List.of("busybox:1.36");
@@ -286,6 +288,24 @@ public final class PodFixtures {
       return this;
     }
 
+    /** Required pod affinity terms, replacing any. */
+    public PodBuilder affinity(Scheduling.PodAffinityTerm... terms) {
+      affinity = List.of(terms);
+      return this;
+    }
+
+    /** A main container's host port. */
+    public PodBuilder hostPort(String hostIP, String protocol, int port) {
+      hostPorts.add(new Scheduling.HostPort(hostIP, protocol, port));
+      return this;
+    }
+
+    /** Adds a toleration as written. */
+    public PodBuilder toleration(Toleration toleration) {
+      tolerations.add(toleration);
+      return this;
+    }
+
     /** Adds a topology spread constraint to what the pod already has. */
     public PodBuilder spread(Scheduling.SpreadConstraint constraint) {
       spreadConstraints.add(constraint);
@@ -321,7 +341,7 @@ public final class PodFixtures {
       return new PodRecord(namespace, name, uid != null ? uid : "uid-" + namespace + "-" + name, resourceVersion, created, deletion, nodeName, phase, reason,
           labels, annotations, owners, cs, priority, priorityClassName, startTime, conditions, new Volumes(localStorage, pvcs, resourceClaims),
           new Scheduling(nodeSelector, requiredNodeAffinity, preferredNodeAffinity, tolerations, antiAffinity, requests,
-              qosClass(), spreadConstraints),
+              qosClass(), spreadConstraints, affinity, hostPorts),
           images, schedulingGates, nodeShutdownMessage);
     }
 
@@ -367,6 +387,17 @@ public final class PodFixtures {
     /** Allocatable cpu in millicores. */
     public NodeBuilder cpu(long millis) {
       allocatable.put("cpu", millis);
+      return this;
+    }
+
+    /** Allocatable of any resource (memory in bytes); a missing one is none at all to the scheduler. */
+    public NodeBuilder allocatable(String resource, long amount) {
+      allocatable.put(resource, amount);
+      return this;
+    }
+
+    public NodeBuilder withoutAllocatable(String resource) {
+      allocatable.remove(resource);
       return this;
     }
 

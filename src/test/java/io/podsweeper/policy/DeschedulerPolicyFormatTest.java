@@ -22,7 +22,7 @@ class DeschedulerPolicyFormatTest {
   private static final String KNOWN_PLUGINS = "DefaultEvictor, HighNodeUtilization, LowNodeUtilization, PodLifeTime, "
       + "RemoveDuplicates, RemoveFailedPods, RemovePodsHavingTooManyRestarts, RemovePodsViolatingInterPodAntiAffinity, "
       + "RemovePodsViolatingNodeAffinity, RemovePodsViolatingNodeTaints, RemovePodsViolatingTopologySpreadConstraint; "
-      + "Koordinator's: LowNodeLoad";
+      + "Koordinator's: LowNodeLoad; Podsweeper's: MakeRoom";
   private static final String ALLOWED_STATES = "Completed, ContainerCannotRun, ContainerCreating, CrashLoopBackOff, "
       + "CreateContainerConfigError, CreateContainerError, DeadlineExceeded, ErrImagePull, Error, Evicted, Failed, "
       + "ImagePullBackOff, InvalidImageName, NodeAffinity, NodeLost, OOMKilled, Pending, PodInitializing, Running, Shutdown, "
@@ -287,7 +287,7 @@ class DeschedulerPolicyFormatTest {
           Map.entry(InterPodAntiAffinityArgs.NAME, ""), Map.entry(RemoveDuplicatesArgs.NAME, ""), Map.entry(TopologySpreadArgs.NAME, ""),
           Map.entry(NodeUtilizationArgs.LOW, "thresholds: {cpu: 10}, targetThresholds: {cpu: 50}"),
           Map.entry(NodeUtilizationArgs.HIGH, "thresholds: {cpu: 10}"),
-          Map.entry(LowNodeLoadArgs.NAME, "lowThresholds: {cpu: 10}, highThresholds: {cpu: 50}"));
+          Map.entry(LowNodeLoadArgs.NAME, "lowThresholds: {cpu: 10}, highThresholds: {cpu: 50}"), Map.entry(MakeRoomArgs.NAME, ""));
       assertThat(minimal.keySet()).containsAll(DeschedulerPlugins.DESCHEDULE).containsAll(DeschedulerPlugins.BALANCE);
       minimal.forEach((plugin, args) -> {
         ConfigNode typed = args("{apiVersion: descheduler/v1alpha2, kind: " + plugin + "Args" + (args.isEmpty() ? "" : ", ") + args + "}");

@@ -1,0 +1,46 @@
+package io.podsweeper.policy;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * MakeRoom, Podsweeper's own balance plugin: for each pod the scheduler could not place, a plan of the fewest and least
+ * disruptive moves (evictions whose replacements fit elsewhere) after which it fits a node; and, with
+ * {@link #freeNodes}, plans that empty under-used nodes whose every pod fits elsewhere. See docs/configuration.md.
+ *
+ * @param pendingFor a pod is made room for once its PodScheduled condition has said Unschedulable this long
+ * @param namespaces the namespaces whose pending pods are made room for
+ * @param labelSelector which pending pods are made room for
+ * @param maxMovesPerPlan at most this many evictions in one plan, chained moves included
+ * @param maxPlans at most this many plans per pass (pending pods first, then nodes to free)
+ * @param freeNodes also plan to empty under-used nodes; empty: only pending pods are made room for
+ */
+public record MakeRoomArgs(Duration pendingFor, NamespaceFilter namespaces, LabelSelector labelSelector, int maxMovesPerPlan,
+    int maxPlans, Optional<FreeNodes> freeNodes) implements StrategyArgs {
+  public static final String NAME = "MakeRoom";
+  public static final Duration DEFAULT_PENDING_FOR = Duration.ofMinutes(5);
+  public static final int DEFAULT_MAX_MOVES_PER_PLAN = 3;
+  public static final int MAX_MOVES_PER_PLAN = 10;
+  public static final int DEFAULT_MAX_PLANS = 5;
+  public static final int MAX_PLANS = 100;
+
+  /**
+   * Which nodes to empty: those whose pods' requests are at or below every threshold (percent of allocatable), least
+   * used first, at most {@code maxNodes} per pass, each within {@code maxMovesPerNode} evictions (chained moves included).
+   */
+  public record FreeNodes(Map<String, Double> thresholds, int maxNodes, int maxMovesPerNode) {
+    public static final int DEFAULT_MAX_NODES = 1;
+    public static final int DEFAULT_MAX_MOVES_PER_NODE = 10;
+    public static final int MAX_MOVES_PER_NODE = 50;
+
+    public FreeNodes {
+      thresholds = Map.copyOf(thresholds);
+    }
+  }
+
+  @Override
+  public String strategyName() {
+    return NAME;
+  }
+}
