@@ -5,6 +5,8 @@
 #   scripts/test-apiserver.sh start RUN_DIR  start both on random loopback ports; writes RUN_DIR/env
 #   scripts/test-apiserver.sh stop RUN_DIR   stop them and remove RUN_DIR
 #   scripts/test-apiserver.sh down RUN_DIR   stop only the API server (fault injection); `up RUN_DIR` restarts it
+#   scripts/test-apiserver.sh scheduling RUN_DIR   also start kube-scheduler and kube-controller-manager against it
+#                                            (ReplicaSet, Deployment, Job controllers and the garbage collector; no kubelet)
 #
 # Binaries come from, in order: $PODSWEEPER_KUBE_BIN_DIR (a directory holding kube-apiserver and etcd,
 # e.g. from envtest), the cache ($PODSWEEPER_CACHE, default ~/.cache/podsweeper), or a build of
@@ -252,6 +254,59 @@ wait_ready() {
   done
 }
 
+# A client certificate of the test CA for a control-plane component, and a kubeconfig with it.
+component_kubeconfig() {
+  local run=$1 name=$2 subject=$3
+  (
+    cd "$run/pki"
+    openssl req -newkey rsa:2048 -nodes -keyout "$name.key" -out "$name.csr" -subj "$subject" 2>/dev/null
+    openssl x509 -req -in "$name.csr" -CA ca.crt -CAkey ca.key -CAcreateserial -out "$name.crt" -days 3650 2>/dev/null
+  )
+  sed -e "s|admin.crt|$name.crt|; s|admin.key|$name.key|; s|name: admin|name: $name|; s|user: admin|user: $name|" \
+    "$run/kubeconfig" > "$run/$name.kubeconfig"
+}
+
+# kube-scheduler and kube-controller-manager against the started API server, as a cluster runs them but for the
+# kubelet: pods are created, scheduled and bound, and bound pods stay Pending. The scheduler runs as
+# system:kube-scheduler under the bootstrap RBAC roles. The controller manager runs only the controllers that recreate
+# and clean up pods, with its own credentials (no per-controller service-account tokens: no token controller runs
+# here), so its certificate is also in group system:masters. Neither elects a leader; each serves HTTPS on a free port.
+scheduling() {
+  local run=${1:?usage: scheduling RUN_DIR}
+  run=$(cd "$run" && pwd)
+  local b
+  for b in kube-scheduler kube-controller-manager; do
+    [ -x "$BIN_DIR/$b" ] || { log "$BIN_DIR/$b is missing: run scripts/test-apiserver.sh install"; exit 1; }
+  done
+  component_kubeconfig "$run" scheduler "/CN=system:kube-scheduler"
+  component_kubeconfig "$run" controller-manager "/O=system:masters/CN=system:kube-controller-manager"
+  local scheduler_port manager_port
+  scheduler_port=$(free_port); manager_port=$(free_port)
+  "$BIN_DIR/kube-scheduler" --kubeconfig "$run/scheduler.kubeconfig" --leader-elect=false --port=0 --bind-address 127.0.0.1 --secure-port "$scheduler_port" \
+    --cert-dir "$run/pki/scheduler-serving" -v=2 >"$run/scheduler.log" 2>&1 &
+  echo $! > "$run/scheduler.pid"
+  "$BIN_DIR/kube-controller-manager" --kubeconfig "$run/controller-manager.kubeconfig" \
+    --controllers replicaset,deployment,job,garbagecollector --leader-elect=false --port=0 --bind-address 127.0.0.1 \
+    --secure-port "$manager_port" --cert-dir "$run/pki/controller-manager-serving" -v=2 >"$run/controller-manager.log" 2>&1 &
+  echo $! > "$run/controller-manager.pid"
+  local component port
+  for component in scheduler:$scheduler_port controller-manager:$manager_port; do
+    port=${component#*:}; component=${component%%:*}
+    local deadline=$((SECONDS + 60))
+    until curl -fsk --max-time 5 "https://127.0.0.1:$port/healthz" >/dev/null 2>&1; do
+      if [ $SECONDS -ge $deadline ] || ! kill -0 "$(cat "$run/$component.pid")" 2>/dev/null; then
+        log "kube-$component did not become healthy; last log lines:"; tail -20 "$run/$component.log" >&2
+        return 1
+      fi
+      sleep 0.3
+    done
+  done
+  cat >> "$run/env" <<ENV
+SCHEDULER_PID=$(cat "$run/scheduler.pid")
+CONTROLLER_MANAGER_PID=$(cat "$run/controller-manager.pid")
+ENV
+}
+
 # Fault injection: the API server goes away (etcd and the run dir stay) and comes back on the same port.
 down() {
   local run=${1:?usage: down RUN_DIR}
@@ -270,11 +325,11 @@ up() {
 
 stop() {
   local run=${1:?usage: stop RUN_DIR}
-  for f in apiserver.pid etcd.pid; do
+  for f in scheduler.pid controller-manager.pid apiserver.pid etcd.pid; do
     [ -f "$run/$f" ] && kill "$(cat "$run/$f")" 2>/dev/null || true
   done
   sleep 0.5
-  for f in apiserver.pid etcd.pid; do
+  for f in scheduler.pid controller-manager.pid apiserver.pid etcd.pid; do
     [ -f "$run/$f" ] && kill -9 "$(cat "$run/$f")" 2>/dev/null || true
   done
   rm -rf "$run"
@@ -286,5 +341,6 @@ case "${1:-}" in
   stop) stop "${2:-}" ;;
   down) down "${2:-}" ;;
   up) up "${2:-}" ;;
-  *) echo "usage: $0 install | start RUN_DIR | stop RUN_DIR | down RUN_DIR | up RUN_DIR" >&2; exit 2 ;;
+  scheduling) scheduling "${2:-}" ;;
+  *) echo "usage: $0 install | start RUN_DIR | scheduling RUN_DIR | stop RUN_DIR | down RUN_DIR | up RUN_DIR" >&2; exit 2 ;;
 esac

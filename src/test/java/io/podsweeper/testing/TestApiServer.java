@@ -46,6 +46,38 @@ public final class TestApiServer implements ExtensionContext.Store.CloseableReso
     return start(Map.of("KUBE_RUNTIME_CONFIG", runtimeConfig));
   }
 
+  /**
+   * A server of a test's own with a real kube-scheduler and kube-controller-manager against it (its ReplicaSet,
+   * Deployment and Job controllers and the garbage collector; {@code scripts/test-apiserver.sh scheduling}): pods are
+   * recreated and bound as in a cluster, and, with no kubelet, bound pods stay Pending. Nodes come from
+   * {@link TestNodes}. The test closes it.
+   */
+  public static TestApiServer startWithScheduling() {
+    TestApiServer server = start(Map.of());
+    try {
+      script("scheduling", server.runDir);
+    } catch (RuntimeException e) {
+      server.close();
+      throw e;
+    }
+    return server;
+  }
+
+  /** A control-plane component's log so far ({@code scheduler} or {@code controller-manager}): what it says it did. */
+  public List<String> log(String component) {
+    try {
+      return Files.readAllLines(runDir.resolve(component + ".log"));
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot read the " + component + " log", e);
+    }
+  }
+
+  /** The end of a component's log, for a failure's message. */
+  public String logTail(String component, int lines) {
+    List<String> all = log(component);
+    return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
+  }
+
   private static TestApiServer start(Map<String, String> env) {
     try {
       Path runDir = Files.createTempDirectory("podsweeper-apiserver-");
