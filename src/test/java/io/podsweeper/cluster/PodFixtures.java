@@ -407,11 +407,6 @@ public final class PodFixtures {
     }
 
     /** Allocatable {@code amount} of {@code resource} (memory in bytes, an extended resource in units). */
-    public NodeBuilder allocatable(String resource, long amount) {
-      allocatable.put(resource, amount);
-      return this;
-    }
-
     public NodeRecord build() {
       return new NodeRecord(name, labels, ready, unschedulable, taints, allocatable);
     }

@@ -176,7 +176,7 @@ class MakeRoomTest {
     List<PodRecord> pods = example.pods().stream().map(p -> !app.equals(p.labels().get("app")) ? p : new PodRecord(p.namespace(), p.name(),
         p.uid(), p.resourceVersion(), p.creationTimestamp(), p.deletionTimestamp(), p.nodeName(), p.phase(), p.reason(), p.labels(),
         p.annotations(), p.owners(), p.containers(), OptionalInt.of(priority), p.priorityClassName(), p.startTime(), p.conditions(),
-        p.volumes(), p.scheduling(), p.images())).toList();
+        p.volumes(), p.scheduling(), p.images(), p.schedulingGates(), p.nodeShutdownMessage())).toList();
     return ClusterSnapshot.of(pods, List.of(), example.nodes());
   }
 
