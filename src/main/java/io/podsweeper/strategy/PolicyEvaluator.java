@@ -253,7 +253,9 @@ public final class PolicyEvaluator {
       }
     }
     Optional<Verdict> verdict = evaluate(pod, view);
-    Optional<Decision> inPass = plan(view, now).stream().filter(d -> d.uid().equals(pod.uid())).findFirst();
+    PassResult pass = pass(view, now, new RemovalBudget(policy.limits()), true);
+    Optional<Decision> inPass = pass.decisions().stream().filter(d -> d.uid().equals(pod.uid())).findFirst();
+    Optional<String> moved = roomPlanLines(pod, pass, lines);
     List<PdbRecord> budgets = Action.forPod(pod) == Action.EVICT && (inPass.isPresent() || verdict.isPresent())
         ? view.pdbs(pod.namespace()).stream().filter(b -> b.selector().matches(pod.labels())).toList() : List.of();
     budgets.forEach(b -> lines.add(disruptionBudget(b)));
@@ -269,10 +271,36 @@ public final class PolicyEvaluator {
     } else if (verdict.isPresent()) {
       lines.add("verdict: " + Action.forPod(pod).wireName() + " at " + verdict.get().dueAt() + " by " + verdict.get().strategy()
           + " (rule " + verdict.get().rule() + "), unless the pod changes before");
+    } else if (moved.isPresent()) {
+      lines.add("verdict: evict as " + moved.get() + " of the room plan above, when it is carried out (one step at a time)");
     } else {
       lines.add("verdict: never, as the pod is now");
     }
     return lines;
+  }
+
+  /**
+   * MakeRoom's word on the pod, added to {@code lines}: the plan that makes room for it (or why there is none), or the
+   * plan that moves it. Returns the step that moves it ("step 1 of 2"), if one does.
+   */
+  private static Optional<String> roomPlanLines(PodRecord pod, PassResult pass, List<String> lines) {
+    Optional<String> step = Optional.empty();
+    for (RoomPlan plan : pass.plans()) {
+      String head = "room plan (profile " + plan.profile() + "): ";
+      if (plan.pending().map(p -> p.uid().equals(pod.uid())).orElse(false)) {
+        lines.add(head + plan.describe());
+      }
+      for (int k = 0; k < plan.moves().size(); k++) {
+        if (plan.moves().get(k).uid().equals(pod.uid())) {
+          step = Optional.of("step " + (k + 1) + " of " + plan.moves().size());
+          lines.add(head + "moves it, " + step.get() + ": " + plan.describe());
+        }
+      }
+    }
+    String noPlan = "/" + MakeRoomArgs.NAME + ": " + pod.key() + " (Pending): ";
+    pass.notes().stream().filter(n -> n.contains(noPlan)).forEach(n -> lines.add("room plan (profile " + n.substring(0, n.indexOf('/'))
+        + "): " + n.substring(n.indexOf(noPlan) + noPlan.length())));
+    return step;
   }
 
   /** Whether a PodDisruptionBudget lets an eviction of a pod it covers through now, by the status it was read with. */
@@ -307,7 +335,9 @@ public final class PolicyEvaluator {
       }
     }
     removals.sort(Comparator.comparing(Decision::dueAt).thenComparing(Decision::podKey));
-    return new Forecast(now, within, policy.dryRun(), removals, faults);
+    boolean makesRoom = profiles.stream().anyMatch(p -> p.balance().stream().anyMatch(s -> s instanceof MakeRoom));
+    List<RoomPlan> plans = makesRoom ? pass(view, now, new RemovalBudget(policy.limits()), false).plans() : List.of();
+    return new Forecast(now, within, policy.dryRun(), removals, faults, plans);
   }
 
   /** One whole pass at {@code now} with a fresh budget: {@link #pass} with every strategy. */

@@ -23,6 +23,23 @@ class MainTest {
     return r.exitCode();
   }
 
+  /** {@code plan} prints MakeRoom's plans, a line each, and as JSON with every move. */
+  @Test
+  void planPrintsRoomPlans() throws Exception {
+    String[] args = {"plan", "--policy", "config/examples/anti-affinity-fragmentation-makeroom.yaml", "--snapshot",
+        "config/examples/anti-affinity-fragmentation-snapshot.yaml", "--now", "2026-01-01T12:00:00Z"};
+    CliRun table = CliRun.of(args);
+    assertThat(table.exitCode()).isZero();
+    assertThat(table.out()).contains("plan: shop/cache-7d9f-c3 (Pending: insufficient cpu) fits node-2 after moving worker-5b8c-p7"
+        + " node-2→node-3 (1400m cpu free there)").contains("0 decision(s), 1 plan(s) for 10 pod(s)");
+    String[] json = java.util.Arrays.copyOf(args, args.length + 2);
+    json[args.length] = "--output";
+    json[args.length + 1] = "json";
+    JsonNode plan = new ObjectMapper().readTree(CliRun.of(json).out()).path("plans").get(0);
+    assertThat(plan.path("target").asText()).isEqualTo("node-2");
+    assertThat(plan.path("moves").get(0).path("uid").asText()).isEqualTo("uid-worker-5b8c-p7");
+  }
+
   @Test
   void validateSaysOk() {
     assertThat(run("validate", "--policy", "config/policy.yaml")).isZero();

@@ -16,6 +16,7 @@ import io.podsweeper.kube.PodRemover;
 import io.podsweeper.kube.SnapshotReader;
 import io.podsweeper.policy.PolicyLoader;
 import io.podsweeper.safety.RemovalBudget;
+import io.podsweeper.removal.RequestResult;
 import io.podsweeper.testing.TestApiServer;
 import io.podsweeper.testing.TestNodes;
 import java.time.Duration;
@@ -117,7 +118,7 @@ class MakeRoomSchedulerIT {
         .map(p -> p.getSpec().getNodeName()).sorted().toList();
   }
 
-  private PodRemover.Result evict(Pod pod) {
+  private RequestResult evict(Pod pod) {
     PodRecord record = PodRecords.pod(pod);
     return remover.remove(Decision.of(record, "test", "test", "test", "a step of the test", Instant.now()), false);
   }
@@ -144,7 +145,7 @@ class MakeRoomSchedulerIT {
     await().atMost(Duration.ofSeconds(30)).until(() -> boundNodes("web").size() == 2);
     Pod first = pods("web").get(0);
 
-    assertThat(evict(first).outcome()).isEqualTo(PodRemover.Outcome.REMOVED);
+    assertThat(evict(first).outcome()).isEqualTo(RequestResult.Outcome.REMOVED);
 
     await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
       List<Pod> now = pods("web");
@@ -177,14 +178,14 @@ class MakeRoomSchedulerIT {
     awaitUnschedulable("cache-c");
 
     // Without a nomination, the room goes back to where it was.
-    assertThat(evict(get("small-1")).outcome()).isEqualTo(PodRemover.Outcome.REMOVED);
+    assertThat(evict(get("small-1")).outcome()).isEqualTo(RequestResult.Outcome.REMOVED);
     await().atMost(Duration.ofSeconds(30)).until(() -> boundNodes("small").size() == 2);
     assertThat(boundNodes("small")).containsExactly(n3, n3);
 
     nominate("cache-c", n3);
     long retries = schedulerRetries("cache-c");
     Pod back = pods("small").stream().filter(p -> !p.getMetadata().getName().equals("small-2")).findFirst().orElseThrow();
-    assertThat(evict(back).outcome()).isEqualTo(PodRemover.Outcome.REMOVED);
+    assertThat(evict(back).outcome()).isEqualTo(RequestResult.Outcome.REMOVED);
     await().atMost(Duration.ofSeconds(30)).until(() -> boundNodes("small").size() == 2);
     assertThat(boundNodes("small")).containsOnlyOnce(n3).doesNotHaveDuplicates();
     // The scheduler tried the pod again (a pod was deleted) and found no node: the nomination stays.
@@ -192,7 +193,7 @@ class MakeRoomSchedulerIT {
     assertThat(get("cache-c").getStatus().getNominatedNodeName()).isEqualTo(n3);
     assertThat(get("cache-c").getSpec().getNodeName()).isNull();
 
-    assertThat(evict(get("small-2")).outcome()).isEqualTo(PodRemover.Outcome.REMOVED);
+    assertThat(evict(get("small-2")).outcome()).isEqualTo(RequestResult.Outcome.REMOVED);
     await().atMost(Duration.ofSeconds(30)).until(() -> n3.equals(get("cache-c").getSpec().getNodeName()));
     await().atMost(Duration.ofSeconds(30)).until(() -> boundNodes("small").size() == 2);
     assertThat(boundNodes("small")).doesNotContain(n3);
@@ -251,7 +252,7 @@ class MakeRoomSchedulerIT {
         case EVICT -> {
           RoomPlan.Move move = plan.moves().get(progress.index());
           PodRecord pod = view.podsInNamespace(move.namespace()).stream().filter(p -> p.uid().equals(move.uid())).findFirst().orElseThrow();
-          assertThat(remover.remove(plan.decision(progress.index(), pod, Instant.now()), false).outcome()).isEqualTo(PodRemover.Outcome.REMOVED);
+          assertThat(remover.remove(plan.decision(progress.index(), pod, Instant.now()), false).outcome()).isEqualTo(RequestResult.Outcome.REMOVED);
         }
         case WAIT, BIND -> sleep();
         case ABANDON -> fail("plan abandoned: " + progress.abandon().orElseThrow().wireName() + ": " + progress.detail());

@@ -17,6 +17,7 @@ import io.podsweeper.policy.LabelSelector;
 import io.podsweeper.policy.PolicyLoader;
 import io.podsweeper.safety.RemovalBudget;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -320,6 +321,36 @@ class MakeRoomTest {
         pod("fill-1").ns("shop").requests("cpu", 300).on("node-1").build()), pod("fill-4").ns("shop").requests("cpu", 400).on("node-4").build());
     assertThat(plan.progress(full).abandon()).hasValue(PlanAbandon.NO_LONGER_FITS);
     assertThat(Stream.of(PlanAbandon.values()).map(PlanAbandon::wireName)).contains("no-longer-fits", "timed-out");
+  }
+
+  /**
+   * What {@code explain} and the forecast say: the pending pod's plan (or why none), the step that moves a pod, and the
+   * plans as a pass would make them now, in the forecast's JSON too.
+   */
+  @Test
+  void explainAndTheForecastSayThePlan() {
+    ClusterSnapshot example = example();
+    PolicyEvaluator e = examplePolicy();
+    String plan = "shop/cache-7d9f-c3 (Pending: insufficient cpu) fits node-2 after moving worker-5b8c-p7 node-2→node-3 (1400m cpu free there)";
+
+    assertThat(e.explain(find(example, "cache-7d9f-c3"), example, EXAMPLE_NOW)).contains("room plan (profile make-room): " + plan);
+    assertThat(e.explain(find(example, "worker-5b8c-p7"), example, EXAMPLE_NOW))
+        .contains("room plan (profile make-room): moves it, step 1 of 1: " + plan)
+        .contains("verdict: evict as step 1 of 1 of the room plan above, when it is carried out (one step at a time)");
+    assertThat(e.explain(find(example, "worker-5b8c-q9"), example, EXAMPLE_NOW)).noneMatch(l -> l.startsWith("room plan"))
+        .contains("verdict: never, as the pod is now");
+    ClusterSnapshot high = withPriority(withPriority(example, "worker", 1000), "api", 1000);
+    assertThat(e.explain(find(high, "cache-7d9f-c3"), high, EXAMPLE_NOW)).anySatisfy(l -> assertThat(l)
+        .startsWith("room plan (profile make-room): no plan: insufficient cpu; node-1:"));
+
+    Forecast forecast = e.forecast(example, EXAMPLE_NOW, Duration.ofHours(1));
+    assertThat(forecast.plans()).extracting(RoomPlan::describe).containsExactly(plan);
+    var json = forecast.writeTo(new com.fasterxml.jackson.databind.ObjectMapper().createObjectNode());
+    assertThat(json.path("plans").get(0).path("summary").asText()).isEqualTo(plan);
+    assertThat(json.path("plans").get(0).path("moves").get(0).path("to").asText()).isEqualTo("node-3");
+    assertThat(json.path("plans").get(0).path("pending").path("uid").asText()).isEqualTo("uid-cache-7d9f-c3");
+    assertThat(new PolicyEvaluator(PolicyLoader.load(Path.of("config/examples/anti-affinity-fragmentation-policy.yaml")))
+        .forecast(example, EXAMPLE_NOW, Duration.ofHours(1)).plans()).isEmpty();
   }
 
   private static PodRecord find(ClusterSnapshot s, String name) {
