@@ -86,7 +86,7 @@ public record RoomPlan(Kind kind, String profile, Optional<PodRef> pending, Stri
 
   /**
    * Where the plan stands on {@code view}, and whether it still holds: the pending pod is still there, unbound (bound
-   * to the target: complete; elsewhere: abandoned); the target is Ready and schedulable; each move either done, under
+   * to the target: complete; elsewhere: abandoned); the target is Ready (and, making room, not cordoned); each move either done, under
    * way (its pod terminating, or gone with its replacement not bound yet: wait), or still to come; and, replayed on
    * the cluster as it is now with the pending pod held on the target (its nomination), the moves to come still find
    * nodes (the planned one, else any other) and the pending pod still fits the target after them. Pure.
@@ -105,7 +105,8 @@ public record RoomPlan(Kind kind, String profile, Optional<PodRef> pending, Stri
       }
     }
     Optional<NodeRecord> node = view.node(target);
-    if (node.isEmpty() || !node.get().ready() || node.get().unschedulable()) {
+    // A node being emptied is cordoned on purpose (its executor keeps the replacements off it so).
+    if (node.isEmpty() || !node.get().ready() || (kind == Kind.MAKE_ROOM && node.get().unschedulable())) {
       return Progress.abandon(PlanAbandon.NODE_GONE, "node " + target + (node.isEmpty() ? " is gone" : node.get().ready() ? " is cordoned" : " is not Ready"));
     }
     int next = -1;
@@ -181,11 +182,21 @@ public record RoomPlan(Kind kind, String profile, Optional<PodRef> pending, Stri
   static int placed(java.util.Collection<PodRecord> pods, String ownerUid) {
     int n = 0;
     for (PodRecord p : pods) {
-      if (p.runningOnNode() && p.controller().map(o -> o.uid().equals(ownerUid)).orElse(false)) {
+      if (p.runningOnNode() && controlledBy(p, ownerUid)) {
         n++;
       }
     }
     return n;
+  }
+
+  /** A plain loop: this runs over a namespace's pods for every move planned. */
+  private static boolean controlledBy(PodRecord pod, String ownerUid) {
+    for (io.podsweeper.cluster.OwnerRef o : pod.owners()) {
+      if (o.controller() && o.uid().equals(ownerUid)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The removal of move {@code step}'s pod, as it is now ({@code pod}: the same uid), for the removal path. */

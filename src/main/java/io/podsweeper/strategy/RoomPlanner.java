@@ -32,13 +32,17 @@ import java.util.stream.Collectors;
  * (nodeFit aside: the simulation places it), that no PodDisruptionBudget's {@code disruptionsAllowed} forbids (moves
  * of the pass counted), and within the policy's limits, all the pass's plans counted as one window.
  *
- * <p>Bounded: a pending pod's search makes at most {@link #CHECKS_PER_SEARCH} filter checks and tries at most
- * {@link #TARGETS} target nodes (least moves first), {@link #SUBSETS} sets of pods to move on each, and chains
- * through at most {@link #CHAIN_NODES} nodes; the best plan found within the bounds wins, and a search cut short says so.
+ * <p>Bounded: a pending pod's search makes at most {@link #CHECKS_PER_SEARCH} filter checks (and node scans) and tries
+ * at most {@link #TARGETS} target nodes, fewest moves first by a lower bound that counts a pod too big for any node's
+ * room as the moves its chain needs, and {@link #RIVALS} more once a plan is found; {@link #SUBSETS} sets of pods to
+ * move on each; chains through at most {@link #CHAIN_NODES} nodes and {@link #CHAIN_PODS} pods on each. The best plan
+ * found within the bounds wins, and a search cut short says so.
  */
 final class RoomPlanner {
   static final long CHECKS_PER_SEARCH = 100_000;
   static final int TARGETS = 16;
+  /** Once a plan is found, at most this many more targets of as few moves are tried for a less disruptive one. */
+  static final int RIVALS = 3;
   static final int SUBSETS = 16;
   static final int CHAIN_NODES = 8;
   static final int CHAIN_PODS = 4;
@@ -48,11 +52,28 @@ final class RoomPlanner {
   private final Simulation sim;
   /** The pass's nodes in the order destinations are tried: the most cpu free first, as the scheduler's LeastAllocated prefers. */
   private final List<NodeRecord> destinations;
+  /** Each destination's free cpu when the pass began, in the same order (never more than now, but where pods left). */
+  private final long[] freeAtStart;
+  private final Map<String, NodeRecord> byName = new HashMap<>();
+  /** The largest cpu request of a pod on the pass's nodes: one pod leaving frees no more. */
+  private final long largestCpu;
+  /** Per node, its pods' cpu requests, largest first, as the pass began (for lower bounds of untouched nodes). */
+  private final Map<String, long[]> cpuSizes = new HashMap<>();
+  /** Work done besides filter checks (nodes scanned), counted against the same bound. */
+  private long scanned;
+  /** The most cpu any node has free now (at most): a pod requesting more needs a chain to move. */
+  private long roomiest;
+  /** The largest cpu request of a pod that moves straight (no more than {@link #roomiest}). */
+  private long straightest;
+  /** Every pod's cpu request on the pass's nodes, in order. */
+  private final long[] cpus;
   private final Map<String, Optional<String>> protections = new HashMap<>();
   /** The nodes the pass's plans touch: no other plan may. */
   private final Set<String> touched = new HashSet<>();
   /** The pods the pass's plans move. */
   private final List<PodRecord> moved = new ArrayList<>();
+  /** Per controller, its pods bound to a node and not terminating in the view (RoomPlan.Move's ownerPlaced). */
+  private final Map<String, Integer> ownerPlaced = new HashMap<>();
   private long checksEnd;
   /** The last move {@link #admits} refused while placing: why a pod found no node within the rules, for reasons. */
   private Optional<String> refusedMove = Optional.empty();
@@ -70,11 +91,20 @@ final class RoomPlanner {
     this.pass = pass;
     this.sim = sim;
     Map<String, Long> freeCpu = new HashMap<>();
+    long largest = 0;
     for (NodeRecord n : pass.nodes()) {
-      freeCpu.put(n.name(), n.allocatable().getOrDefault("cpu", 0L) - sim.requested(n.name()).getOrDefault("cpu", 0L));
+      byName.put(n.name(), n);
+      freeCpu.put(n.name(), n.allocatable().getOrDefault("cpu", 0L) - sim.requested(n.name(), "cpu"));
+      for (PodRecord p : pass.view.podsOnNode(n.name())) {
+        largest = Math.max(largest, cpu(p));
+      }
     }
+    this.largestCpu = largest;
+    this.cpus = pass.nodes().stream().flatMap(n -> pass.view.podsOnNode(n.name()).stream()).filter(p -> !p.terminated())
+        .mapToLong(RoomPlanner::cpu).sorted().toArray();
     this.destinations = pass.nodes().stream()
         .sorted(Comparator.comparing((NodeRecord n) -> -freeCpu.get(n.name())).thenComparing(NodeRecord::name)).toList();
+    this.freeAtStart = destinations.stream().mapToLong(n -> freeCpu.get(n.name())).toArray();
     // The plans other profiles made earlier in the pass: their nodes are taken, their moves already made.
     for (RoomPlan plan : pass.plans()) {
       touched.add(plan.target());
@@ -103,7 +133,7 @@ final class RoomPlanner {
 
   /** The best plan that lets {@code pending} fit a node, or why there is none. */
   Outcome makeRoom(PodRecord pending, int maxMoves) {
-    checksEnd = sim.checks() + CHECKS_PER_SEARCH;
+    checksEnd = sim.checks() + scanned + CHECKS_PER_SEARCH;
     Map<String, Integer> refusals = new LinkedHashMap<>();
     List<NodeRecord> targets = new ArrayList<>();
     for (NodeRecord n : pass.nodes()) {
@@ -122,19 +152,41 @@ final class RoomPlanner {
       return new Outcome(Optional.empty(), why + " on every node; no move changes that (node affinity, taints, cordons)"
           + (touched.isEmpty() ? "" : " but on nodes other plans of this pass use"));
     }
-    Map<String, Integer> bounds = new HashMap<>();
-    targets.forEach(t -> bounds.put(t.name(), lowerBound(pending, t)));
-    targets.removeIf(t -> bounds.get(t.name()) > maxMoves);
+    Map<String, int[]> bounds = new HashMap<>();
+    roomiest = 0;
+    for (int i = 0; i < destinations.size(); i++) {
+      if (!touched.contains(destinations.get(i).name())) {
+        roomiest = freeAtStart[i];
+        break;
+      }
+    }
+    for (String name : sim.vacated()) {
+      if (byName.containsKey(name) && !touched.contains(name)) {
+        roomiest = Math.max(roomiest, byName.get(name).allocatable().getOrDefault("cpu", 0L) - sim.requested(name, "cpu"));
+      }
+    }
+    int at = java.util.Arrays.binarySearch(cpus, roomiest + 1);
+    at = at >= 0 ? at : -at - 1;
+    while (at > 0 && cpus[at - 1] > roomiest) {
+      at--;
+    }
+    straightest = at > 0 ? cpus[at - 1] : 0;
+    for (NodeRecord t : targets) {
+      bounds.put(t.name(), lowerBound(pending, t, roomiest));
+    }
+    targets.removeIf(t -> bounds.get(t.name())[0] > maxMoves);
     if (targets.isEmpty()) {
       return new Outcome(Optional.empty(), why + "; no node it may go to frees enough room with " + maxMoves + " move(s) or fewer"
           + " (maxMovesPerPlan), even moving every pod there");
     }
-    targets.sort(Comparator.comparing((NodeRecord t) -> bounds.get(t.name())).thenComparing(NodeRecord::name));
+    targets.sort(Comparator.comparingInt((NodeRecord t) -> bounds.get(t.name())[0]).thenComparingInt(t -> bounds.get(t.name())[1])
+        .thenComparing(NodeRecord::name));
     int priority = pending.priority().orElse(0);
     Candidate best = null;
     List<String> rejections = new ArrayList<>();
+    int rivals = 0;
     for (NodeRecord target : targets.subList(0, Math.min(TARGETS, targets.size()))) {
-      if (best != null && bounds.get(target.name()) > best.moves().size()) {
+      if (best != null && (bounds.get(target.name())[0] > best.moves().size() || rivals++ >= RIVALS)) {
         break;
       }
       if (exhausted()) {
@@ -158,30 +210,76 @@ final class RoomPlanner {
   }
 
   /**
-   * The fewest pods on the node whose requests, taken off it, leave room for the pod in every resource and a pod slot
-   * (the largest first): no plan for the node has fewer moves. More than every pod there: {@code Integer.MAX_VALUE}.
+   * No plan for the node has fewer moves (the first number): the fewest pods there whose requests, taken off it, leave
+   * room for the pod in every resource and a pod slot (the largest first), where a pod too big for any node's room now
+   * counts two moves (it needs a chain). The second: as many, of pods small enough to move straight (the likelier plan).
+   * More than every pod there: {@code Integer.MAX_VALUE}. An untouched node's pods are the view's.
    */
-  private int lowerBound(PodRecord pod, NodeRecord node) {
-    List<PodRecord> there = sim.podsOn(node.name());
-    Map<String, Long> requested = sim.requested(node.name());
-    int bound = Math.max(0, there.size() + 1 - node.allocatable().getOrDefault("pods", 0L).intValue());
+  private int[] lowerBound(PodRecord pod, NodeRecord node, long roomiest) {
+    int bound = Math.max(0, sim.podCount(node.name()) + 1 - node.allocatable().getOrDefault("pods", 0L).intValue());
+    int straight = bound;
     for (Map.Entry<String, Long> r : pod.scheduling().requests().entrySet()) {
-      long deficit = r.getValue() + requested.getOrDefault(r.getKey(), 0L) - node.allocatable().getOrDefault(r.getKey(), 0L);
+      long deficit = r.getValue() + sim.requested(node.name(), r.getKey()) - node.allocatable().getOrDefault(r.getKey(), 0L);
       if (deficit <= 0) {
         continue;
       }
-      List<Long> sizes = there.stream().map(p -> p.scheduling().requests().getOrDefault(r.getKey(), 0L)).sorted(Comparator.reverseOrder()).toList();
-      int n = 0;
-      for (long size : sizes) {
-        if (deficit <= 0) {
-          break;
-        }
+      long[] sizes = r.getKey().equals("cpu") ? cpuSizes.computeIfAbsent(node.name(), this::cpuSizes)
+          : sim.podsOn(node.name()).stream().mapToLong(p -> p.scheduling().requests().getOrDefault(r.getKey(), 0L))
+              .map(v -> -v).sorted().map(v -> -v).toArray();
+      int any = fewest(sizes, deficit, Long.MAX_VALUE);
+      int direct = r.getKey().equals("cpu") ? fewest(sizes, deficit, roomiest) : any;
+      // A cover with a pod too big to move straight takes at least its chain's moves more.
+      long smallestBig = Long.MAX_VALUE;
+      for (long size : r.getKey().equals("cpu") ? sizes : new long[0]) {
+        smallestBig = size > roomiest ? size : smallestBig;
+      }
+      int withBig = any == Integer.MAX_VALUE || smallestBig == Long.MAX_VALUE ? any : any + cost(smallestBig) - 1;
+      bound = Math.max(bound, Math.min(direct, withBig));
+      straight = Math.max(straight, direct);
+    }
+    return new int[] {bound, straight};
+  }
+
+  /** How many of {@code sizes} (largest first), none above {@code atMost}, cover {@code deficit}; none do: MAX_VALUE. */
+  private static int fewest(long[] sizes, long deficit, long atMost) {
+    int n = 0;
+    for (long size : sizes) {
+      if (deficit <= 0) {
+        break;
+      }
+      if (size <= atMost) {
         deficit -= size;
         n++;
       }
-      bound = Math.max(bound, deficit > 0 ? Integer.MAX_VALUE : n);
     }
-    return bound;
+    return deficit > 0 ? Integer.MAX_VALUE : n;
+  }
+
+  private long[] cpuSizes(String node) {
+    return pass.view.podsOnNode(node).stream().filter(p -> !p.terminated()).mapToLong(RoomPlanner::cpu).map(v -> -v).sorted().map(v -> -v)
+        .toArray();
+  }
+
+  /**
+   * The nodes that may have room for {@code cpu} now: those pods have left in the moves made so far, then the others,
+   * most room first, while their room when the pass began is enough (a node no pod left has no more room than then).
+   */
+  private List<NodeRecord> roomy(long cpu) {
+    List<NodeRecord> out = new ArrayList<>();
+    Set<String> seen = new HashSet<>();
+    for (String name : sim.vacated()) {
+      NodeRecord n = byName.get(name);
+      if (n != null && seen.add(name)) {
+        out.add(n);
+      }
+    }
+    for (int i = 0; i < destinations.size() && freeAtStart[i] >= cpu; i++) {
+      if (seen.add(destinations.get(i).name())) {
+        out.add(destinations.get(i));
+      }
+    }
+    scanned += out.size();
+    return out;
   }
 
   /** The best plan making room for the pod on {@code target}, or null (with why in {@code rejections}). */
@@ -209,34 +307,61 @@ final class RoomPlanner {
         need.put(r, deficit);
       }
     });
-    int slots = Math.max(0, sim.podsOn(target.name()).size() - blockers.size() + 1 - target.allocatable().getOrDefault("pods", 0L).intValue());
+    int slots = Math.max(0, sim.podCount(target.name()) - blockers.size() + 1 - target.allocatable().getOrDefault("pods", 0L).intValue());
+    int blocking = blockers.stream().mapToInt(this::cost).sum();
+    if (blocking > maxMoves) {
+      rejections.add(target.name() + ": moving the pods that keep " + pending.name() + " off it takes more than maxMovesPerPlan " + maxMoves);
+      return null;
+    }
+    // The sets of pods whose leaving makes room, fewest moves (chains counted) first, then least disruptive.
+    List<List<PodRecord>> sets = new ArrayList<>();
+    for (int k = 0; k + blockers.size() <= maxMoves && sets.size() < SUBSETS; k++) {
+      sets.addAll(covers(candidates, k, need, slots, maxMoves - blocking, SUBSETS - sets.size()));
+    }
+    sets.sort(Comparator.comparingInt(this::cost));
     Candidate best = null;
-    int tried = 0;
-    for (int k = 0; k + blockers.size() <= maxMoves && (best == null || best.moves().size() > k + blockers.size()) && tried < SUBSETS; k++) {
-      for (List<PodRecord> subset : covers(candidates, k, need, slots, SUBSETS - tried)) {
-        tried++;
-        List<PodRecord> movers = new ArrayList<>(blockers);
-        movers.addAll(subset);
-        Candidate found = attempt(pending, target, movers, priority, maxMoves, rejections);
-        if (found != null && (best == null || rank().compare(found, best) < 0)) {
-          best = found;
-        }
-        if (exhausted()) {
-          return best;
-        }
+    for (List<PodRecord> set : sets) {
+      if (best != null && best.moves().size() <= blocking + cost(set)) {
+        break;
+      }
+      List<PodRecord> movers = new ArrayList<>(blockers);
+      movers.addAll(set);
+      Candidate found = attempt(pending, target, movers, priority, maxMoves, rejections);
+      if (found != null && (best == null || rank().compare(found, best) < 0)) {
+        best = found;
+      }
+      if (exhausted()) {
+        return best;
       }
     }
-    if (best == null && tried == 0) {
+    if (sets.isEmpty()) {
       rejections.add(target.name() + ": the pods that may move there free too little room within maxMovesPerPlan " + maxMoves);
     }
     return best;
   }
 
   /**
-   * Up to {@code limit} sets of {@code k} pods of {@code candidates} (in their order, so the least disruptive sets come
-   * first) whose requests cover {@code need} in every resource and free {@code slots} pod slots.
+   * The fewest moves moving the pod takes: one, or, for a pod bigger than any node's room now, one more for each pod
+   * (no bigger than the largest that moves straight) that must first leave a node to make room for it.
    */
-  private static List<List<PodRecord>> covers(List<PodRecord> candidates, int k, Map<String, Long> need, int slots, int limit) {
+  private int cost(PodRecord pod) {
+    return cost(cpu(pod));
+  }
+
+  private int cost(long cpu) {
+    return cpu <= roomiest ? 1 : 1 + (int) Math.min(MakeRoomArgs.MAX_MOVES_PER_PLAN, (cpu - roomiest + straightest - 1) / Math.max(1, straightest));
+  }
+
+  private int cost(List<PodRecord> pods) {
+    return pods.stream().mapToInt(this::cost).sum();
+  }
+
+  /**
+   * Up to {@code limit} sets of {@code k} pods of {@code candidates} (in their order, so the least disruptive sets come
+   * first) whose requests cover {@code need} in every resource and free {@code slots} pod slots, moved in at most
+   * {@code maxCost} moves.
+   */
+  private List<List<PodRecord>> covers(List<PodRecord> candidates, int k, Map<String, Long> need, int slots, int maxCost, int limit) {
     List<List<PodRecord>> out = new ArrayList<>();
     if (k < slots) {
       return out;
@@ -244,13 +369,13 @@ final class RoomPlanner {
     Map<String, List<Long>> largest = new HashMap<>();
     need.keySet().forEach(r -> largest.put(r, candidates.stream().map(p -> p.scheduling().requests().getOrDefault(r, 0L))
         .sorted(Comparator.reverseOrder()).toList()));
-    choose(candidates, 0, k, new ArrayList<>(), new HashMap<>(need), largest, limit, out);
+    choose(candidates, 0, k, new ArrayList<>(), new HashMap<>(need), largest, maxCost, limit, out);
     return out;
   }
 
-  private static void choose(List<PodRecord> candidates, int from, int k, List<PodRecord> chosen, Map<String, Long> remaining,
-      Map<String, List<Long>> largest, int limit, List<List<PodRecord>> out) {
-    if (out.size() >= limit) {
+  private void choose(List<PodRecord> candidates, int from, int k, List<PodRecord> chosen, Map<String, Long> remaining,
+      Map<String, List<Long>> largest, int maxCost, int limit, List<List<PodRecord>> out) {
+    if (out.size() >= limit || cost(chosen) > maxCost) {
       return;
     }
     int left = k - chosen.size();
@@ -270,7 +395,7 @@ final class RoomPlanner {
       PodRecord p = candidates.get(i);
       chosen.add(p);
       remaining.replaceAll((r, v) -> v - p.scheduling().requests().getOrDefault(r, 0L));
-      choose(candidates, i + 1, k, chosen, remaining, largest, limit, out);
+      choose(candidates, i + 1, k, chosen, remaining, largest, maxCost, limit, out);
       remaining.replaceAll((r, v) -> v + p.scheduling().requests().getOrDefault(r, 0L));
       chosen.remove(chosen.size() - 1);
     }
@@ -329,11 +454,10 @@ final class RoomPlanner {
    * the moves to {@code planned}; false, with nothing changed, if there is none.
    */
   private boolean place(PodRecord pod, String target, List<Planned> planned, int priority, int budget) {
-    List<NodeRecord> order = destinations.stream().filter(n -> allowed(n, pod, target)).toList();
     if (!admitted(pod, planned)) {
       return false;
     }
-    Optional<NodeRecord> at = sim.firstFit(pod, order);
+    Optional<NodeRecord> at = firstFit(pod, target);
     if (at.isPresent()) {
       String why = room(pod, at.get()) + " free there";
       sim.move(pod, at.get().name());
@@ -343,7 +467,7 @@ final class RoomPlanner {
     if (planned.size() + 2 > budget) {
       return false;
     }
-    for (NodeRecord d : chainNodes(pod, order)) {
+    for (NodeRecord d : chainNodes(pod, target)) {
       List<PodRecord> others = sim.podsOn(d.name()).stream().filter(y -> !y.uid().equals(pod.uid()) && planned.stream()
               .noneMatch(p -> p.pod().uid().equals(y.uid())) && protection(y, priority).isEmpty())
           .sorted(Comparator.comparing(RoomPlanner::cpu).thenComparing(PodRecord::key)).toList();
@@ -369,6 +493,28 @@ final class RoomPlanner {
     return false;
   }
 
+  /**
+   * The first node that takes the pod now: of those pods have left in the moves made so far, then of the others, most
+   * room first, while their room when the pass began is enough (a node no pod left has no more room than then).
+   */
+  private Optional<NodeRecord> firstFit(PodRecord pod, String target) {
+    long cpu = cpu(pod);
+    for (String name : sim.vacated()) {
+      NodeRecord n = byName.get(name);
+      if (n != null && allowed(n, pod, target) && sim.refusal(pod, n).isEmpty()) {
+        return Optional.of(n);
+      }
+    }
+    for (int i = 0; i < destinations.size() && freeAtStart[i] >= cpu; i++) {
+      NodeRecord n = destinations.get(i);
+      scanned++;
+      if (allowed(n, pod, target) && sim.refusal(pod, n).isEmpty()) {
+        return Optional.of(n);
+      }
+    }
+    return Optional.empty();
+  }
+
   /** A destination may take the pod: not the node room is made on (or emptied), not its own, no other plan's. */
   private boolean allowed(NodeRecord node, PodRecord pod, String target) {
     return !node.name().equals(target) && !node.name().equals(pod.nodeName()) && !touched.contains(node.name());
@@ -378,18 +524,19 @@ final class RoomPlanner {
    * Where a chain may make room for the pod: nodes it fails only for resources, the smallest shortfall (in shares of the
    * node's allocatable) first.
    */
-  private List<NodeRecord> chainNodes(PodRecord pod, List<NodeRecord> order) {
+  private List<NodeRecord> chainNodes(PodRecord pod, String target) {
     Map<String, Double> shortfall = new HashMap<>();
     List<NodeRecord> out = new ArrayList<>();
-    for (NodeRecord n : order) {
-      if (sim.staticRefusal(pod, n).isPresent()) {
+    for (NodeRecord n : roomy(cpu(pod) - largestCpu)) {
+      long[] sizes = cpuSizes.computeIfAbsent(n.name(), this::cpuSizes);
+      long room = n.allocatable().getOrDefault("cpu", 0L) - sim.requested(n.name(), "cpu");
+      if (!allowed(n, pod, target) || room + (sizes.length == 0 ? 0 : sizes[0]) < cpu(pod) || sim.staticRefusal(pod, n).isPresent()) {
         continue;
       }
-      Map<String, Long> requested = sim.requested(n.name());
       double worst = 0;
       for (Map.Entry<String, Long> r : pod.scheduling().requests().entrySet()) {
         long allocatable = n.allocatable().getOrDefault(r.getKey(), 0L);
-        long missing = r.getValue() + requested.getOrDefault(r.getKey(), 0L) - allocatable;
+        long missing = r.getValue() + sim.requested(n.name(), r.getKey()) - allocatable;
         worst = Math.max(worst, allocatable <= 0 ? Double.MAX_VALUE : (double) missing / allocatable);
       }
       if (worst < Double.MAX_VALUE) {
@@ -403,10 +550,9 @@ final class RoomPlanner {
 
   /** What the pod needs most, free on the node now: e.g. {@code 400m cpu}, else memory, else a pod slot. */
   private String room(PodRecord pod, NodeRecord node) {
-    Map<String, Long> requested = sim.requested(node.name());
     for (String r : List.of("cpu", "memory")) {
       if (pod.scheduling().requests().getOrDefault(r, 0L) > 0) {
-        return Quantities.format(r, node.allocatable().getOrDefault(r, 0L) - requested.getOrDefault(r, 0L)) + " " + r;
+        return Quantities.format(r, node.allocatable().getOrDefault(r, 0L) - sim.requested(node.name(), r)) + " " + r;
       }
     }
     return "a pod slot";
@@ -416,7 +562,7 @@ final class RoomPlanner {
 
   /** Moves that empty {@code node} of every pod but DaemonSet, mirror and static pods, each finding another node; or why not. */
   Outcome free(NodeRecord node, int maxMoves) {
-    checksEnd = sim.checks() + CHECKS_PER_SEARCH;
+    checksEnd = sim.checks() + scanned + CHECKS_PER_SEARCH;
     if (touched.contains(node.name())) {
       return new Outcome(Optional.empty(), "another plan of this pass uses it");
     }
@@ -571,14 +717,14 @@ final class RoomPlanner {
     return c.moves().stream().map(p -> {
       PodRecord pod = p.pod();
       OwnerRef owner = pod.controller().orElseThrow();
-      int placed = RoomPlan.placed(pass.view.podsInNamespace(pod.namespace()), owner.uid());
+      int placed = ownerPlaced.computeIfAbsent(owner.uid(), uid -> RoomPlan.placed(pass.view.podsInNamespace(pod.namespace()), uid));
       return new RoomPlan.Move(pod.namespace(), pod.name(), pod.uid(), pod.resourceVersion(), owner.kind() + "/" + owner.name(), owner.uid(),
           placed, p.from(), p.to(), p.why());
     }).toList();
   }
 
   private boolean exhausted() {
-    return sim.checks() >= checksEnd;
+    return sim.checks() + scanned >= checksEnd;
   }
 
   private static long cpu(PodRecord pod) {

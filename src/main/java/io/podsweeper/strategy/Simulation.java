@@ -37,6 +37,7 @@ final class Simulation {
   private final List<Change> changes = new ArrayList<>();
   private final Map<TermKey, Map<String, Integer>> termCounts = new HashMap<>();
   private final Map<Shape, Map<String, Map<String, Integer>>> exclusions = new HashMap<>();
+  private final Map<Shape, List<PodRecord>> selecting = new HashMap<>();
   private final Map<SpreadKey, Domains> spreads = new HashMap<>();
   private final Map<String, Map<String, List<NodeRecord>>> nodesByLabel = new HashMap<>();
   private long checks;
@@ -118,16 +119,39 @@ final class Simulation {
     return Map.copyOf(state(node).requested);
   }
 
+  /** What the pods on the node request now of one resource (no copy: searches ask it of every node). */
+  long requested(String node, String resource) {
+    return state(node).requested.getOrDefault(resource, 0L);
+  }
+
+  /** How many pods are on the node now. */
+  int podCount(String node) {
+    return state(node).pods.size();
+  }
+
   private NodeState state(String node) {
-    return states.computeIfAbsent(node, name -> {
-      NodeState s = new NodeState();
-      for (PodRecord p : view.podsOnNode(name)) {
+    NodeState s = states.get(node);
+    if (s == null) {
+      s = new NodeState();
+      for (PodRecord p : view.podsOnNode(node)) {
         if (!p.terminated()) {
           s.add(p);
         }
       }
-      return s;
-    });
+      states.put(node, s);
+    }
+    return s;
+  }
+
+  /** The nodes pods have left in the moves made so far: they may have more room now than the view shows. */
+  List<String> vacated() {
+    List<String> out = new ArrayList<>();
+    for (Change c : changes) {
+      if (!c.from().isEmpty() && !out.contains(c.from())) {
+        out.add(c.from());
+      }
+    }
+    return out;
   }
 
   /** Moves the pod (or its replacement) to {@code to}, "" for off every node (evicted). */
@@ -212,8 +236,12 @@ final class Simulation {
    * those of the pod's namespace, not terminating, the selector (with matchLabelKeys) matches.
    */
   private Optional<SchedulerFilters.Unfit> spread(PodRecord pod, NodeRecord node) {
-    List<Scheduling.SpreadConstraint> hard = pod.scheduling().spreadConstraints().stream()
-        .filter(c -> "DoNotSchedule".equals(c.whenUnsatisfiable())).toList();
+    List<Scheduling.SpreadConstraint> hard = new ArrayList<>(0);
+    for (Scheduling.SpreadConstraint c : pod.scheduling().spreadConstraints()) {
+      if ("DoNotSchedule".equals(c.whenUnsatisfiable())) {
+        hard.add(c);
+      }
+    }
     if (hard.isEmpty()) {
       return Optional.empty();
     }
@@ -406,6 +434,9 @@ final class Simulation {
   /** Whether a placed pod's anti-affinity term selects the pod in the node's domain. */
   private boolean excludedByExisting(PodRecord pod, NodeRecord node) {
     Map<String, Map<String, Integer>> base = exclusions.computeIfAbsent(new Shape(pod.namespace(), pod.labels()), s -> exclusions(pod));
+    if (base.isEmpty() && changes.stream().allMatch(c -> c.pod().scheduling().requiredPodAntiAffinity().isEmpty())) {
+      return false;
+    }
     Map<String, Map<String, Integer>> delta = new HashMap<>();
     for (Change c : changes) {
       for (PodAffinityTerm term : c.pod().scheduling().requiredPodAntiAffinity()) {
@@ -470,7 +501,7 @@ final class Simulation {
         }
       }
     }
-    for (PodRecord holder : holders()) {
+    for (PodRecord holder : holdersSelecting(pod)) {
       String at = nodeOf(holder);
       for (PodAffinityTerm term : holder.scheduling().requiredPodAntiAffinity()) {
         String value = label(at, term.topologyKey());
@@ -483,18 +514,33 @@ final class Simulation {
     return out;
   }
 
-  /** The placed pods with required anti-affinity, moves included. */
-  private List<PodRecord> holders() {
+  /**
+   * The placed pods, moves included, with a required anti-affinity term selecting a pod of this shape: those of the
+   * view found once per shape, those moved since looked at each time.
+   */
+  private List<PodRecord> holdersSelecting(PodRecord pod) {
     Map<String, PodRecord> out = new HashMap<>();
-    for (PodRecord p : view.podsWithAntiAffinity()) {
+    for (PodRecord p : selecting.computeIfAbsent(new Shape(pod.namespace(), pod.labels()), s -> selectingInView(pod))) {
       out.put(p.uid(), p);
     }
     for (Change c : changes) {
-      if (!c.pod().scheduling().requiredPodAntiAffinity().isEmpty()) {
-        out.put(c.pod().uid(), c.pod());
+      for (PodAffinityTerm term : c.pod().scheduling().requiredPodAntiAffinity()) {
+        if (term.selects(c.pod().namespace(), pod, view)) {
+          out.put(c.pod().uid(), c.pod());
+        }
       }
     }
     return out.values().stream().filter(p -> !nodeOf(p).isEmpty()).sorted(java.util.Comparator.comparing(PodRecord::key)).toList();
+  }
+
+  private List<PodRecord> selectingInView(PodRecord pod) {
+    List<PodRecord> out = new ArrayList<>();
+    for (PodRecord holder : view.podsWithAntiAffinity()) {
+      if (inView(holder) && holder.scheduling().requiredPodAntiAffinity().stream().anyMatch(t -> t.selects(holder.namespace(), pod, view))) {
+        out.add(holder);
+      }
+    }
+    return out;
   }
 
   /** The nodes whose label {@code key} has {@code value}. */
