@@ -59,8 +59,11 @@ public final class CleanupPolicies {
   /** A PodCleanupPolicy as found in the cluster; {@code spec} may be null. */
   public record Source(String namespace, String name, JsonNode spec) {}
 
-  /** The judgement of one PodCleanupPolicy; an accepted one carries the profile it adds. */
-  public record Verdict(Source source, Outcome outcome, Optional<Profile> profile) {}
+  /**
+   * The judgement of one PodCleanupPolicy; an accepted one carries the profile it adds (its rules, maybe none), and
+   * the cap it puts on its namespace's finished pods, if it sets one.
+   */
+  public record Verdict(Source source, Outcome outcome, Optional<Profile> profile, Optional<FinishedPodBudget> budget) {}
 
   /** Reads the spec of ClusterPodCleanupPolicy {@value #CLUSTER_POLICY_NAME}; empty: it does not exist. */
   public static ClusterRails clusterRails(Optional<JsonNode> spec) {
@@ -95,17 +98,28 @@ public final class CleanupPolicies {
 
   /**
    * Judges every PodCleanupPolicy, given oldest first: in each namespace the first {@code maxPoliciesPerNamespace} as
-   * {@link #judge}, the rest rejected unread, so a namespace's new policy never displaces one already in force.
+   * {@link #judge}, the rest rejected unread, so a namespace's new policy never displaces one already in force. A
+   * namespace has one finished-pod budget: that of its oldest accepted policy setting one; a newer one setting another
+   * is rejected ({@code TooManyBudgets}).
    */
   public static List<Verdict> judgeAll(List<Source> oldestFirst, ClusterRails cluster) {
     int maxPerNamespace = cluster.rails().map(GuardRails::maxPoliciesPerNamespace).orElse(Integer.MAX_VALUE);
     Map<String, Integer> seen = new HashMap<>();
+    Map<String, String> budgetSetBy = new HashMap<>();
     List<Verdict> verdicts = new ArrayList<>(oldestFirst.size());
     for (Source policy : oldestFirst) {
-      verdicts.add(seen.merge(policy.namespace(), 1, Integer::sum) > maxPerNamespace
+      Verdict verdict = seen.merge(policy.namespace(), 1, Integer::sum) > maxPerNamespace
           ? rejected(policy, "TooManyPolicies", "namespace " + policy.namespace() + " has more than " + maxPerNamespace
               + " PodCleanupPolicy objects (the cluster's maxPoliciesPerNamespace); only the oldest are considered")
-          : judge(policy, cluster));
+          : judge(policy, cluster);
+      if (verdict.budget().isPresent()) {
+        String first = budgetSetBy.putIfAbsent(policy.namespace(), policy.name());
+        if (first != null) {
+          verdict = rejected(policy, "TooManyBudgets", "spec." + FinishedPodBudget.CLUSTER + ": namespace " + policy.namespace()
+              + " has one already, in PodCleanupPolicy " + first + " (one per namespace: the oldest policy's counts)");
+        }
+      }
+      verdicts.add(verdict);
     }
     return verdicts;
   }
@@ -129,21 +143,28 @@ public final class CleanupPolicies {
     }
     ConfigNode spec = new ConfigNode(policy.spec(), "spec");
     List<Rule> rules;
+    Optional<FinishedPodBudget> budget;
     try {
       rules = rules(policy, spec);
+      budget = spec.has(FinishedPodBudget.CLUSTER) ? Optional.of(FinishedPodBudget.readNamespaced(spec.child(FinishedPodBudget.CLUSTER),
+          profileName(policy), policy.namespace(), rails.minMaxAge())) : Optional.empty();
     } catch (PolicyException e) {
       return rejected(policy, "InvalidSpec", e.getMessage());
     }
     try {
       checkGuardRails(spec.list("rules"), rules, rails);
+      if (budget.isPresent()) {
+        checkGuardRails(spec.child(FinishedPodBudget.CLUSTER), budget.get(), rails);
+      }
     } catch (PolicyException e) {
       return rejected(policy, "ExceedsGuardRails", e.getMessage());
     }
     // The rail holds for lifetimes written on pods too: whoever may annotate a pod cannot go below it.
     List<Rule> railed = rules.stream().map(r -> r.withTtlMinimum(rails.minMaxAge())).toList();
     Profile profile = NativePolicyFormat.rulesProfile(profileName(policy), railed, rails.maxRemovalsPerHourPerNamespace());
-    return new Verdict(policy, new Outcome(true, "Accepted", rules.size() + " rule(s) in force in namespace " + policy.namespace()),
-        Optional.of(profile));
+    String inForce = rules.size() + " rule(s)" + budget.map(b -> " and a finishedPodBudget of " + b.maxPods() + " pods").orElse("");
+    return new Verdict(policy, new Outcome(true, "Accepted", inForce + " in force in namespace " + policy.namespace()),
+        Optional.of(profile), budget);
   }
 
   /** Counted before anything is parsed, so an oversized policy costs no more than this. */
@@ -153,10 +174,10 @@ public final class CleanupPolicies {
   }
 
   private static List<Rule> rules(Source policy, ConfigNode spec) {
-    spec.requireObject(Set.of("rules"));
+    spec.requireObject(Set.of("rules", FinishedPodBudget.CLUSTER));
     List<ConfigNode> nodes = spec.list("rules");
-    if (nodes.isEmpty()) {
-      throw spec.child("rules").error("at least one rule is required");
+    if (nodes.isEmpty() && !spec.has(FinishedPodBudget.CLUSTER)) {
+      throw spec.child("rules").error("at least one rule is required, or a " + FinishedPodBudget.CLUSTER);
     }
     for (ConfigNode node : nodes) {
       if (node.has("namespaces")) {
@@ -199,15 +220,38 @@ public final class CleanupPolicies {
     }
   }
 
-  /** The file policy with one profile per accepted namespaced policy, in namespace/name order after the file's own. */
+  /**
+   * A tenant's budget removes finished pods, so it needs what a rule naming a terminal state needs: allowTerminated,
+   * and a retention no shorter than minMaxAge (so it never removes a pod a rule the rails allow would keep).
+   */
+  private static void checkGuardRails(ConfigNode node, FinishedPodBudget budget, GuardRails rails) {
+    if (!rails.allowTerminated()) {
+      throw node.child("phases").error("a finishedPodBudget removes finished pods, and the cluster does not allow namespaced"
+          + " policies to (allowTerminated: false)");
+    }
+    if (budget.minRetention().compareTo(rails.minMaxAge()) < 0) {
+      throw node.child("minRetention").error(Durations.format(budget.minRetention()) + " is shorter than the cluster's minMaxAge "
+          + Durations.format(rails.minMaxAge()));
+    }
+  }
+
+  /**
+   * The file policy with one profile per accepted namespaced policy, in namespace/name order after the file's own, and
+   * after the file's finished-pod budget the namespaces' own, each held at least as long as the file's.
+   */
   public static Policy compose(Policy file, List<Verdict> verdicts) {
     List<Profile> profiles = new ArrayList<>(file.profiles());
+    List<FinishedPodBudget> budgets = new ArrayList<>(file.finishedPodBudgets());
+    Duration clusterRetention = budgets.stream().map(FinishedPodBudget::minRetention).findFirst().orElse(Duration.ZERO);
     verdicts.stream()
         .filter(v -> v.profile().isPresent())
         .sorted(Comparator.comparing((Verdict v) -> v.source().namespace()).thenComparing(v -> v.source().name()))
-        .forEach(v -> profiles.add(v.profile().get()));
+        .forEach(v -> {
+          profiles.add(v.profile().get());
+          v.budget().ifPresent(b -> budgets.add(b.withMinRetentionAtLeast(clusterRetention)));
+        });
     return new Policy(file.source(), file.dryRun(), file.limits(), file.fullPassInterval(), file.gracePeriodSeconds(), file.guard(),
-        profiles, file.evictionRequests(), file.migrationJobs());
+        profiles, file.evictionRequests(), file.migrationJobs(), budgets);
   }
 
   static String profileName(Source policy) {
@@ -224,6 +268,6 @@ public final class CleanupPolicies {
   }
 
   private static Verdict rejected(Source policy, String reason, String message) {
-    return new Verdict(policy, Outcome.rejected(reason, message), Optional.empty());
+    return new Verdict(policy, Outcome.rejected(reason, message), Optional.empty(), Optional.empty());
   }
 }

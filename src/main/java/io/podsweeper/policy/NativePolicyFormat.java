@@ -22,13 +22,16 @@ final class NativePolicyFormat {
 
   static Policy read(ConfigNode root, String source) {
     root.requireObject(Set.of("apiVersion", "kind", "metadata", "dryRun", "fullPassInterval", "limits", "gracePeriodSeconds", "rules",
-        "nodeSelector", "profiles", "guard", "metricsProviders", "evictionRequests", "migrationJobs"));
+        "nodeSelector", "profiles", "guard", "metricsProviders", "evictionRequests", "migrationJobs",
+        FinishedPodBudget.CLUSTER));
     boolean dryRun = root.bool("dryRun", false);
     Duration fullPass = Policy.fullPassInterval(root, "fullPassInterval");
     Limits limits = root.has("limits") ? limits(root.child("limits")) : Limits.DEFAULTS;
     List<ConfigNode> ruleNodes = root.list("rules");
-    if (ruleNodes.isEmpty() && root.list("profiles").isEmpty()) {
-      throw root.child("rules").error("at least one rule (or profile) is required");
+    List<FinishedPodBudget> budgets = root.has(FinishedPodBudget.CLUSTER)
+        ? List.of(FinishedPodBudget.readCluster(root.child(FinishedPodBudget.CLUSTER))) : List.of();
+    if (ruleNodes.isEmpty() && root.list("profiles").isEmpty() && budgets.isEmpty()) {
+      throw root.child("rules").error("at least one rule (or profile) is required, or a finishedPodBudget");
     }
     List<Rule> rules = rules(ruleNodes, NamespaceFilter.ALL, "");
     List<Profile> profiles = new ArrayList<>();
@@ -48,7 +51,7 @@ final class NativePolicyFormat {
     }
     return new Policy(source, dryRun, limits, fullPass, root.optionalLong("gracePeriodSeconds", 0, 86_400 * 365),
         root.has("guard") ? guard(root.child("guard")) : Guard.DEFAULTS, profiles, evictionRequests(root),
-        root.has("migrationJobs") ? Optional.of(MigrationJobs.read(root.child("migrationJobs"))) : Optional.empty());
+        root.has("migrationJobs") ? Optional.of(MigrationJobs.read(root.child("migrationJobs"))) : Optional.empty(), budgets);
   }
 
   /** {@code evictionRequests: OptIn | All}: which evictions go as EvictionRequests where the cluster serves the API. */

@@ -55,6 +55,12 @@ public final class NativePolicyWriter {
         d.write(jobs.putObject("deleteOptions"));
       });
     });
+    policy.finishedPodBudgets().stream().filter(b -> b.namespace().isEmpty()).forEach(b -> {
+      ObjectNode budget = root.putObject(FinishedPodBudget.CLUSTER).put("maxPods", b.maxPods());
+      b.maxPodsPerNamespace().ifPresent(v -> budget.put("maxPodsPerNamespace", v));
+      budget.put("minRetention", exact(b.minRetention()));
+      b.phases().stream().sorted().forEach(p -> budget.withArray("phases").add(p.wireName()));
+    });
     Guard guard = policy.guard();
     ObjectNode g = root.putObject("guard");
     g.put("maxNamespaceShare", guard.maxNamespaceShare());

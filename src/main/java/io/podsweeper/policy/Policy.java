@@ -17,6 +17,8 @@ import java.util.OptionalLong;
  * @param evictionRequests which evictions go as EvictionRequests where the cluster serves that API
  * @param migrationJobs evictions become Koordinator PodMigrationJobs with these defaults (and hand-made ones are
  *     honoured); empty: evictions are sent directly
+ * @param finishedPodBudgets the policy file's budget for finished pods (at most one, first), then the caps the accepted
+ *     PodCleanupPolicies put on their own namespaces (at most one per namespace)
  */
 public record Policy(
     String source,
@@ -27,7 +29,8 @@ public record Policy(
     Guard guard,
     List<Profile> profiles,
     EvictionRequestMode evictionRequests,
-    Optional<MigrationJobs> migrationJobs) {
+    Optional<MigrationJobs> migrationJobs,
+    List<FinishedPodBudget> finishedPodBudgets) {
   public static final Duration DEFAULT_FULL_PASS_INTERVAL = Duration.ofMinutes(5);
 
   /** The full pass interval at {@code field} of {@code node}, or the default; at least a second, as it is the limits' window too. */
@@ -41,6 +44,13 @@ public record Policy(
 
   public Policy {
     profiles = List.copyOf(profiles);
+    finishedPodBudgets = List.copyOf(finishedPodBudgets);
+  }
+
+  /** A policy without a budget for finished pods: what every format but the native one reads. */
+  public Policy(String source, boolean dryRun, Limits limits, Duration fullPassInterval, OptionalLong gracePeriodSeconds, Guard guard,
+      List<Profile> profiles, EvictionRequestMode evictionRequests, Optional<MigrationJobs> migrationJobs) {
+    this(source, dryRun, limits, fullPassInterval, gracePeriodSeconds, guard, profiles, evictionRequests, migrationJobs, List.of());
   }
 
   /** A policy whose evictions go as EvictionRequests only for the pods that opt in, without PodMigrationJobs. */
@@ -58,6 +68,7 @@ public record Policy(
   }
 
   public Policy withDryRun(boolean value) {
-    return new Policy(source, value, limits, fullPassInterval, gracePeriodSeconds, guard, profiles, evictionRequests, migrationJobs);
+    return new Policy(source, value, limits, fullPassInterval, gracePeriodSeconds, guard, profiles, evictionRequests, migrationJobs,
+        finishedPodBudgets);
   }
 }

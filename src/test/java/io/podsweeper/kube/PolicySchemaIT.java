@@ -84,6 +84,28 @@ class PolicySchemaIT {
         + " {name: init, states: [CrashLoopBackOff], maxAge: 2h, includingInitContainers: true}")).create();
   }
 
+  /** A finished-pod budget alone is a policy; its phases are finished ones, named; a policy of neither is refused. */
+  @Test
+  void theServerTakesABudgetAloneAndRefusesOneWithoutFinishedPhases() {
+    String ns = server.newNamespace("schema");
+    assertRefused(budget(ns, "running", "{maxPods: 200, phases: [Running]}"), "spec.finishedPodBudget.phases: Unsupported value: \"Running\"");
+    assertRefused(budget(ns, "no-phases", "{maxPods: 200}"), "spec.finishedPodBudget.phases: Required value");
+    assertRefused(budget(ns, "negative", "{maxPods: -1, phases: [Failed]}"), "spec.finishedPodBudget.maxPods in body should be greater than or equal to 0");
+    assertRefused(budget(ns, "neither", null), "spec.rules: Required value");
+    client.resource(budget(ns, "fine", "{maxPods: 200, minRetention: 2h, phases: [Failed, Succeeded]}")).create();
+    assertThat(client.genericKubernetesResources(NamespacedPolicies.NAMESPACED).inNamespace(ns).withName("fine").get()
+        .getAdditionalProperties().get("spec").toString()).contains("maxPods=200", "minRetention=2h", "phases=[Failed, Succeeded]");
+  }
+
+  private static String budget(String ns, String name, String budget) {
+    return """
+        apiVersion: podsweeper.io/v1alpha1
+        kind: PodCleanupPolicy
+        metadata: {name: %s, namespace: %s}
+        spec: {%s}
+        """.formatted(name, ns, budget == null ? "" : "finishedPodBudget: " + budget);
+  }
+
   private static String policy(String ns, String name, String rules) {
     return """
         apiVersion: podsweeper.io/v1alpha1

@@ -78,7 +78,17 @@ class CleanupPoliciesTest {
             "namespace team-a is not in the allowedNamespaces"),
         // The admin's own policy is wrong: nothing namespaced applies.
         Arguments.of("rules: [{name: a, maxAge: 2h}]", "{minMaxAge: soon}", "ClusterPolicyInvalid",
-            "ClusterPodCleanupPolicy \"default\" is invalid: spec.minMaxAge: invalid duration \"soon\""));
+            "ClusterPodCleanupPolicy \"default\" is invalid: spec.minMaxAge: invalid duration \"soon\""),
+        // A team's own finished-pod budget: the file's reader, a cap on its own namespace only, within the rails.
+        Arguments.of("finishedPodBudget: {maxPods: 200}", RAILS, "InvalidSpec", "spec.finishedPodBudget.phases: name the finished phases"),
+        Arguments.of("finishedPodBudget: {maxPods: 200, maxPodsPerNamespace: 100, phases: [Failed]}", RAILS, "InvalidSpec",
+            "spec.finishedPodBudget.maxPodsPerNamespace: unknown field"),
+        Arguments.of("finishedPodBudget: {maxPods: 200, phases: [Failed]}", terminalOff, "ExceedsGuardRails",
+            "spec.finishedPodBudget.phases: a finishedPodBudget removes finished pods, and the cluster does not allow namespaced"
+                + " policies to (allowTerminated: false)"),
+        Arguments.of("finishedPodBudget: {maxPods: 200, minRetention: 30m, phases: [Failed]}", RAILS, "ExceedsGuardRails",
+            "spec.finishedPodBudget.minRetention: 30m is shorter than the cluster's minMaxAge 1h"),
+        Arguments.of("rules: []\nfinishedPodBudget: null", RAILS, "InvalidSpec", "spec.rules: at least one rule is required, or a finishedPodBudget"));
   }
 
   @ParameterizedTest
@@ -146,6 +156,56 @@ class CleanupPoliciesTest {
     assertThat(CleanupPolicies.judgeAll(Collections.nCopies(21, new Source("team-a", "p", spec)), rails("{}")))
         .extracting(v -> v.outcome().reason()).containsOnly("Accepted", "TooManyPolicies").endsWith("TooManyPolicies")
         .filteredOn("Accepted"::equals).hasSize(20);
+  }
+
+  @Test
+  void aTeamsBudgetCapsItsOwnNamespaceWithTheClustersMinMaxAgeAsItsRetention() {
+    Verdict v = judge("team-a", "finishedPodBudget: {maxPods: 200, phases: [Failed]}", RAILS);
+    assertThat(v.outcome()).isEqualTo(new CleanupPolicies.Outcome(true, "Accepted",
+        "0 rule(s) and a finishedPodBudget of 200 pods in force in namespace team-a"));
+    FinishedPodBudget budget = v.budget().orElseThrow();
+    assertThat(budget.namespace()).contains("team-a");
+    assertThat(budget.name()).isEqualTo("PodCleanupPolicy team-a/cleanup");
+    assertThat(budget.rule()).isEqualTo("cleanup/finishedPodBudget");
+    assertThat(budget.minRetention()).isEqualTo(Duration.ofHours(1));
+    assertThat(budget.phases()).containsExactly(PodState.FAILED);
+    // A profile still, with no rules: the budget's removals are the policy's, under its hourly cap.
+    assertThat(v.profile().orElseThrow().name()).isEqualTo("PodCleanupPolicy team-a/cleanup");
+    assertThat(judge("team-a", "finishedPodBudget: {maxPods: 200, minRetention: 3h, phases: [Succeeded]}", RAILS).budget().orElseThrow()
+        .minRetention()).isEqualTo(Duration.ofHours(3));
+    assertThat(judge("team-a", "rules: [{name: a, maxAge: 2h}]", RAILS).budget()).isEmpty();
+  }
+
+  @Test
+  void aNamespaceHasOneBudgetTheOldestPolicysAndARejectedOneDoesNotCount() {
+    JsonNode budget = yaml("finishedPodBudget: {maxPods: 200, phases: [Failed]}");
+    JsonNode tooShort = yaml("finishedPodBudget: {maxPods: 200, minRetention: 1m, phases: [Failed]}");
+    JsonNode rulesOnly = yaml("rules: [{name: a, maxAge: 2h}]");
+    List<Verdict> verdicts = CleanupPolicies.judgeAll(List.of(new Source("team-a", "short", tooShort), new Source("team-a", "first", budget),
+        new Source("team-a", "rules", rulesOnly), new Source("team-b", "own", budget), new Source("team-a", "second", budget)), rails(RAILS));
+    assertThat(verdicts).extracting(v -> v.source().name() + ": " + v.outcome().reason())
+        .containsExactly("short: ExceedsGuardRails", "first: Accepted", "rules: Accepted", "own: Accepted", "second: TooManyBudgets");
+    assertThat(verdicts.get(4).outcome().message()).isEqualTo("spec.finishedPodBudget: namespace team-a has one already, in"
+        + " PodCleanupPolicy first (one per namespace: the oldest policy's counts)");
+    assertThat(verdicts.get(4).profile()).isEmpty();
+    assertThat(verdicts.get(4).budget()).isEmpty();
+  }
+
+  @Test
+  void composeAddsTheTeamsBudgetsAfterTheFilesHeldAtLeastAsLongAsTheClustersRetention() {
+    Policy file = PolicyLoader.parse("""
+        apiVersion: podsweeper.io/v1alpha1
+        kind: PodSweeperPolicy
+        finishedPodBudget: {maxPods: 5000, minRetention: 2h, phases: [Succeeded, Failed]}
+        """, "policy.yaml");
+    Verdict shorter = judge("team-b", "finishedPodBudget: {maxPods: 200, minRetention: 90m, phases: [Failed]}", RAILS);
+    Verdict longer = judge("team-a", "finishedPodBudget: {maxPods: 100, minRetention: 3h, phases: [Failed]}", RAILS);
+    Policy combined = CleanupPolicies.compose(file, List.of(shorter, longer));
+    assertThat(combined.finishedPodBudgets()).extracting(b -> b.namespace().orElse("cluster") + " " + b.maxPods() + " "
+        + Durations.format(b.minRetention())).containsExactly("cluster 5000 2h", "team-a 100 3h", "team-b 200 2h");
+    // Without a cluster budget, a team's stands as judged.
+    Policy noBudget = PolicyLoader.parse("apiVersion: podsweeper.io/v1alpha1\nkind: PodSweeperPolicy\nrules: [{name: a, maxAge: 2h}]\n", "p");
+    assertThat(CleanupPolicies.compose(noBudget, List.of(shorter)).finishedPodBudgets()).containsExactly(shorter.budget().get());
   }
 
   @Test

@@ -73,6 +73,23 @@ class ConvertRoundTripTest {
     assertThat(nativeYaml).containsOnlyOnce("evict:").contains("evict:\n  - SystemCriticalPods\n  - BarePods\n");
   }
 
+  /** The finished-pod budget is written back, defaults made explicit. */
+  @Test
+  void finishedPodBudgetMeansTheSame() {
+    Policy original = PolicyLoader.parse("""
+        apiVersion: podsweeper.io/v1alpha1
+        kind: PodSweeperPolicy
+        finishedPodBudget: {maxPods: 5000, maxPodsPerNamespace: 800, phases: [Failed, Succeeded]}
+        rules: [{name: failed, states: [Failed], keepLast: 3}]
+        """, "policy.yaml");
+    String nativeYaml = NativePolicyWriter.write(original);
+    assertThat(nativeYaml).contains("finishedPodBudget:\n  maxPods: 5000\n  maxPodsPerNamespace: 800\n  minRetention: 600s\n"
+        + "  phases:\n  - Succeeded\n  - Failed\n");
+    Policy converted = PolicyLoader.parse(nativeYaml, "converted");
+    assertThat(converted.finishedPodBudgets()).isEqualTo(original.finishedPodBudgets());
+    assertThat(converted.profiles()).isEqualTo(original.profiles());
+  }
+
   /** A rule's per-pod lifetime sources and match expression are written back. */
   @Test
   void ttlFromAndMatchMeanTheSame() {

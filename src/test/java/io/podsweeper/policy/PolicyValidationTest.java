@@ -95,7 +95,25 @@ class PolicyValidationTest {
         Arguments.of(HEAD + "dryRun: \"yes\"\nrules: [{name: a, states: [Failed]}]\n", "dryRun: must be true or false, got \"yes\""),
         // Aliases are refused outright: no bomb, and no silently misread reference.
         Arguments.of(billionLaughs(), "not valid YAML or JSON: YAML aliases are not supported (*a)"),
-        Arguments.of(HEAD + "rules: [{name: a, states: [Failed]}]\nrules: [{name: b, states: [Failed]}]\n", "not valid YAML or JSON"));
+        Arguments.of(HEAD + "rules: [{name: a, states: [Failed]}]\nrules: [{name: b, states: [Failed]}]\n", "not valid YAML or JSON"),
+        // The finished-pod budget: the phases are an explicit opt-in, and nothing is guessed.
+        Arguments.of(HEAD + "finishedPodBudget: {maxPods: 100}\n", "finishedPodBudget.phases: name the finished phases the budget"
+            + " counts and may remove (Succeeded, Failed): it removes none by default"),
+        Arguments.of(HEAD + "finishedPodBudget: {maxPods: 100, phases: []}\n", "finishedPodBudget.phases: name the finished phases"),
+        Arguments.of(HEAD + "finishedPodBudget: {maxPods: 100, phases: [Failed, Evicted]}\n",
+            "finishedPodBudget.phases[1]: \"Evicted\" is not a finished phase (Succeeded or Failed)"),
+        Arguments.of(HEAD + "finishedPodBudget: {maxPods: 100, phases: [Failed, Failed]}\n",
+            "finishedPodBudget.phases[1]: duplicate phase \"Failed\""),
+        Arguments.of(HEAD + "finishedPodBudget: {phases: [Failed]}\n", "finishedPodBudget.maxPods: is required"),
+        Arguments.of(HEAD + "finishedPodBudget: {maxPods: -1, phases: [Failed]}\n",
+            "finishedPodBudget.maxPods: must be between 0 and 10000000, got -1"),
+        Arguments.of(HEAD + "finishedPodBudget: {maxPods: 1.5, phases: [Failed]}\n", "finishedPodBudget.maxPods: must be a whole number"),
+        Arguments.of(HEAD + "finishedPodBudget: {maxPods: 5000, maxPodsPerNamespace: 5000, phases: [Failed]}\n",
+            "finishedPodBudget.maxPodsPerNamespace: 5000 is not below maxPods 5000"),
+        Arguments.of(HEAD + "finishedPodBudget: {maxPods: 100, minRetention: 0s, phases: [Failed]}\n",
+            "finishedPodBudget.minRetention: invalid duration \"0s\""),
+        Arguments.of(HEAD + "finishedPodBudget: {maxpods: 100, phases: [Failed]}\n", "finishedPodBudget.maxpods: unknown field"),
+        Arguments.of(HEAD + "finishedPodBudget: 5000\n", "finishedPodBudget: must be an object, got 5000"));
   }
 
   private static String billionLaughs() {
@@ -156,6 +174,25 @@ class PolicyValidationTest {
         RuleProtection.SchedulingGatedPods);
     assertThat(p.profiles().get(0).readyNodesOnly()).isFalse();
     assertThat(p.profiles().get(0).evictor()).isEqualTo(EvictorArgs.NONE);
+  }
+
+  @Test
+  void readsAFinishedPodBudgetWhichIsAPolicyOnItsOwn() {
+    Policy p = PolicyLoader.parse(HEAD + "finishedPodBudget: {maxPods: 5000, maxPodsPerNamespace: 1000, minRetention: 30m,"
+        + " phases: [Succeeded, Failed]}\n", "p.yaml");
+    assertThat(p.profiles()).isEmpty();
+    assertThat(p.finishedPodBudgets()).containsExactly(new FinishedPodBudget(FinishedPodBudget.CLUSTER, java.util.Optional.empty(), 5000,
+        java.util.OptionalInt.of(1000), Duration.ofMinutes(30), java.util.Set.of(PodState.SUCCEEDED, PodState.FAILED)));
+    FinishedPodBudget defaults = PolicyLoader.parse(HEAD + "finishedPodBudget: {maxPods: 0, phases: [Failed]}\n", "p.yaml")
+        .finishedPodBudgets().get(0);
+    assertThat(defaults.minRetention()).isEqualTo(Duration.ofMinutes(10));
+    assertThat(defaults.maxPodsPerNamespace()).isEmpty();
+    assertThat(defaults.rule()).isEqualTo("finishedPodBudget");
+    // Other formats have none; dry-run keeps it.
+    assertThat(p.withDryRun(true).finishedPodBudgets()).isEqualTo(p.finishedPodBudgets());
+    assertThat(PolicyLoader.parse("apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles: [{name: p, pluginConfig:"
+        + " [{name: PodLifeTime, args: {maxPodLifeTimeSeconds: 60}}], plugins: {deschedule: {enabled: [PodLifeTime]}}}]\n", "p")
+        .finishedPodBudgets()).isEmpty();
   }
 
   @Test
