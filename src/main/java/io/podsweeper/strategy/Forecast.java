@@ -9,18 +9,20 @@ import java.time.Instant;
 import java.util.List;
 
 /**
- * What the pod-by-pod strategies will remove between {@code now} and {@code now + within} if the pods stay as they
- * are, sorted by when ({@link PolicyEvaluator#forecast}); pods already due are in it with a {@code dueAt} in the past.
- * {@code plans} are MakeRoom's plans as a pass would make them now: moves carried out one step at a time.
+ * What the pod-by-pod strategies and the finished-pod budgets will remove between {@code now} and {@code now + within}
+ * if the pods stay as they are, sorted by when ({@link PolicyEvaluator#forecast}); pods already due are in it with a
+ * {@code dueAt} in the past (a budget's: {@code now}). {@code plans} are MakeRoom's plans as a pass would make them now:
+ * moves carried out one step at a time.
  */
 public record Forecast(Instant now, Duration within, boolean dryRun, List<Decision> removals, List<String> faults,
     List<RoomPlan> plans) {
   /** A forecast further out would mostly be about pods that will have changed by then. */
   public static final Duration MAX_WITHIN = Duration.ofDays(30);
 
-  public static final String NOTE = "pod-by-pod rules only, for the pods as they are now: node-aware strategies decide per pass"
-      + " and are not forecast (MakeRoom's plans are, as a pass would make them now); limits, the blast-radius guard and the rate"
-      + " may delay a removal; a pod that changes is judged again";
+  public static final String NOTE = "pod-by-pod rules only, and the finished-pod budgets, for the pods as they are now (a pod that"
+      + " finishes later is not foreseen): node-aware strategies decide per pass and are not forecast (MakeRoom's plans are, as a"
+      + " pass would make them now); limits, the blast-radius guard"
+      + " and the rate may delay a removal; a pod that changes is judged again";
 
   public Forecast {
     removals = List.copyOf(removals);

@@ -149,6 +149,11 @@ final class NodePass {
 
   /** Takes a decision already checked against the evictor, within the limits. */
   Outcome take(Decision decision) {
+    return take(decision, budget, decided, decisions);
+  }
+
+  /** Takes a decision within the pass's limits: {@code decided} and {@code decisions} get it if they allow it. */
+  static Outcome take(Decision decision, RemovalBudget budget, Set<String> decided, List<Decision> decisions) {
     Optional<String> limit = budget.take(decision.removal());
     if (limit.isPresent()) {
       return switch (limit.get()) {

@@ -360,16 +360,28 @@ public final class PodLifeTime implements PodStrategy {
   private static Rank rank(Rule rule, Rule.Retention retention, PodRecord pod, ClusterView view) {
     String group = pod.retentionGroup();
     List<PodRecord> history = view.podsInNamespace(pod.namespace()).stream()
-        .filter(p -> p.terminated() && !p.terminating() && (retention.perNamespace() || p.retentionGroup().equals(group)))
-        .filter(p -> selects(rule, p, view).isPresent())
+        .filter(p -> (retention.perNamespace() || p.retentionGroup().equals(group)) && ranked(rule, p, view))
         .sorted(Comparator.comparing(PodRecord::finishedAt).reversed().thenComparing(PodRecord::key))
         .toList();
     int position = 0;
     while (position < history.size() && !history.get(position).key().equals(pod.key())) {
       position++;
     }
-    String of = retention.perNamespace() ? "namespace " + pod.namespace() : group.isEmpty() ? "the bare pods" : group;
-    return new Rank(position, history.size(), of, retention.keep());
+    return new Rank(position, history.size(), retentionGroupName(retention, pod), retention.keep());
+  }
+
+  /**
+   * Whether the pod is among those a rule with keepLast ranks (in its group, newest finish first, then by key): a
+   * finished pod, not terminating, that the rule selects.
+   */
+  static boolean ranked(Rule rule, PodRecord pod, ClusterView view) {
+    return pod.terminated() && !pod.terminating() && selects(rule, pod, view).isPresent();
+  }
+
+  /** The group keepLast counts the pod in, as reasons name it. */
+  static String retentionGroupName(Rule.Retention retention, PodRecord pod) {
+    String group = pod.retentionGroup();
+    return retention.perNamespace() ? "namespace " + pod.namespace() : group.isEmpty() ? "the bare pods" : group;
   }
 
   private static boolean ownerKindsMatch(Rule rule, PodRecord pod) {

@@ -59,12 +59,14 @@ public final class PolicyEvaluator {
   private final List<CompiledProfile> profiles;
   /** Every source of per-pod lifetimes some rule reads. */
   private final Set<TtlSource> ttlSources;
+  private final Optional<FinishedPodBudgets> budgets;
 
   public PolicyEvaluator(Policy policy) {
     this.policy = policy;
     this.profiles = policy.profiles().stream().map(PolicyEvaluator::compile).toList();
     this.ttlSources = rules(policy).flatMap(r -> r.ttlFrom().stream()).flatMap(t -> t.sources().stream())
         .collect(java.util.stream.Collectors.toUnmodifiableSet());
+    this.budgets = FinishedPodBudgets.of(policy, rules(policy).toList());
   }
 
   private static CompiledProfile compile(Profile p) {
@@ -139,6 +141,14 @@ public final class PolicyEvaluator {
     }
     NamespaceRecord namespace = view.namespace(pod.namespace());
     return PodTtls.invalid(ttlSources, namespace.annotations(), namespace.labels());
+  }
+
+  /**
+   * The policy's finished-pod budgets over every pod of {@code view} (O(pods × log)), for the live service to keep up to
+   * date with each pod's events and to take the budget's removals from; empty when the policy sets no budget.
+   */
+  public Optional<BudgetLedger> budgetLedger(ClusterView view) {
+    return budgets.map(b -> b.ledger(view));
   }
 
   /** True if a rule keeps the last N pods: then a pod's verdict depends on its siblings too. */
@@ -252,6 +262,7 @@ public final class PolicyEvaluator {
             + " over a whole pass: see the verdict");
       }
     }
+    budgets.ifPresent(b -> lines.addAll(b.explain(pod, view, now)));
     Optional<Verdict> verdict = evaluate(pod, view);
     PassResult pass = pass(view, now, new RemovalBudget(policy.limits()), true);
     Optional<Decision> inPass = pass.decisions().stream().filter(d -> d.uid().equals(pod.uid())).findFirst();
@@ -317,9 +328,11 @@ public final class PolicyEvaluator {
   }
 
   /**
-   * What the pod-by-pod strategies will remove by {@code now + within} if the pods do not change: each pod's earliest
-   * verdict, the deadline the live service sets a timer for; pods already due included. Sorted by when, then by pod.
-   * Node-aware strategies decide per pass on the whole cluster and are left out ({@link Forecast#NOTE}).
+   * What the pod-by-pod strategies and the finished-pod budgets will remove by {@code now + within} if the pods do not
+   * change: each pod's earliest verdict, the deadline the live service sets a timer for, and what the budgets remove as
+   * the rules' removals and the pods' aging leave it over (a pod a budget removes first is not also a rule's); pods
+   * already due included. Sorted by when, then by pod. Node-aware strategies decide per pass on the whole cluster and
+   * are left out ({@link Forecast#NOTE}).
    */
   public Forecast forecast(ClusterView view, Instant now, Duration within) {
     Instant until = now.plus(within);
@@ -333,6 +346,13 @@ public final class PolicyEvaluator {
       } catch (RuntimeException e) {
         faults.add(pod.key() + ": judging it failed: " + e);
       }
+    }
+    if (budgets.isPresent()) {
+      List<Decision> byBudget = budgets.get().forecast(view, now, until, removals);
+      Set<String> first = new HashSet<>();
+      byBudget.forEach(d -> first.add(d.podKey()));
+      removals.removeIf(d -> first.contains(d.podKey()));
+      removals.addAll(byBudget);
     }
     removals.sort(Comparator.comparing(Decision::dueAt).thenComparing(Decision::podKey));
     boolean makesRoom = profiles.stream().anyMatch(p -> p.balance().stream().anyMatch(s -> s instanceof MakeRoom));
@@ -362,9 +382,9 @@ public final class PolicyEvaluator {
   }
 
   /**
-   * One pass as upstream runs a cycle: the deschedule strategies of every profile, then the balance strategies of
-   * every profile, each in its listed order; candidates through the evictor and the shared limits; a pod is decided
-   * at most once. The node-aware strategies are skipped when a profile's node set has fewer than two Ready nodes;
+   * One pass as upstream runs a cycle: the deschedule strategies of every profile, then (with the pod-by-pod
+   * strategies) the finished-pod budgets, then the balance strategies of every profile, each in its listed order;
+   * candidates through the evictor and the shared limits; a pod is decided at most once. The node-aware strategies are skipped when a profile's node set has fewer than two Ready nodes;
    * the pod-by-pod ones ({@code withPodStrategies}) do not depend on it and always run.
    */
   public PassResult pass(ClusterView view, Instant now, RemovalBudget budget, boolean withPodStrategies) {
@@ -397,6 +417,10 @@ public final class PolicyEvaluator {
           run(runner, p.profile(), p.profile().deschedule().get(j).strategyName(), s, passes.get(i));
         }
       }
+    }
+    if (withPodStrategies) {
+      // After the rules: the budgets remove only what the pods they leave hold over them.
+      budgets.ifPresent(b -> b.pass(view, now, budget, decided, decisions, notes));
     }
     for (int i = 0; i < profiles.size() && nodeAwareRuns; i++) {
       CompiledProfile p = profiles.get(i);
