@@ -267,10 +267,15 @@ public final class PolicyEvaluator {
     PassResult pass = pass(view, now, new RemovalBudget(policy.limits()), true);
     Optional<Decision> inPass = pass.decisions().stream().filter(d -> d.uid().equals(pod.uid())).findFirst();
     Optional<String> moved = roomPlanLines(pod, pass, lines);
-    List<PdbRecord> budgets = Action.forPod(pod) == Action.EVICT && (inPass.isPresent() || verdict.isPresent())
+    List<PdbRecord> pdbs = Action.forPod(pod) == Action.EVICT && (inPass.isPresent() || verdict.isPresent())
         ? view.pdbs(pod.namespace()).stream().filter(b -> b.selector().matches(pod.labels())).toList() : List.of();
-    budgets.forEach(b -> lines.add(disruptionBudget(b)));
-    Optional<PdbRecord> refusing = budgets.stream().filter(b -> b.disruptionsAllowed().equals(OptionalInt.of(0))).findFirst();
+    pdbs.forEach(b -> lines.add(disruptionBudget(b)));
+    Optional<PdbRecord> refusing = pdbs.stream().filter(b -> b.disruptionsAllowed().equals(OptionalInt.of(0))).findFirst();
+    // A finished pod a budget will remove once it is old enough (if the rules do not first): the forecast says when.
+    Optional<Decision> byBudget = budgets.isPresent() && pod.terminated() && inPass.isEmpty()
+        ? forecast(view, now, Forecast.MAX_WITHIN).removals().stream()
+            .filter(d -> d.uid().equals(pod.uid()) && d.strategy().equals(FinishedPodBudgets.STRATEGY)).findFirst()
+        : Optional.empty();
     if (inPass.isPresent()) {
       Decision d = inPass.get();
       lines.add("verdict: " + d.action().wireName() + " now, by " + d.strategy() + " (rule " + d.rule() + "): " + d.reason()
@@ -279,6 +284,9 @@ public final class PolicyEvaluator {
     } else if (verdict.isPresent() && verdict.get().isDue(now)) {
       lines.add("verdict: due now by " + verdict.get().strategy() + " (rule " + verdict.get().rule()
           + "), but held back by the removal limits of this pass");
+    } else if (byBudget.isPresent()) {
+      lines.add("verdict: delete at " + byBudget.get().dueAt() + " by " + FinishedPodBudgets.STRATEGY + " (rule " + byBudget.get().rule()
+          + "), if its namespace is still over then and the pod does not change before");
     } else if (verdict.isPresent()) {
       lines.add("verdict: " + Action.forPod(pod).wireName() + " at " + verdict.get().dueAt() + " by " + verdict.get().strategy()
           + " (rule " + verdict.get().rule() + "), unless the pod changes before");

@@ -158,6 +158,28 @@ class MainTest {
     assertThat(err.strip()).isEqualTo("error: --snapshot: give --snapshot or --kubeconfig, not both");
   }
 
+  /** config/examples/finished-pod-budget.yaml: a burst in ci over its fair share, shown by plan, the forecast and explain. */
+  @Test
+  void planForecastAndExplainShowTheFinishedPodBudget() throws Exception {
+    String[] common = {"--policy", "config/examples/finished-pod-budget.yaml", "--snapshot", "config/examples/finished-pods-snapshot.yaml",
+        "--now", "2026-01-01T12:00:00Z"};
+    assertThat(run(Stream.concat(Stream.of("plan", "--within", "1h"), Stream.of(common)).toArray(String[]::new))).isZero();
+    assertThat(out).containsPattern("\nci +build-1002-x7k2p +delete +FinishedPodBudget +finishedPodBudget +budget: ci holds 12 finished pods,"
+            + " fair share 6 of 12; finished 50m ago\n")
+        .contains("note: finishedPodBudget: 18 finished pods counted after the rules' removals, budget 12 (at most 8 per namespace,"
+            + " minRetention 30m)\n", "note: finishedPodBudget cannot be held in ci: 1 over its fair share 6 once its removable pods are"
+            + " gone (1 too young)\n", "5 decision(s) for 18 pod(s)", "forecast: 7 removal(s) due by 2026-01-01T13:00:00Z (within 1h)")
+        .containsPattern("\n2026-01-01T12:05:00Z +ci +build-1007-x7k2p +delete +FinishedPodBudget ")
+        .doesNotContain("build-1001-x7k2p", "data ", "report-");
+    assertThat(run(Stream.concat(Stream.of("plan", "--output", "json"), Stream.of(common)).toArray(String[]::new))).isZero();
+    assertThat(new ObjectMapper().readTree(out).get("decisions").get(0).get("strategy").asText()).isEqualTo("FinishedPodBudget");
+    assertThat(run(concat("explain", "ci/build-1001-x7k2p", common))).isZero();
+    assertThat(out).contains("  this pod: protected: annotated podsweeper.io/protect", "verdict: never, as the pod is now");
+    assertThat(run(concat("explain", "ci/build-1007-x7k2p", common))).isZero();
+    assertThat(out).contains("finished-pod budget finishedPodBudget (Failed, Succeeded, minRetention 30m): budget: ci holds 12 finished"
+        + " pods, fair share 6 of 12, 6 over", "verdict: delete at 2026-01-01T12:05:00Z by FinishedPodBudget (rule finishedPodBudget)");
+  }
+
   @Test
   void convertPrintsTheNativeFormat() {
     assertThat(run("convert", "--policy", "config/examples/descheduler-v1alpha1.yaml")).isZero();

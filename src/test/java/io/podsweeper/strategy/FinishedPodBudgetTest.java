@@ -255,6 +255,13 @@ class FinishedPodBudgetTest {
         "verdict: delete now, by FinishedPodBudget (rule finishedPodBudget): budget: ci holds 4 Succeeded pods, fair share 2 of 2;"
             + " finished 3h ago");
     assertThat(e.explain(pods.get(3), snapshot, NOW)).contains("  this pod: finished 10m ago, under the budget's minRetention 1h"
-        + " (old enough at " + NOW.plus(Duration.ofMinutes(50)) + ")");
+        + " (old enough at " + NOW.plus(Duration.ofMinutes(50)) + ")").last().isEqualTo("verdict: never, as the pod is now");
+    // Once the two oldest are gone ci is within: the young one stays. With two more young ones, it goes when it is an
+    // hour old, if ci is still over then; the next one stays.
+    pods = all(finished("ci", 2, Duration.ofHours(3)), List.of(finished("ci", "young", "Succeeded", Duration.ofMinutes(10)),
+        finished("ci", "younger", "Succeeded", Duration.ofMinutes(5)), finished("ci", "youngest", "Succeeded", Duration.ofMinutes(1))));
+    assertThat(e.explain(pods.get(2), cluster(pods), NOW)).last().isEqualTo("verdict: delete at " + NOW.plus(Duration.ofMinutes(50))
+        + " by FinishedPodBudget (rule finishedPodBudget), if its namespace is still over then and the pod does not change before");
+    assertThat(e.explain(pods.get(3), cluster(pods), NOW)).last().isEqualTo("verdict: never, as the pod is now");
   }
 }
