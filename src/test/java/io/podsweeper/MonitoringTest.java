@@ -33,8 +33,13 @@ import org.junit.jupiter.api.io.TempDir;
 class MonitoringTest {
   private static final Path MONITORING = Path.of(System.getProperty("podsweeper.projectDir", ".")).resolve("manifests/monitoring");
   private static final YAMLMapper YAML = new YAMLMapper();
-  /** Series announced for leader election, the kill switch and the blast-radius guard (being added). */
-  private static final Set<String> ANNOUNCED = Set.of("podsweeper_leader", "podsweeper_paused", "podsweeper_guard_tripped");
+  /**
+   * Series announced for leader election, the kill switch and the blast-radius guard (being added), and for the
+   * finished-pod budget (issue 40: defined in metrics/ once the engine holds the budget, from strategy/BudgetUsage).
+   */
+  private static final Set<String> ANNOUNCED = Set.of("podsweeper_leader", "podsweeper_paused", "podsweeper_guard_tripped",
+      "podsweeper_finished_pod_budget_pods", "podsweeper_finished_pod_budget_limit", "podsweeper_finished_pod_budget_max_pods",
+      "podsweeper_finished_pod_budget_unremovable");
   private static final Pattern SERIES = Pattern.compile("\\b((?:podsweeper|descheduler|jvm|process)_[a-z_]+)\\b");
   private static final Pattern DURATION = Pattern.compile("([0-9]+[smhdw])+");
 
@@ -63,7 +68,8 @@ class MonitoringTest {
     String all = String.join("\n", exprs);
     assertThat(all).contains("podsweeper_removals_total{result=\"success\"}", "podsweeper_removals_total{result=\"error\"}",
         "podsweeper_pdb_refusals_total", "sum(podsweeper_terminated_pods) > 0.8 * 12500", "max(podsweeper_guard_tripped) == 1",
-        "max(podsweeper_paused) == 1", "up{job=\"podsweeper\"}", "podsweeper_informer_watching) == 0", "sum(podsweeper_leader) == 0");
+        "max(podsweeper_paused) == 1", "up{job=\"podsweeper\"}", "podsweeper_informer_watching) == 0", "sum(podsweeper_leader) == 0",
+        "> 0.9 * max(podsweeper_finished_pod_budget_max_pods", "(podsweeper_finished_pod_budget_unremovable)) > 0");
   }
 
   @Test
