@@ -150,8 +150,9 @@ start() {
   run=$(cd "$run" && pwd)
   make_pki "$run/pki"
   # The witness of what was sent: every write to pods (DELETE, evictions, patches) and to the objects that steer
-  # the service (ConfigMaps, Leases), the reads of ConfigMaps, and every write to EvictionRequests with its body (the
-  # patch a requester sent), one JSON line per request in $run/audit.log (TestApiServer.audit()).
+  # the service (ConfigMaps, Leases), the reads of ConfigMaps, every write to EvictionRequests with its body (the
+  # patch a requester sent), and the lists of what the cache's informers cache, one JSON line per request in
+  # $run/audit.log (TestApiServer.audit()).
   cat > "$run/audit-policy.yaml" <<'AUDIT'
 apiVersion: audit.k8s.io/v1
 kind: Policy
@@ -176,6 +177,16 @@ rules:
     resources:
       - group: coordination.k8s.io
         resources: [evictionrequests]
+  # and how the cache's informers list, from etcd or from the watch cache, as their requestURI says (WatchRenewalsIT)
+  - level: Metadata
+    verbs: [list]
+    resources:
+      - group: ""
+        resources: [pods, nodes, namespaces, persistentvolumeclaims]
+      - group: policy
+        resources: [poddisruptionbudgets]
+      - group: scheduling.k8s.io
+        resources: [priorityclasses]
   - level: None
 AUDIT
   local etcd_port etcd_peer port

@@ -25,7 +25,7 @@ class ClassListTest {
         .toList();
 
     assertThat(ours).as("a start's classes, not only the offline commands'")
-        .contains("io.podsweeper.app.Service", "io.podsweeper.kube.RelistingInformers", "io.podsweeper.kube.PodRemover",
+        .contains("io.podsweeper.app.Service", "io.podsweeper.kube.ResumingInformers", "io.podsweeper.kube.PodRemover",
             "io.podsweeper.kube.Leadership", "io.podsweeper.http.HttpApi");
     assertThat(ours).as("classes in %s that the code no longer has: run scripts/cds-classlist.sh", CLASS_LIST)
         .filteredOn(name -> !exists(name))

@@ -27,7 +27,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * One page of a pod list (500 pods, as RelistingInformers asks for them): read into the informers' records
+ * One page of a pod list (500 pods, as ResumingInformers asks for them): read into the informers' records
  * ({@link PodRecords#serialization}, pods read straight into records by PodJson), and, for reference, decoded into
  * fabric8's whole Pod objects (no records made). The pods are shaped as a Deployment's pods are on a real cluster
  * (managedFields, env, probes, mounts, the service-account token's projected volume, a security context, pod IPs),

@@ -16,7 +16,6 @@ import io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClassList;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.Informable;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
-import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
 import io.podsweeper.cluster.NamespaceRecord;
 import io.podsweeper.cluster.NodeRecord;
@@ -29,6 +28,7 @@ import io.podsweeper.policy.PrometheusQuery;
 import io.podsweeper.cluster.PvcRecord;
 import io.podsweeper.cluster.PodSource;
 import io.podsweeper.metrics.Metrics;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -43,9 +43,10 @@ import java.util.function.Supplier;
 
 /**
  * The service's view of the cluster: fabric8 informers for pods, nodes, namespaces, PDBs, PVCs and priority
- * classes, each keeping the decision core's slim records as its own item store ({@link RecordStore}), and listing
- * again after every interrupted watch ({@link RelistingInformers}). So whenever every informer says it has synced
- * and is watching, the records hold everything up to the latest list, and what has been watched since.
+ * classes, each keeping the decision core's slim records as its own item store ({@link RecordStore}), resuming every
+ * interrupted watch and caught up again only once it has reached where the server was after the break
+ * ({@link ResumingInformers}). So whenever every informer is current, the records hold everything the server held at
+ * the latest list or fence, and what has been watched since.
  * Pod changes are passed on to a {@link PodListener} after the cache has them.
  */
 public final class ClusterCache implements PodSource, AutoCloseable {
@@ -58,9 +59,9 @@ public final class ClusterCache implements PodSource, AutoCloseable {
   private final RecordStore<PriorityClass, Integer> priorityClasses = new RecordStore<>(PriorityClass::new, PriorityClass::getValue);
   /** Of policy/v1 or policy/v1beta1, whichever the server serves: set by {@link #start}. */
   private volatile RecordStore<?, PdbRecord> pdbs;
-  private final Map<String, SharedIndexInformer<?>> informers = new ConcurrentHashMap<>();
+  private final Map<String, ResumingInformers.Watched<?>> informers = new ConcurrentHashMap<>();
   private final KubernetesClient client;
-  private final RelistingInformers relisting;
+  private final ResumingInformers resuming;
   private final Metrics metrics;
   /** Not one of the informers above: only LowNodeLoad asks, and its staleness check covers a broken watch. */
   private final NodeUsageSource usage;
@@ -69,8 +70,13 @@ public final class ClusterCache implements PodSource, AutoCloseable {
   private volatile PodListener listener;
 
   public ClusterCache(KubeClients clients, Metrics metrics) {
+    this(clients, metrics, Optional.empty());
+  }
+
+  /** @param watchTimeout for tests: how long each watch lasts before the server ends it (and it is resumed) */
+  ClusterCache(KubeClients clients, Metrics metrics, Optional<Duration> watchTimeout) {
     this.client = clients.main();
-    this.relisting = new RelistingInformers(clients.informers());
+    this.resuming = new ResumingInformers(clients.informers(), watchTimeout);
     this.metrics = metrics;
     this.usage = new NodeUsageSource(client, key -> Optional.ofNullable(pods.record(key)).map(PodRecord::nodeName));
     this.prometheus = new PrometheusUsage(client);
@@ -79,26 +85,27 @@ public final class ClusterCache implements PodSource, AutoCloseable {
   /** Starts the informers; the future completes when all have listed once and are watching. */
   public CompletableFuture<Void> start(PodListener podListener) {
     this.listener = podListener;
-    informers.put("namespaces", relisting.informer(Namespace.class, NamespaceList.class, c -> c.namespaces(), namespaces)
-        .addEventHandler(new NamespaceHandler()));
-    informers.put("nodes", relisting.informer(Node.class, NodeList.class, c -> c.nodes(), nodes));
+    ResumingInformers.Watched<Namespace> namespaceInformer = resuming.informer(Namespace.class, NamespaceList.class, c -> c.namespaces(), namespaces);
+    namespaceInformer.informer().addEventHandler(new NamespaceHandler());
+    informers.put("namespaces", namespaceInformer);
+    informers.put("nodes", resuming.informer(Node.class, NodeList.class, c -> c.nodes(), nodes));
     informers.put("poddisruptionbudgets", pdbInformer());
     informers.put("persistentvolumeclaims",
-        relisting.informer(PersistentVolumeClaim.class, PersistentVolumeClaimList.class, c -> c.persistentVolumeClaims().inAnyNamespace(), pvcs));
+        resuming.informer(PersistentVolumeClaim.class, PersistentVolumeClaimList.class, c -> c.persistentVolumeClaims().inAnyNamespace(), pvcs));
     informers.put("priorityclasses",
-        relisting.informer(PriorityClass.class, PriorityClassList.class, c -> c.scheduling().v1().priorityClasses(), priorityClasses));
+        resuming.informer(PriorityClass.class, PriorityClassList.class, c -> c.scheduling().v1().priorityClasses(), priorityClasses));
     // Everything a pod's evaluation reads is cached before the first pod is evaluated: the pods are listed meanwhile
     // (the longest list by far), and their notifications wait on the pods informer's own thread.
     CompletableFuture<Void> othersWatching = CompletableFuture.allOf(
-        informers.values().stream().map(i -> i.start().toCompletableFuture()).toArray(CompletableFuture[]::new));
-    SharedIndexInformer<Pod> podInformer = relisting.informer(Pod.class, PodList.class, c -> c.pods().inAnyNamespace(), pods)
-        .addEventHandler(new PodHandler(othersWatching));
+        informers.values().stream().map(i -> i.informer().start().toCompletableFuture()).toArray(CompletableFuture[]::new));
+    ResumingInformers.Watched<Pod> podInformer = resuming.informer(Pod.class, PodList.class, c -> c.pods().inAnyNamespace(), pods);
+    podInformer.informer().addEventHandler(new PodHandler(othersWatching));
     informers.put("pods", podInformer);
-    return CompletableFuture.allOf(othersWatching, podInformer.start().toCompletableFuture());
+    return CompletableFuture.allOf(othersWatching, podInformer.informer().start().toCompletableFuture());
   }
 
   /** PDBs as the server serves them: policy/v1 since Kubernetes 1.21, policy/v1beta1 before. */
-  private SharedIndexInformer<?> pdbInformer() {
+  private ResumingInformers.Watched<?> pdbInformer() {
     if (client.supports(io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget.class)) {
       return pdbInformer(io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget.class,
           io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetList.class,
@@ -111,24 +118,24 @@ public final class ClusterCache implements PodSource, AutoCloseable {
         p -> p.getSpec() != null ? p.getSpec().getSelector() : null);
   }
 
-  private <T extends HasMetadata, L extends KubernetesResourceList<T>> SharedIndexInformer<T> pdbInformer(
+  private <T extends HasMetadata, L extends KubernetesResourceList<T>> ResumingInformers.Watched<T> pdbInformer(
       Class<T> type, Class<L> listType, Supplier<T> blank, Function<KubernetesClient, Informable<T>> operation, Function<T, LabelSelector> selector) {
     RecordStore<T, PdbRecord> store =
         new RecordStore<>(blank, p -> PodRecords.pdb(p.getMetadata().getNamespace(), p.getMetadata().getName(), selector.apply(p)));
     pdbs = store;
-    return relisting.informer(type, listType, operation, store);
+    return resuming.informer(type, listType, operation, store);
   }
 
   /**
-   * True when every informer has listed and is watching. As the informers are built, that means each has applied,
-   * since its watch last ended, a fresh list and what its watch from there has brought: only then is the cache fit
-   * to act on.
+   * True when every informer is current: it has listed, is watching, and has caught up since its watch last ended
+   * (its watch has brought it to where the server said it was after the break, or it has applied a list since): only
+   * then is the cache fit to act on.
    */
   @Override
   public boolean isCurrent() {
     boolean current = !informers.isEmpty();
-    for (Map.Entry<String, SharedIndexInformer<?>> e : informers.entrySet()) {
-      boolean watching = e.getValue().hasSynced() && e.getValue().isWatching();
+    for (Map.Entry<String, ResumingInformers.Watched<?>> e : informers.entrySet()) {
+      boolean watching = e.getValue().current();
       metrics.informerWatching.labels(e.getKey()).set(watching ? 1 : 0);
       current &= watching;
     }
@@ -217,8 +224,8 @@ public final class ClusterCache implements PodSource, AutoCloseable {
 
   @Override
   public void close() {
-    informers.values().forEach(SharedIndexInformer::stop);
-    relisting.close();
+    informers.values().forEach(i -> i.informer().stop());
+    resuming.close();
     usage.close();
     prometheus.close();
   }

@@ -16,7 +16,7 @@ import java.util.Optional;
  * selector, which RBAC's resourceNames covers); written with a merge patch, and created when missing.
  *
  * <p>It counts as watched ({@link #isWatching}) only while its informer watches and the observer has been told what the
- * informer holds. Its watch is never resumed ({@link RelistingInformers#unresumed}): a resumed watch is "watching" as
+ * informer holds. Its watch is never resumed ({@link ResumingInformers#unresumed}): a resumed watch is "watching" as
  * soon as it is open, before the server has replayed a pause written while this replica was cut off. And the
  * informer tells its observer on another thread after it has stored a change, so a pause listed or watched is
  * "watched" only once the observer has taken it.
@@ -54,7 +54,7 @@ public final class ControlConfigMap implements AutoCloseable {
    * {@code deleted} runs when it is deleted.
    */
   public void start(Observer written, Runnable deleted) {
-    SharedIndexInformer<ConfigMap> started = RelistingInformers.unresumed(ConfigMap.class,
+    SharedIndexInformer<ConfigMap> started = ResumingInformers.unresumed(ConfigMap.class,
         watching.configMaps().inNamespace(namespace).withName(name));
     started.addEventHandler(new ResourceEventHandler<>() {
       @Override

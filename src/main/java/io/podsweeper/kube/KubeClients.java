@@ -44,7 +44,11 @@ public final class KubeClients implements AutoCloseable {
     return main;
   }
 
-  /** For the informers (RelistingInformers): watches that end instead of resuming, lists decoded slim ({@link PodRecords#serialization}). */
+  /**
+   * For the informers ({@link ResumingInformers}): lists decoded slim ({@link PodRecords#serialization}); the watches of
+   * {@link ResumingInformers#unresumed} end instead of resuming (a watcher that does not reconnect itself is held to this
+   * reconnect limit of 0), while the cache's informers resume theirs under their own terms.
+   */
   KubernetesClient informers() {
     Config config = new ConfigBuilder(main.getConfiguration()).withWatchReconnectLimit(0).build();
     return derive(config, main.getHttpClient().newBuilder(), PodRecords.serialization());

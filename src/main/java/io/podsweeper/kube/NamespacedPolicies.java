@@ -145,9 +145,9 @@ public final class NamespacedPolicies implements AutoCloseable {
     };
     // Never resumed (a resumed watch says "watching" before the server's replay of a change made meanwhile).
     SharedIndexInformer<GenericKubernetesResource> namespacedInformer =
-        RelistingInformers.unresumed(GenericKubernetesResource.class, watching.genericKubernetesResources(NAMESPACED).inAnyNamespace());
+        ResumingInformers.unresumed(GenericKubernetesResource.class, watching.genericKubernetesResources(NAMESPACED).inAnyNamespace());
     SharedIndexInformer<GenericKubernetesResource> clusterInformer =
-        RelistingInformers.unresumed(GenericKubernetesResource.class, watching.genericKubernetesResources(CLUSTER));
+        ResumingInformers.unresumed(GenericKubernetesResource.class, watching.genericKubernetesResources(CLUSTER));
     namespacedInformer.addEventHandler(changed);
     clusterInformer.addEventHandler(changed);
     try {

@@ -89,14 +89,24 @@ final class PagedLists<L> implements AutoCloseable {
   static Optional<String> continueToken(byte[] list) {
     try (InputStream in = inflated(list)) {
       KubeProtobuf.Body body = KubeProtobuf.body(in);
-      return body.protobuf() ? KubeProtobuf.continueToken(body.in()) : jsonContinueToken(body.in());
+      return body.protobuf() ? KubeProtobuf.continueToken(body.in()) : jsonListMetadata(body.in(), "continue");
     } catch (IOException | IllegalArgumentException e) {
       // Not a list that far: the decoder will say what is wrong with it.
       return Optional.empty();
     }
   }
 
-  private static Optional<String> jsonContinueToken(InputStream json) throws IOException {
+  /** The resourceVersion of a list's JSON, if its metadata comes before its items and has one. */
+  static Optional<String> resourceVersion(byte[] list) {
+    try (InputStream in = inflated(list)) {
+      return jsonListMetadata(in, "resourceVersion");
+    } catch (IOException e) {
+      return Optional.empty();
+    }
+  }
+
+  /** A field of a JSON list's metadata, if the metadata comes before the items and has it. Reads no further than the metadata. */
+  private static Optional<String> jsonListMetadata(InputStream json, String wanted) throws IOException {
     try (JsonParser parser = JSON.createParser(json)) {
       if (parser.nextToken() != JsonToken.START_OBJECT) {
         return Optional.empty();
@@ -111,7 +121,7 @@ final class PagedLists<L> implements AutoCloseable {
           while (parser.nextToken() == JsonToken.FIELD_NAME) {
             String name = parser.currentName();
             parser.nextToken();
-            if (name.equals("continue")) {
+            if (name.equals(wanted)) {
               return Optional.ofNullable(parser.getValueAsString()).filter(token -> !token.isEmpty());
             }
             parser.skipChildren();

@@ -55,7 +55,7 @@ class CacheCurrencyIT {
     KubernetesClient client = server.client();
     String ns = server.newNamespace("startup");
     // More than two pages: the informer's pages after the first are the ones asked for ahead (PagedLists).
-    int inCluster = createPods(client, ns, (int) (2 * RelistingInformers.PAGE + 200));
+    int inCluster = createPods(client, ns, (int) (2 * ResumingInformers.PAGE + 200));
     Logger serviceLog = (Logger) LoggerFactory.getLogger(Service.class);
     ListAppender<ILoggingEvent> logged = new ListAppender<>();
     logged.start();

@@ -99,6 +99,14 @@ class PagedListsTest {
     assertThat(PagedLists.continueToken("not json".getBytes(StandardCharsets.UTF_8))).isEmpty();
   }
 
+  /** How a fence is read: the resourceVersion of a list of nothing (ResumingInformers). */
+  @Test
+  void theResourceVersionIsReadFromTheMetadataOnly() {
+    assertThat(PagedLists.resourceVersion(list(null, "{\"metadata\":{\"resourceVersion\":\"9\"}}"))).contains("7");
+    assertThat(PagedLists.resourceVersion("{\"kind\":\"PodList\",\"metadata\":{}}".getBytes(StandardCharsets.UTF_8))).isEmpty();
+    assertThat(PagedLists.resourceVersion("not json".getBytes(StandardCharsets.UTF_8))).isEmpty();
+  }
+
   /** A compressed page (as the server sends a list above 128 KiB) is inflated for its token and for its decoding. */
   @Test
   void aCompressedPageIsReadAsItsJson() throws IOException {

@@ -123,12 +123,12 @@ public final class TestApiServer implements ExtensionContext.Store.CloseableReso
 
   /**
    * One request as the API server's audit log recorded it (scripts/test-apiserver.sh logs writes to pods,
-   * evictions, ConfigMaps, namespaces and Leases, and lists and watches of ConfigMaps): the witness of what a test's
-   * subject really sent. {@code body} is what was sent (e.g. the patch), logged only for writes to EvictionRequests;
-   * else missing.
+   * evictions, ConfigMaps, namespaces and Leases, lists and watches of ConfigMaps, and lists of what the cache's
+   * informers list): the witness of what a test's subject really sent. {@code body} is what was sent (e.g. the patch),
+   * logged only for writes to EvictionRequests; else missing. {@code uri} is the request's path and query.
    */
   public record AuditEvent(String verb, String resource, String subresource, String namespace, String name, String user,
-      String userAgent, int code, Instant received, boolean dryRun, JsonNode body) {
+      String userAgent, int code, Instant received, boolean dryRun, JsonNode body, String uri) {
     /** A DELETE of a pod or an eviction of it, whatever the answer; not a server-side dry-run, which removes nothing. */
     public boolean isRemoval() {
       return !dryRun && "pods".equals(resource) && ("delete".equals(verb) || ("create".equals(verb) && "eviction".equals(subresource)));
@@ -153,7 +153,7 @@ public final class TestApiServer implements ExtensionContext.Store.CloseableReso
             ref.path("namespace").asText(), ref.path("name").asText(), e.path("user").path("username").asText(),
             e.path("userAgent").asText(), e.path("responseStatus").path("code").asInt(),
             Instant.parse(e.path("requestReceivedTimestamp").asText()), e.path("requestURI").asText().contains("dryRun=All"),
-            e.path("requestObject")));
+            e.path("requestObject"), e.path("requestURI").asText()));
       }
     } catch (IOException e) {
       throw new IllegalStateException("cannot read the audit log " + log, e);

@@ -17,8 +17,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
-/** What the informer's watcher is told when a watch ends: never "resumed", always "list again". */
-class RelistingInformersTest {
+/** What the watcher of an unresumed informer (the kill switch's, the team policies') is told when its watch ends: never "resumed", always "list again". */
+class ResumingInformersTest {
   private Watcher<Pod> handedToTheWatch;
   private final List<String> informerHeard = new ArrayList<>();
 
@@ -81,8 +81,8 @@ class RelistingInformersTest {
   };
 
   @Test
-  void aWatchThatEndsIsNotResumedButListedAgain() {
-    new RelistingInformers.ListsAgain<>(source, pages::page).submitWatch(new ListOptions(), informer);
+  void anUnresumedWatchThatEndsIsNotResumedButListedAgain() {
+    new ResumingInformers.ListsAgain<>(source, pages::page).submitWatch(new ListOptions(), informer);
     // Not reconnecting itself, the watch is held to the client's reconnect limit (0): it ends instead of resuming.
     assertThat(handedToTheWatch.reconnecting()).isFalse();
 
@@ -95,7 +95,7 @@ class RelistingInformersTest {
 
   /** Unpaged, fabric8 would make the first list from the API server's watch cache (resourceVersion 0). */
   @Test
-  void everyListIsPaged() {
-    assertThat(new RelistingInformers.ListsAgain<>(source, pages::page).getLimit()).isEqualTo(RelistingInformers.PAGE);
+  void everyUnresumedListIsPaged() {
+    assertThat(new ResumingInformers.ListsAgain<>(source, pages::page).getLimit()).isEqualTo(ResumingInformers.PAGE);
   }
 }
