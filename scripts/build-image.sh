@@ -9,11 +9,15 @@
 # Steps (each prints its duration):
 #   1. apt-get install podman runc mmdebstrap (only what is missing; needs root, like rootful podman)
 #   2. target/podsweeper.jar: `mvn -DskipTests package` when missing or older than pom.xml / src/
-#   3. the base: a Debian bookworm minbase rootfs with openjdk-17-jre-headless and a `nonroot` user 65532
-#      (what gcr.io/distroless/java17-debian12:nonroot would give), made by mmdebstrap, cached as
-#      $PODSWEEPER_CACHE/image/base-KEY.tar (default ~/.cache/podsweeper), imported as localhost/podsweeper-base:KEY
-#   4. podman build of manifests/container/Dockerfile with RUNTIME_IMAGE=that base and JAR_FROM=prebuilt
-#   5. the check above; PODSWEEPER_IMAGE_CHECK=0 skips it
+#   3. the base: a Debian bookworm minbase rootfs with ca-certificates and a `nonroot` user 65532 (what
+#      gcr.io/distroless/base-debian12:nonroot would give), made by mmdebstrap, cached as
+#      $PODSWEEPER_CACHE/image/base-KEY.tar (default ~/.cache/podsweeper), plus a Java 25 runtime made with jlink from
+#      the host's Temurin 25 ($JAVA25_HOME) with the modules the jar needs, in /opt/java/openjdk:
+#      localhost/podsweeper-base:KEY
+#   4. podman build of manifests/container/Dockerfile's `untrained` stage (RUNTIME_IMAGE=that base, JAR_FROM=prebuilt)
+#   5. the AOT cache, trained in that image on a live run against a test API server (scripts/aot-cache.sh) with the
+#      Deployment's JAVA_TOOL_OPTIONS, then the `trained` image with it (AOT_FROM=trained)
+#   6. the check above, and whether the JVM used the cache; PODSWEEPER_IMAGE_CHECK=0 skips it
 #
 # PODSWEEPER_BASE_REFRESH=1 rebuilds the base (Debian security updates): the cache key is the recipe, not the
 # date. Containers start with runc (crun refuses this host's hybrid cgroup v1) and with ulimits lowered below
@@ -27,7 +31,11 @@ CACHE="${PODSWEEPER_CACHE:-$HOME/.cache/podsweeper}"
 SUITE=bookworm
 MIRROR=${PODSWEEPER_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 SECURITY_MIRROR=${PODSWEEPER_DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
-BASE_PACKAGES=openjdk-17-jre-headless,ca-certificates
+BASE_PACKAGES=ca-certificates
+JAVA25_HOME=${JAVA25_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
+# What the jar needs (`jdeps --print-module-deps --multi-release 17 --ignore-missing-deps target/podsweeper.jar`),
+# and jdk.zipfs and jdk.crypto.cryptoki left out: nothing in it reads a zip file system or a PKCS#11 token.
+RUNTIME_MODULES=java.base,java.compiler,java.desktop,java.naming,java.net.http,java.sql,jdk.jfr,jdk.management,jdk.unsupported
 PODMAN=(podman --runtime runc)
 # Lowered, not the host's own values (see above); the JVM needs far fewer.
 ULIMITS=(--ulimit nofile=10000:10000 --ulimit nproc=1000:1000)
@@ -65,14 +73,11 @@ fi
 phase "jar ($(du -h "$JAR" | cut -f1))"
 
 # --- 3. the base image ---
-# /usr/share/man/man1 must exist although man pages are excluded: openjdk's postinst links its man pages
-# there with update-alternatives, which fails when the directory is missing.
 MMDEBSTRAP_ARGS=(
   --variant=minbase --include="$BASE_PACKAGES"
   --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/doc/*'
   --dpkgopt='path-include=/usr/share/doc/*/copyright'
   --dpkgopt='path-exclude=/usr/share/locale/*' --dpkgopt='path-exclude=/usr/share/info/*'
-  --setup-hook='mkdir -p "$1/usr/share/man/man1"'
   --customize-hook='echo "nonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin" >> "$1/etc/passwd"'
   --customize-hook='echo "nonroot:x:65532:" >> "$1/etc/group"'
   --customize-hook='mkdir -p "$1/home/nonroot" && chown 65532:65532 "$1/home/nonroot"'
@@ -82,10 +87,14 @@ MMDEBSTRAP_ARGS=(
 SOURCES=("deb $MIRROR $SUITE main" "deb $MIRROR $SUITE-updates main" "deb $SECURITY_MIRROR $SUITE-security main")
 KEY=$(printf '%s\n' "${MMDEBSTRAP_ARGS[@]}" "${SOURCES[@]}" | sha256sum | cut -c1-12)
 BASE_TAR="$CACHE/image/base-$KEY.tar"
-BASE_IMAGE="localhost/podsweeper-base:$KEY"
+DEBIAN_IMAGE="localhost/podsweeper-debian:$KEY"
+JLINK_ARGS=(--add-modules "$RUNTIME_MODULES" --strip-debug --no-man-pages --no-header-files)
+RUNTIME_KEY=$( ("$JAVA25_HOME/bin/java" -version 2>&1; printf '%s\n' "${JLINK_ARGS[@]}") | sha256sum | cut -c1-12)
+RUNTIME="$CACHE/image/runtime-$RUNTIME_KEY"
+BASE_IMAGE="localhost/podsweeper-base:$KEY-$RUNTIME_KEY"
 mkdir -p "$CACHE/image"
 if [ "${PODSWEEPER_BASE_REFRESH:-0}" = 1 ]; then
-  rm -f "$BASE_TAR"; "${PODMAN[@]}" rmi -f "$BASE_IMAGE" >/dev/null 2>&1 || true
+  rm -f "$BASE_TAR"; "${PODMAN[@]}" rmi -f "$BASE_IMAGE" "$DEBIAN_IMAGE" >/dev/null 2>&1 || true
 fi
 if [ ! -s "$BASE_TAR" ]; then
   log "making the base rootfs with mmdebstrap ($SUITE, $BASE_PACKAGES); cached as $BASE_TAR"
@@ -95,29 +104,41 @@ if [ ! -s "$BASE_TAR" ]; then
   mv "$BASE_TAR.tmp" "$BASE_TAR"
 fi
 phase "base rootfs ($(du -h "$BASE_TAR" | cut -f1) tar)"
-if ! "${PODMAN[@]}" image exists "$BASE_IMAGE"; then
+if ! "${PODMAN[@]}" image exists "$DEBIAN_IMAGE"; then
   "${PODMAN[@]}" import --quiet \
     --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
     --change 'ENV LANG=C.UTF-8' \
     --message "Debian $SUITE minbase + $BASE_PACKAGES (scripts/build-image.sh)" \
-    "$BASE_TAR" "$BASE_IMAGE" >/dev/null
+    "$BASE_TAR" "$DEBIAN_IMAGE" >/dev/null
+fi
+if [ ! -x "$RUNTIME/bin/java" ]; then
+  rm -rf "$RUNTIME.tmp"
+  "$JAVA25_HOME/bin/jlink" "${JLINK_ARGS[@]}" --output "$RUNTIME.tmp"
+  mv "$RUNTIME.tmp" "$RUNTIME"
+fi
+phase "Java runtime ($(du -sh "$RUNTIME" | cut -f1), jlink from $("$JAVA25_HOME/bin/java" -version 2>&1 | sed -n 2p))"
+if ! "${PODMAN[@]}" image exists "$BASE_IMAGE"; then
+  printf 'FROM %s\nCOPY %s /opt/java/openjdk\nENV JAVA_HOME=/opt/java/openjdk PATH=/opt/java/openjdk/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\n' \
+    "$DEBIAN_IMAGE" "$(basename "$RUNTIME")" | "${PODMAN[@]}" build --quiet -f - -t "$BASE_IMAGE" "$CACHE/image" >/dev/null
 fi
 phase "base image $BASE_IMAGE"
 
-# --- 4. the project's image ---
-"${PODMAN[@]}" build --quiet \
-  -f "$ROOT/manifests/container/Dockerfile" --ignorefile "$ROOT/manifests/container/Dockerfile.dockerignore" \
-  --build-arg RUNTIME_IMAGE="$BASE_IMAGE" --build-arg JAR_FROM=prebuilt \
-  -t "$IMAGE" "$ROOT" >/dev/null
-size=$("${PODMAN[@]}" image inspect --format '{{.Size}}' "$IMAGE")
-log "image $IMAGE: $((size / 1024 / 1024)) MiB ($size bytes, podman image inspect)"
-phase "image build"
+# --- 4. the project's image, without the AOT cache ---
+UNTRAINED="$IMAGE-untrained"
+build() { # AOT_FROM TAG
+  "${PODMAN[@]}" build --quiet \
+    -f "$ROOT/manifests/container/Dockerfile" --ignorefile "$ROOT/manifests/container/Dockerfile.dockerignore" \
+    --build-arg RUNTIME_IMAGE="$BASE_IMAGE" --build-arg JAR_FROM=prebuilt --build-arg AOT_FROM="$1" \
+    -t "$2" "$ROOT" >/dev/null
+}
+build untrained "$UNTRAINED"
+phase "untrained image $UNTRAINED"
 
-if [ "${PODSWEEPER_IMAGE_CHECK:-1}" = 0 ]; then
-  log "total $((SECONDS - started_all)) s (check skipped)"; exit 0
-fi
+# The Deployment's environment and args, read from the manifest so the training and the check run what ships.
+JAVA_OPTS=$(sed -n '/name: JAVA_TOOL_OPTIONS/,/value:/ s/^ *value: "\(.*\)"$/\1/p' "$ROOT/manifests/deployment.yaml")
+[ -n "$JAVA_OPTS" ] || { log "no JAVA_TOOL_OPTIONS in manifests/deployment.yaml"; exit 1; }
 
-# --- 5. start it like the Deployment, against a real API server ---
+# --- 5. the AOT cache, trained in that image with the Deployment's JVM flags; then the image with it ---
 WORK=$(mktemp -d)
 API="$WORK/apiserver"
 cleanup() {
@@ -126,6 +147,21 @@ cleanup() {
   rm -rf "$WORK"
 }
 trap cleanup EXIT
+mkdir -p "$WORK/aot"
+# shellcheck disable=SC2086 # the Deployment's flags, one word each
+AOT_JAVA="${PODMAN[*]} run --rm --network host --user 0 ${ULIMITS[*]} -e POD_NAME -e POD_NAMESPACE -v $WORK:$WORK --entrypoint java $UNTRAINED" \
+  AOT_JAR=/app/podsweeper.jar AOT_WORK="$WORK/aot" bash "$ROOT/scripts/aot-cache.sh" "$WORK/podsweeper.aot" $JAVA_OPTS >&2
+cp "$WORK/podsweeper.aot" "$ROOT/target/podsweeper-image.aot"
+build trained "$IMAGE"
+size=$("${PODMAN[@]}" image inspect --format '{{.Size}}' "$IMAGE")
+log "image $IMAGE: $((size / 1024 / 1024)) MiB ($size bytes, podman image inspect; the AOT cache $(du -h "$ROOT/target/podsweeper-image.aot" | cut -f1))"
+phase "AOT cache and image build"
+
+if [ "${PODSWEEPER_IMAGE_CHECK:-1}" = 0 ]; then
+  log "total $((SECONDS - started_all)) s (check skipped)"; exit 0
+fi
+
+# --- 6. start it like the Deployment, against a real API server ---
 bash "$ROOT/scripts/test-apiserver.sh" start "$API" >/dev/null
 phase "test API server"
 
@@ -137,9 +173,6 @@ sed 's/^dryRun: false/dryRun: true/' "$ROOT/config/policy.yaml" > "$WORK/policy/
 grep -q '^dryRun: true' "$WORK/policy/policy.yaml" || { log "config/policy.yaml: no dryRun line to set"; exit 1; }
 chown -R 65532:65532 "$WORK/kube" "$WORK/policy"
 
-# The Deployment's environment and args, read from the manifest so the check runs what ships.
-JAVA_OPTS=$(sed -n '/name: JAVA_TOOL_OPTIONS/,/value:/ s/^ *value: "\(.*\)"$/\1/p' "$ROOT/manifests/deployment.yaml")
-[ -n "$JAVA_OPTS" ] || { log "no JAVA_TOOL_OPTIONS in manifests/deployment.yaml"; exit 1; }
 free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null \
     || echo $((20000 + RANDOM % 20000))
@@ -177,6 +210,10 @@ uid=$(ps -o uid= -p "$pid" | tr -d ' ')
 root_ro=$("${PODMAN[@]}" inspect --format '{{.HostConfig.ReadonlyRootfs}}' "$CONTAINER")
 [ "$uid" = 65532 ] || { log "the container's process runs as uid $uid, not 65532"; exit 1; }
 log "container: uid $uid, read-only root $root_ro; /healthz 200 after $healthz s, /readyz 200 after $readyz s (from podman run)"
+if "${PODMAN[@]}" logs "$CONTAINER" 2>&1 | grep -q 'is not in use\|\[error\]\[aot'; then
+  log "the AOT cache is NOT in use:"; "${PODMAN[@]}" logs "$CONTAINER" 2>&1 | grep 'AOT cache\|\[aot' | head -5 >&2; exit 1
+fi
+log "the AOT cache is in use (no warning in the service's log)"
 curl -s "http://127.0.0.1:$PORT/metrics" | grep -E '^podsweeper_informer_watching' | head -3 >&2 || true
 phase "container check"
 log "total $((SECONDS - started_all)) s"

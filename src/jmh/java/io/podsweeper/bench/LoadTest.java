@@ -44,7 +44,8 @@ import java.util.function.IntFunction;
  * N realistic pods, starts {@code podsweeper run} as its own process, and measures informer sync, heap after GC,
  * reaction to deadlines and removal throughput from the outside and from the service's /metrics.
  *
- * <p>Usage: {@code LoadTest PODS RUN_DIR} where RUN_DIR is what {@code scripts/test-apiserver.sh start} wrote.
+ * <p>Usage: {@code LoadTest PODS RUN_DIR} where RUN_DIR is what {@code scripts/test-apiserver.sh start} wrote; the
+ * service runs on {@code SERVICE_JAVA} with {@code SERVICE_JAVA_OPTS} ({@link #serviceJava}).
  */
 public final class LoadTest {
   private static final int BULK_NAMESPACES = 50;
@@ -256,13 +257,19 @@ public final class LoadTest {
   }
 
   private void heapAfterGc(Process service, String when) throws Exception {
-    new ProcessBuilder("jcmd", String.valueOf(service.pid()), "GC.run").redirectErrorStream(true)
+    new ProcessBuilder(jcmd(), String.valueOf(service.pid()), "GC.run").redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
     report("heap used after GC, " + when, "%.1f MiB", metric("jvm_memory_bytes_used{area=\"heap\"") / (1 << 20));
     Path histogram = Files.createDirectories(Path.of("target/load-test")).resolve("class-histogram-" + when.replace(' ', '-') + ".txt");
-    new ProcessBuilder("jcmd", String.valueOf(service.pid()), "GC.class_histogram").redirectErrorStream(true)
+    new ProcessBuilder(jcmd(), String.valueOf(service.pid()), "GC.class_histogram").redirectErrorStream(true)
         .redirectOutput(histogram.toFile()).start().waitFor();
     report("class histogram, " + when, "%s", histogram);
+  }
+
+  /** The service's JDK's jcmd, which attaches to a JVM of its own version. */
+  private static String jcmd() {
+    Path java = Path.of(serviceJava().get(0));
+    return java.getParent() == null ? "jcmd" : java.resolveSibling("jcmd").toString();
   }
 
   /** The server's own share of a sync: one plain LIST of every pod, bytes discarded, no client-side decoding. */
@@ -282,16 +289,25 @@ public final class LoadTest {
     }
     Path policy = runDir.resolve("load-policy.yaml");
     Files.writeString(policy, POLICY.formatted(PER_SECOND, AFTER_FINISH.toSeconds()));
-    List<String> command = new ArrayList<>(List.of("java"));
-    String javaOpts = System.getenv().getOrDefault("SERVICE_JAVA_OPTS", "");
-    if (!javaOpts.isBlank()) {
-      command.addAll(List.of(javaOpts.trim().split("\\s+")));
-    }
+    List<String> command = serviceJava();
     command.addAll(List.of("-jar", "target/podsweeper.jar", "run", "--policy", policy.toString(),
         "--kubeconfig", runDir.resolve("kubeconfig").toString(), "--http-host", "127.0.0.1", "--http-port", String.valueOf(httpPort),
         "--probe-port", "0", "--sync-timeout", "1800", "--namespace", "default"));
     report("service", "%s", String.join(" ", command));
     return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(runDir.resolve("service.log").toFile()).start();
+  }
+
+  /**
+   * The JVM Podsweeper is started with, and its flags: {@code SERVICE_JAVA} (scripts/service-java.sh: Temurin 25) and
+   * {@code SERVICE_JAVA_OPTS} (the Deployment's, with an AOT cache trained for them), each flag one word.
+   */
+  static List<String> serviceJava() {
+    List<String> command = new ArrayList<>(List.of(System.getenv().getOrDefault("SERVICE_JAVA", "java")));
+    String javaOpts = System.getenv().getOrDefault("SERVICE_JAVA_OPTS", "");
+    if (!javaOpts.isBlank()) {
+      command.addAll(List.of(javaOpts.trim().split("\\s+")));
+    }
+    return command;
   }
 
   private boolean ready() throws InterruptedException {

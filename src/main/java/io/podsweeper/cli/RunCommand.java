@@ -104,9 +104,10 @@ final class RunCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     logFormat.apply();
-    ClassDataArchive.unused(ManagementFactory.getRuntimeMXBean().getInputArguments(), System.getProperty("java.vm.info", ""))
-        .ifPresent(archive -> LOG.warn("the class-data archive {} is not in use (missing, or made by another JVM, from another jar or for "
-            + "a class path spelled otherwise): every start loads its classes again, about 1 CPU-second more", archive));
+    AotCache.unused(ManagementFactory.getRuntimeMXBean().getInputArguments(), System.getProperty("java.vm.info", ""))
+        .ifPresent(cache -> LOG.warn("the AOT cache {} is not in use (missing, or made by another JVM, with other JVM flags such as "
+            + "-XX:+UseCompactObjectHeaders, or from another jar): every start loads, links and profiles its classes again, "
+            + "about a second more; run with -Xlog:aot to see why", cache));
     if (httpPort < 0 || httpPort > 65535) {
       throw new PolicyException("--http-port", "must be between 0 and 65535, got " + httpPort);
     }

@@ -8,6 +8,10 @@ import java.util.Map;
 
 /** The real {@code podsweeper} command (the shaded jar that {@code mvn package} built) in a process of its own. */
 public final class PodsweeperProcess {
+  /** The JDK the image runs the service on (Temurin 25, beside the build's Java 17 on every machine of this kind). */
+  public static final Path JAVA_25_HOME = Path.of(System.getProperty("podsweeper.java25", "/usr/lib/jvm/temurin-25-jdk-amd64"));
+  public static final Path JAVA_25 = JAVA_25_HOME.resolve("bin/java");
+
   private PodsweeperProcess() {}
 
   /**
@@ -20,8 +24,13 @@ public final class PodsweeperProcess {
 
   /** As {@link #start(Path, String...)}, with these variables added to the environment (e.g. JAVA_TOOL_OPTIONS). */
   public static Process start(Path log, Map<String, String> environment, String... args) throws IOException {
+    return start(Path.of(System.getProperty("java.home"), "bin", "java"), log, environment, args);
+  }
+
+  /** As {@link #start(Path, Map, String...)}, on the JVM {@code java} (e.g. {@link #JAVA_25}). */
+  public static Process start(Path java, Path log, Map<String, String> environment, String... args) throws IOException {
     Path jar = Path.of(System.getProperty("podsweeper.projectDir", "."), "target", "podsweeper.jar");
-    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", jar.toString()));
+    List<String> command = new ArrayList<>(List.of(java.toString(), "-jar", jar.toString()));
     command.addAll(List.of(args));
     ProcessBuilder process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
     process.environment().remove("POD_NAMESPACE");
