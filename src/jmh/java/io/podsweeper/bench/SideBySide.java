@@ -8,7 +8,9 @@ import io.fabric8.kubernetes.api.model.NodeStatusBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.podsweeper.kube.ReferenceList;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.io.RandomAccessFile;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
@@ -29,17 +31,22 @@ import java.util.concurrent.Executors;
 /**
  * The side-by-side harness behind {@code scripts/side-by-side.sh} (docs/benchmarks.md): the upstream descheduler and
  * Podsweeper, each alone on the same test API server and the same pods, one after the other, the same v1alpha2
- * policy, measured the same way from the outside: CPU ticks and RSS from /proc every half second, removal requests
- * from the API server's audit log.
+ * policy, measured the same way from the outside: CPU ticks of the tool, the kube-apiserver and etcd, and the tool's
+ * RSS, from /proc every half second; removal requests from the API server's audit log.
  *
- * <p>Usage: {@code SideBySide PODS RUN_DIR DESCHEDULER_BINARY RUNS}. Environment: {@code SERVICE_JAVA_OPTS} (JVM flags
- * for Podsweeper), {@code TOOLS} ({@code upstream,podsweeper} by default), {@code STEADY_SECONDS} (120).
+ * <p>Usage: {@code SideBySide PODS RUN_DIR DESCHEDULER_BINARY RUNS}. Environment: {@code SERVICE_JAVA} and
+ * {@code SERVICE_JAVA_OPTS} (Podsweeper's JVM and its flags, {@link LoadTest#serviceJava}), {@code TOOLS}
+ * ({@code upstream,podsweeper} by default; each run takes them in turn, the next run starting where the last one
+ * ended, so that neither always goes first), {@code STEADY_SECONDS} (1200).
  *
- * <p>One turn: 100 Failed pods already due (RemoveFailedPods) are created, the tool is started; the first audited
- * removal request is its first action. Then 60 Succeeded pods are created one every half second in a namespace whose
- * PodLifeTime is 60 s: each one's deadline is its creation second + 61 s (older than 60 whole seconds), and the
- * audited request time minus the deadline is its reaction. Then nothing changes for STEADY_SECONDS: the steady CPU
- * and RSS. The bulk pods (a tenth Succeeded, the rest Running, over 20 Ready nodes) are never due.
+ * <p>One turn: 100 Failed pods already due (RemoveFailedPods) are created; the reference LIST is timed (every pod as
+ * protobuf, compressed, in pages of 500 from etcd as Podsweeper lists at start; and in one answer from the watch cache,
+ * as client-go lists); the tool is started; the first audited removal request is its first action. Then 60 Succeeded
+ * pods are created one every half second in a namespace whose PodLifeTime is 60 s: each one's deadline is its creation
+ * second + 61 s (older than 60 whole seconds), and the audited request time minus the deadline is its reaction. Then
+ * nothing changes for STEADY_SECONDS: the steady CPU (long enough for several watch renewals: both tools renew each
+ * watch every 5 to 10 minutes, and neither lets that be shortened) and RSS. The bulk pods (a tenth Succeeded, the rest
+ * Running, over 20 Ready nodes) are never due.
  */
 public final class SideBySide {
   private static final int NODES = 20;
@@ -103,26 +110,27 @@ public final class SideBySide {
     LoadTest.create(client, pool, pods, i -> LoadTest.pod("load-" + (i % BULK_NAMESPACES), "pod-" + i, i, NODES),
         i -> i < pods / 10 ? LoadTest.finished("Succeeded", "Completed", now) : LoadTest.running(now));
     LoadTest.report("bulk pods created", "%d over %d Ready nodes in %.0f s", pods, NODES, LoadTest.seconds(started));
-    double list = LoadTest.listAllPods(env);
+    LoadTest.listAllPods(env);
     Path policy = Files.writeString(runDir.resolve("side-by-side-policy.yaml"), POLICY);
     List<String> tools = List.of(System.getenv().getOrDefault("TOOLS", "upstream,podsweeper").split(","));
-    int steady = Integer.parseInt(System.getenv().getOrDefault("STEADY_SECONDS", "120"));
+    int steady = Integer.parseInt(System.getenv().getOrDefault("STEADY_SECONDS", "1200"));
     List<String> rows = new ArrayList<>();
-    for (int run = 1; run <= runs; run++) {
-      for (String tool : tools) {
-        List<String> command = tool.equals("upstream")
-            ? List.of(descheduler, "--policy-config-file", policy.toString(), "--client-connection-kubeconfig", runDir.resolve("kubeconfig").toString(),
-                "--descheduling-interval", "30s", "--client-connection-qps", "1000", "--client-connection-burst", "1000", "--v=3",
-                "--bind-address", "127.0.0.1", "--secure-port", String.valueOf(freePort()))
-            : podsweeper(policy);
-        rows.add(turn(tool + " #" + run, command, steady));
-        System.out.println(rows.get(rows.size() - 1));
-      }
+    for (int turn = 0; turn < runs * tools.size(); turn++) {
+      // Run r takes the tools rotated by r: upstream, podsweeper; podsweeper, upstream; ...: each goes first in turn.
+      String tool = tools.get((turn % tools.size() + turn / tools.size()) % tools.size());
+      List<String> command = tool.equals("upstream")
+          ? List.of(descheduler, "--policy-config-file", policy.toString(), "--client-connection-kubeconfig", runDir.resolve("kubeconfig").toString(),
+              "--descheduling-interval", "30s", "--client-connection-qps", "1000", "--client-connection-burst", "1000", "--v=3",
+              "--bind-address", "127.0.0.1", "--secure-port", String.valueOf(freePort()))
+          : podsweeper(policy);
+      rows.add(turn(tool + " #" + (turn / tools.size() + 1), command, steady));
+      System.out.println(rows.get(rows.size() - 1));
     }
-    System.out.printf("%n%d pods, LIST /api/v1/pods %.1f s (x1.2 = %.1f s)%n", pods, list, 1.2 * list);
-    System.out.println("| tool | time to first action s | CPU s to first action | all 100 due removed s | steady CPU s/min | RSS steady MiB "
-        + "| RSS peak MiB | deadline -> request p50 / p99 / max s (n) |");
-    System.out.println("|---|---|---|---|---|---|---|---|");
+    System.out.printf("%n%d pods. LIST: every pod as protobuf, compressed, right before the turn: from etcd in pages of 500 (Podsweeper's "
+        + "first list) / from the watch cache in one answer (client-go's). CPU: the tool's process / kube-apiserver + etcd / both.%n", pods);
+    System.out.println("| tool | LIST s, etcd / cache | time to first action s (x etcd LIST) | CPU s to first action | all 100 due removed s "
+        + "| steady CPU s/min | RSS steady MiB | RSS peak MiB | deadline -> request p50 / p99 / max s (n) |");
+    System.out.println("|---|---|---|---|---|---|---|---|---|");
     rows.forEach(System.out::println);
   }
 
@@ -133,11 +141,7 @@ public final class SideBySide {
   }
 
   private List<String> podsweeper(Path policy) throws IOException {
-    List<String> command = new ArrayList<>(List.of("java"));
-    String javaOpts = System.getenv().getOrDefault("SERVICE_JAVA_OPTS", "");
-    if (!javaOpts.isBlank()) {
-      command.addAll(List.of(javaOpts.trim().split("\\s+")));
-    }
+    List<String> command = LoadTest.serviceJava();
     command.addAll(List.of("-jar", "target/podsweeper.jar", "run", "--policy", policy.toString(), "--kubeconfig",
         runDir.resolve("kubeconfig").toString(), "--http-host", "127.0.0.1", "--http-port", String.valueOf(freePort()), "--probe-port", "0", "--sync-timeout", "1800", "--namespace", "default"));
     return command;
@@ -148,12 +152,16 @@ public final class SideBySide {
     Instant dueAt = Instant.now().minus(Duration.ofHours(1));
     LoadTest.create(client, pool, DUE, i -> LoadTest.pod("sbs-due", "due-" + i, i, NODES), i -> LoadTest.finished("Failed", "Error", dueAt));
     Thread.sleep(2000); // RemoveFailedPods wants them older than 0 s: by whole seconds, upstream's test is "> 0"
+    ReferenceList.Timing etcdList = ReferenceList.pods(client, false);
+    ReferenceList.Timing cacheList = ReferenceList.pods(client, true);
+    LoadTest.report(name + ", LIST", "from etcd %.2f s (%d pages, %.1f MiB), from the watch cache %.2f s (%.1f MiB); load %s", etcdList.seconds(),
+        etcdList.requests(), etcdList.bytes() / 1048576.0, cacheList.seconds(), cacheList.bytes() / 1048576.0, Files.readString(Path.of("/proc/loadavg")).strip());
     auditOffset = Files.size(runDir.resolve("audit.log"));
     LoadTest.report(name, "%s", String.join(" ", command));
     long start = System.nanoTime();
     Process process = new ProcessBuilder(command).redirectErrorStream(true)
         .redirectOutput(runDir.resolve(name.replace(" #", "-") + ".log").toFile()).start();
-    Sampler sampler = new Sampler(process.pid(), start);
+    Sampler sampler = new Sampler(List.of(String.valueOf(process.pid()), env.getProperty("APISERVER_PID"), env.getProperty("ETCD_PID")), start);
     sampler.start();
     try {
       List<Removal> removals = new ArrayList<>();
@@ -164,7 +172,8 @@ public final class SideBySide {
       }
       Removal first = Collections.min(removals, (a, b) -> a.at().compareTo(b.at()));
       double firstAction = LoadTest.seconds(start) - Duration.between(first.at(), Instant.now()).toNanos() / 1e9;
-      double cpuFirst = sampler.cpuAt(firstAction);
+      double cpuFirst = sampler.cpuAt(TOOL, firstAction);
+      double serverFirst = sampler.cpuAt(SERVER, firstAction) - sampler.cpuAt(SERVER, 0);
       LoadTest.report(name, "CPU to first action by thread group, s: %s",
           byThreadGroup(Map.of(), LoadTest.cpuByThread(String.valueOf(process.pid())), 1, 0.05));
       while (removals.stream().filter(r -> r.namespace().equals("sbs-due")).count() < DUE) {
@@ -203,13 +212,15 @@ public final class SideBySide {
       Map<String, LoadTest.ThreadCpu> threadsBefore = LoadTest.cpuByThread(String.valueOf(process.pid()));
       Thread.sleep(steadySeconds * 1000L);
       double steadyTo = LoadTest.seconds(start);
-      double steadyCpu = (sampler.cpuAt(steadyTo) - sampler.cpuAt(steadyFrom)) / (steadyTo - steadyFrom) * 60;
+      double steadyCpu = (sampler.cpuAt(TOOL, steadyTo) - sampler.cpuAt(TOOL, steadyFrom)) / (steadyTo - steadyFrom) * 60;
+      double steadyServer = (sampler.cpuAt(SERVER, steadyTo) - sampler.cpuAt(SERVER, steadyFrom)) / (steadyTo - steadyFrom) * 60;
       LoadTest.report(name, "steady CPU by thread group, s/min: %s",
           byThreadGroup(threadsBefore, LoadTest.cpuByThread(String.valueOf(process.pid())), 60 / (steadyTo - steadyFrom), 0));
       long rss = LoadTest.rssMiB(String.valueOf(process.pid()));
-      return String.format(Locale.ROOT, "| %s | %.1f | %.1f | %.1f | %s | %d | %d | %s / %s / %s (%d of %d) |", name, firstAction, cpuFirst, allDue,
-          steadySeconds > 0 ? String.format(Locale.ROOT, "%.2f", steadyCpu) : "-", rss, sampler.peakRssMiB,
-          quantile(reactions, 0.5), quantile(reactions, 0.99), quantile(reactions, 1.0), reactions.size(), REACT);
+      return String.format(Locale.ROOT, "| %s | %.2f / %.2f | %.1f (%.2f) | %.2f / %.2f / %.2f | %.1f | %s | %d | %d | %s / %s / %s (%d of %d) |", name,
+          etcdList.seconds(), cacheList.seconds(), firstAction, firstAction / etcdList.seconds(), cpuFirst, serverFirst, cpuFirst + serverFirst, allDue,
+          steadySeconds > 0 ? String.format(Locale.ROOT, "%.2f / %.2f / %.2f", steadyCpu, steadyServer, steadyCpu + steadyServer) : "-", rss,
+          sampler.peakRssMiB, quantile(reactions, 0.5), quantile(reactions, 0.99), quantile(reactions, 1.0), reactions.size(), REACT);
     } finally {
       sampler.interrupt();
       process.destroy();
@@ -303,43 +314,64 @@ public final class SideBySide {
     client.nodes().resource(node).updateStatus();
   }
 
-  /** CPU ticks and RSS of one process every half second, from /proc. */
+  /** The sampler's series: the tool's process, and the kube-apiserver and etcd together. */
+  private static final int TOOL = 1;
+  private static final int SERVER = 2;
+
+  /**
+   * CPU ticks (utime + stime, /proc/PID/stat) of the tool and of the kube-apiserver + etcd, and the tool's RSS, every
+   * half second, from /proc.
+   */
   private static final class Sampler extends Thread {
-    private final String pid;
+    private final List<String> pids;
     private final long start;
     private final List<double[]> samples = Collections.synchronizedList(new ArrayList<>());
     private volatile long peakRssMiB;
 
-    Sampler(long pid, long start) {
-      this.pid = String.valueOf(pid);
+    /** @param pids the tool's, then the server's processes (their CPU summed) */
+    Sampler(List<String> pids, long start) {
+      this.pids = pids;
       this.start = start;
       setDaemon(true);
+      samples.add(sample(0)); // the server's CPU at the start; the tool's is 0
     }
 
     @Override
     public void run() {
       try {
         while (!isInterrupted()) {
-          samples.add(new double[] {LoadTest.seconds(start), LoadTest.cpu(pid) / 100.0});
-          peakRssMiB = Math.max(peakRssMiB, LoadTest.rssMiB(pid));
+          samples.add(sample(LoadTest.seconds(start)));
+          peakRssMiB = Math.max(peakRssMiB, LoadTest.rssMiB(pids.get(0)));
           Thread.sleep(500);
         }
-      } catch (InterruptedException | IOException e) {
+      } catch (InterruptedException | IOException | UncheckedIOException e) {
         // the process ended, or the turn did
       }
     }
 
-    /** CPU seconds used by {@code at} seconds after the start, linear between the samples around it. */
-    double cpuAt(double at) {
+    private double[] sample(double at) {
+      try {
+        long server = 0;
+        for (String pid : pids.subList(1, pids.size())) {
+          server += LoadTest.cpu(pid);
+        }
+        return new double[] {at, LoadTest.cpu(pids.get(0)) / 100.0, server / 100.0};
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+
+    /** CPU seconds of a series ({@link #TOOL}, {@link #SERVER}) by {@code at} seconds after the start, linear between the samples around it. */
+    double cpuAt(int series, double at) {
       synchronized (samples) {
-        double[] before = {0, 0};
+        double[] before = samples.get(0);
         for (double[] s : samples) {
           if (s[0] >= at) {
-            return before[1] + (s[1] - before[1]) * (at - before[0]) / Math.max(1e-9, s[0] - before[0]);
+            return before[series] + (s[series] - before[series]) * (at - before[0]) / Math.max(1e-9, s[0] - before[0]);
           }
           before = s;
         }
-        return before[1];
+        return before[series];
       }
     }
   }
