@@ -85,6 +85,6 @@ public class BalanceBenchmark {
 
   @Benchmark
   public PassResult balance() {
-    return evaluator.balance(snapshot, SyntheticCluster.NOW, new RemovalBudget(policy.limits()));
+    return evaluator.balance(snapshot, SyntheticCluster.NOW, new RemovalBudget(policy.limits()), PolicyEvaluator.StrategyRunner.DIRECT);
   }
 }

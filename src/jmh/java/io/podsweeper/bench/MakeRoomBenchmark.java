@@ -110,7 +110,7 @@ public class MakeRoomBenchmark {
   }
 
   private PassResult plan() {
-    return evaluator.balance(snapshot, SyntheticCluster.NOW, new RemovalBudget(policy.limits()));
+    return evaluator.balance(snapshot, SyntheticCluster.NOW, new RemovalBudget(policy.limits()), PolicyEvaluator.StrategyRunner.DIRECT);
   }
 
   static ClusterSnapshot fragmented(int nodeCount, int podCount, int pendingCount) {
@@ -177,6 +177,6 @@ public class MakeRoomBenchmark {
     return new PodRecord(namespace, name, "uid-" + name, String.valueOf(seed), SyntheticCluster.NOW.minusSeconds(86_400), Optional.empty(), node,
         node.isEmpty() ? "Pending" : "Running", Optional.empty(), Map.of("app", app), Map.of(),
         List.of(new OwnerRef("ReplicaSet", app + "-5d4c8b9f7", "rs-" + app, true)), List.of(), OptionalInt.of(0), "",
-        Optional.of(SyntheticCluster.NOW.minusSeconds(86_400)), conditions, Volumes.NONE, scheduling, List.of("registry.example.com/" + app));
+        Optional.of(SyntheticCluster.NOW.minusSeconds(86_400)), conditions, Volumes.NONE, scheduling, List.of("registry.example.com/" + app), List.of(), false);
   }
 }
