@@ -35,6 +35,7 @@ class ExplanationsAgreeTest {
           "config/examples/descheduler-v1alpha1.yaml", "config/examples/koordinator.yaml"),
       List.of("config/examples/anti-affinity-fragmentation-snapshot.yaml", "config/examples/anti-affinity-fragmentation-policy.yaml"),
       List.of("config/examples/lownodeload-snapshot.yaml", "config/examples/koordinator-lownodeload.yaml"),
+      List.of("config/examples/finished-pods-snapshot.yaml", "config/examples/finished-pod-budget.yaml"),
       List.of("src/test/resources/snapshots/absent-resources-snapshot.yaml", "src/test/resources/policies/absent-resources-descheduler-policy.yaml", "src/test/resources/policies/absent-resources-lownodeload-policy.yaml"),
       List.of("src/test/resources/snapshots/k8s-1.30-pod-shapes-snapshot.yaml", "src/test/resources/snapshots/pod-shapes-policy.yaml",
           "config/policy.yaml", "config/examples/descheduler-v1alpha2.yaml"));
