@@ -196,6 +196,7 @@ public final class Service implements AutoCloseable {
       removalEvents = Optional.of(new RemovalEvents(events, metrics, options.eventsPerSecond(), cache));
       sweeper.addListener(removalEvents.get());
       sweeper.warnAboutLifetimes(removalEvents.get()::warn);
+      sweeper.warnBeforeRemovals(removalEvents.get()::notice);
     } else {
       removalEvents = Optional.empty();
     }

@@ -11,9 +11,11 @@ import io.podsweeper.removal.Rules;
 import io.podsweeper.strategy.Verdict;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Comparator;
 import java.util.Optional;
 import java.util.function.BiConsumer;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
@@ -25,7 +27,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Pods to evaluate, on a thread of their own (never an informer's): when they change, and again when their deadline
  * passes (a delayed add per pending deadline, cancelled when the pod goes or is no longer due). A pod due now is handed
- * on; a warning is raised for a lifetime written on it that does not parse.
+ * on; a warning is raised for a lifetime written on it that does not parse, and (with {@code warnBefore}) an Event says
+ * ahead of time when a pod will go.
  */
 final class Evaluations {
   private static final Logger LOG = LoggerFactory.getLogger(Evaluations.class);
@@ -37,6 +40,7 @@ final class Evaluations {
   private final Metrics metrics;
   private final WorkQueue queue;
   private final LifetimeWarnings lifetimeWarnings;
+  private final RemovalWarnings removalWarnings;
   private final Consumer<String> due;
   private final TenantBudget teams;
   private volatile BiConsumer<String, String> throttledTeams = (namespace, why) -> {};
@@ -49,15 +53,17 @@ final class Evaluations {
    * @param due told the key of each pod due now
    * @param ticker nanoseconds, for the teams' budget intervals
    * @param cpuTime this thread's CPU time in nanoseconds, what the teams' rules are charged
+   * @param leading whether this replica leads: only the leader warns before a removal
    */
   Evaluations(PodSource cache, Supplier<Rules> rules, Clock clock, Metrics metrics, WorkQueue queue, Consumer<String> due,
-      LongSupplier ticker, LongSupplier cpuTime) {
+      LongSupplier ticker, LongSupplier cpuTime, BooleanSupplier leading) {
     this.cache = cache;
     this.rules = rules;
     this.clock = clock;
     this.metrics = metrics;
     this.queue = queue;
     this.lifetimeWarnings = new LifetimeWarnings(metrics);
+    this.removalWarnings = new RemovalWarnings(metrics, leading);
     this.due = due;
     this.teams = new TenantBudget(ticker);
     this.cpuTime = cpuTime;
@@ -80,6 +86,7 @@ final class Evaluations {
   /** The pod went: no deadline of its own any more. */
   void forget(PodRecord pod) {
     lifetimeWarnings.forget(pod);
+    removalWarnings.forget(pod);
     queue.cancel(pod.key());
   }
 
@@ -90,6 +97,10 @@ final class Evaluations {
 
   void warnAboutLifetimes(LifetimeWarnings.Sink sink) {
     lifetimeWarnings.sendTo(sink);
+  }
+
+  void warnBeforeRemovals(RemovalWarnings.Sink sink) {
+    removalWarnings.sendTo(sink);
   }
 
   /** Pods whose deadline is ahead, each evaluated again then. */
@@ -159,14 +170,22 @@ final class Evaluations {
       }
     }
     lifetimeWarnings.check(pod, in.evaluator().invalidLifetimes(pod, cache));
-    if (verdict.isEmpty() || verdict.get().isDue(clock.instant())) {
+    Instant now = clock.instant();
+    Duration lead = in.policy().warnBefore();
+    if (!deferred) {
+      // Deferred, the team's rules were not asked: their verdict is not known to be gone.
+      removalWarnings.check(pod, verdict, lead, in.policy().dryRun(), now);
+    }
+    if (verdict.isEmpty() || verdict.get().isDue(now)) {
       if (!deferred) {
         queue.cancel(pod.key());
       }
       verdict.ifPresent(v -> due.accept(pod.key()));
     } else {
-      // Looked at again at most a day from now: a far deadline needs no timer of its own until it is near.
-      Duration until = Duration.between(clock.instant(), verdict.get().dueAt()).plusMillis(1);
+      // Looked at again when the warning is due, then at the deadline; at most a day from now: a far deadline needs no
+      // timer of its own until it is near.
+      Instant next = RemovalWarnings.warnAt(verdict.get(), lead, now).orElse(verdict.get().dueAt());
+      Duration until = Duration.between(now, next).plusMillis(1);
       queue.addAfter(pod.key(), until.compareTo(LONGEST_WAIT) > 0 ? LONGEST_WAIT : until);
     }
   }

@@ -77,7 +77,7 @@ public final class Sweeper implements PodListener, AutoCloseable {
     // Evaluations back off on their own: a pod whose judging threw is not thereby held from removal, nor the reverse.
     this.evaluations = new Evaluations(cache, this::rules, clock, metrics,
         new WorkQueue(System::nanoTime, new Backoff(clock, System::nanoTime)), this::dueNow, System::nanoTime,
-        ManagementFactory.getThreadMXBean()::getCurrentThreadCpuTime);
+        ManagementFactory.getThreadMXBean()::getCurrentThreadCpuTime, () -> leading);
     this.outcomes = new Outcomes(metrics, recent, clock, () -> rules().policy().source());
     this.path = new RemovalPath(policy, new RemovalPath.Ports(cache, requests, killSwitch, outcomes, metrics, clock, System::nanoTime,
         backoff, () -> leading && !stopping && leaseValid.getAsBoolean(), guardTrippedNotice, guardWindow, evaluations::add));
@@ -154,6 +154,11 @@ public final class Sweeper implements PodListener, AutoCloseable {
   /** Where warnings about per-pod lifetimes that do not parse go, besides the log and the metric (Events). */
   public void warnAboutLifetimes(LifetimeWarnings.Sink sink) {
     evaluations.warnAboutLifetimes(sink);
+  }
+
+  /** Where the Events go that say ahead of time when a pod will be removed (the policy's {@code warnBefore}). */
+  public void warnBeforeRemovals(RemovalWarnings.Sink sink) {
+    evaluations.warnBeforeRemovals(sink);
   }
 
   /** Told (namespace, why) when a namespace's team rules are put off for its share of the evaluation thread. */

@@ -76,11 +76,20 @@ public final class RemovalEvents implements OutcomeListener, AutoCloseable {
 
   /** A Warning Event on a pod about something other than a removal (a lifetime that does not parse), at the same rate. */
   public void warn(PodRecord pod, String reason, String message) {
+    onPod(pod, "Warning", reason, message);
+  }
+
+  /** A Normal Event on a pod ahead of its removal (the policy's {@code warnBefore}), at the same rate. */
+  public void notice(PodRecord pod, String reason, String message) {
+    onPod(pod, "Normal", reason, message);
+  }
+
+  private void onPod(PodRecord pod, String type, String reason, String message) {
     if (!rate.tryTake().isZero() || sender.getQueue().remainingCapacity() == 0) {
       metrics.eventsDropped.inc();
       return;
     }
-    sender.execute(() -> recorder.record(pod.namespace(), "Pod", pod.name(), pod.uid(), "Warning", reason, message));
+    sender.execute(() -> recorder.record(pod.namespace(), "Pod", pod.name(), pod.uid(), type, reason, message));
   }
 
   private String message(Outcome o) {

@@ -169,6 +169,11 @@ public final class Metrics {
       .help("Kubernetes Events about removals not sent because of their rate limit (the log and audit log have them all).")
       .register(registry);
 
+  public final Counter removalWarnings = Counter.build()
+      .name("podsweeper_removal_warnings_total")
+      .help("Warnings before a removal (the policy's warnBefore), by kind: scheduled (a Normal Event PodSweeperRemovalScheduled, once per pod and deadline) or canceled (PodSweeperRemovalCanceled: the pod is no longer to go then).")
+      .labelNames("kind")
+      .register(registry);
   public final Counter invalidLifetimes = Counter.build()
       .name("podsweeper_invalid_lifetimes_total")
       .help("Per-pod lifetimes (ttlFrom keys, e.g. podsweeper.io/ttl) that do not parse, by key: once per pod and value; each is a Warning Event on the pod and is ignored.")

@@ -251,7 +251,7 @@ public final class CleanupPolicies {
           v.budget().ifPresent(b -> budgets.add(b.withMinRetentionAtLeast(clusterRetention)));
         });
     return new Policy(file.source(), file.dryRun(), file.limits(), file.fullPassInterval(), file.gracePeriodSeconds(), file.guard(),
-        profiles, file.evictionRequests(), file.migrationJobs(), budgets);
+        profiles, file.evictionRequests(), file.migrationJobs(), budgets, file.warnBefore());
   }
 
   static String profileName(Source policy) {

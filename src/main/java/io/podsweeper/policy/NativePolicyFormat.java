@@ -23,7 +23,7 @@ final class NativePolicyFormat {
   static Policy read(ConfigNode root, String source) {
     root.requireObject(Set.of("apiVersion", "kind", "metadata", "dryRun", "fullPassInterval", "limits", "gracePeriodSeconds", "rules",
         "nodeSelector", "profiles", "guard", "metricsProviders", "evictionRequests", "migrationJobs",
-        FinishedPodBudget.CLUSTER));
+        FinishedPodBudget.CLUSTER, "warnBefore"));
     boolean dryRun = root.bool("dryRun", false);
     Duration fullPass = Policy.fullPassInterval(root, "fullPassInterval");
     Limits limits = root.has("limits") ? limits(root.child("limits")) : Limits.DEFAULTS;
@@ -51,7 +51,8 @@ final class NativePolicyFormat {
     }
     return new Policy(source, dryRun, limits, fullPass, root.optionalLong("gracePeriodSeconds", 0, 86_400 * 365),
         root.has("guard") ? guard(root.child("guard")) : Guard.DEFAULTS, profiles, evictionRequests(root),
-        root.has("migrationJobs") ? Optional.of(MigrationJobs.read(root.child("migrationJobs"))) : Optional.empty(), budgets);
+        root.has("migrationJobs") ? Optional.of(MigrationJobs.read(root.child("migrationJobs"))) : Optional.empty(), budgets,
+        Policy.warnBefore(root, "warnBefore"));
   }
 
   /** {@code evictionRequests: OptIn | All}: which evictions go as EvictionRequests where the cluster serves the API. */

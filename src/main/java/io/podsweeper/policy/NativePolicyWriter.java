@@ -45,6 +45,9 @@ public final class NativePolicyWriter {
     policy.limits().maxInFlightPerOwner().ifPresent(v -> limits.put("maxInFlightPerOwner", v));
     policy.limits().maxUnavailablePerOwner().ifPresent(v -> limits.put("maxUnavailablePerOwner", v));
     policy.gracePeriodSeconds().ifPresent(g -> root.put("gracePeriodSeconds", g));
+    if (!policy.warnBefore().isZero()) {
+      root.put("warnBefore", Durations.format(policy.warnBefore()));
+    }
     if (policy.evictionRequests() != EvictionRequestMode.OptIn) {
       root.put("evictionRequests", policy.evictionRequests().name());
     }

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.podsweeper.app.Service;
 import io.podsweeper.testing.ApiServerExtension;
@@ -15,6 +16,7 @@ import io.podsweeper.testing.TestPods;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.function.UnaryOperator;
@@ -68,6 +70,44 @@ class EventsIT {
           .isEqualTo("PodLifeTime rule crashloop: eviction refused: PodDisruptionBudget " + ns + "/canary allows no disruption now");
       assertThat(refusal.getLastTimestamp()).isGreaterThan(refusal.getFirstTimestamp());
     }
+  }
+
+  /**
+   * Warnings before a removal: a Normal Event once the deadline is within warnBefore, once per pod and deadline; a pod
+   * protected after its warning is told its removal is off, and stays. As the ServiceAccount, which may only create
+   * and patch Events.
+   */
+  @Test
+  void aPodIsWarnedBeforeItGoesAndProtectingItCancels(TestApiServer server) throws Exception {
+    KubernetesClient client = server.client();
+    String ns = server.newNamespace("ev-warn");
+    Pod kept = TestPods.create(client, ns, "kept-0", "node-a", Map.of("app", "kept"));
+    TestPods.setStatus(client, kept, "Running", null, List.of(TestPods.waiting("CrashLoopBackOff", 7)));
+    String policy = crashloopPolicy(ns).replace("states: [CrashLoopBackOff]", "states: [CrashLoopBackOff]\n    maxAge: 60s")
+        + "warnBefore: 55s\n";
+    Instant deadline = Instant.parse(kept.getMetadata().getCreationTimestamp()).plusSeconds(60);
+
+    try (RunningService service = RunningService.start(Manifests.serviceAccountConfig(server, Manifests.SERVICE_ACCOUNT), policy)) {
+      Event warning = await().atMost(Duration.ofSeconds(30)).until(() -> event(client, ns, "PodSweeperRemovalScheduled"), e -> e != null);
+      assertThat(warning.getType()).isEqualTo("Normal");
+      assertThat(warning.getInvolvedObject().getUid()).isEqualTo(kept.getMetadata().getUid());
+      assertThat(warning.getMessage()).startsWith("to be evicted at ").contains("by PodLifeTime rule crashloop: ")
+          .endsWith("annotate it podsweeper.io/protect=true to keep it");
+
+      client.pods().inNamespace(ns).withName("kept-0")
+          .edit(p -> new PodBuilder(p).editMetadata().addToAnnotations("podsweeper.io/protect", "true").endMetadata().build());
+      Event canceled = await().atMost(Duration.ofSeconds(20)).until(() -> event(client, ns, "PodSweeperRemovalCanceled"), e -> e != null);
+      assertThat(canceled.getMessage()).startsWith("the eviction announced for ").endsWith("is off: no rule wants it as it is now");
+      // Past its deadline it stays, and neither Event was repeated.
+      await().atMost(Duration.ofSeconds(90)).until(() -> Instant.now().isAfter(deadline.plusSeconds(5)));
+      assertThat(client.pods().inNamespace(ns).withName("kept-0").get().getMetadata().getDeletionTimestamp()).isNull();
+      assertThat(event(client, ns, "PodSweeperRemovalScheduled").getCount()).isEqualTo(1);
+      assertThat(server.audit()).noneMatch(e -> "eviction".equals(e.subresource()) && ns.equals(e.namespace()));
+    }
+  }
+
+  private static Event event(KubernetesClient client, String ns, String reason) {
+    return client.v1().events().inNamespace(ns).list().getItems().stream().filter(e -> reason.equals(e.getReason())).findFirst().orElse(null);
   }
 
   /** In the service's own namespace, as deployed: the Event carries the policy ConfigMap's uid (its Role may read it). */

@@ -65,7 +65,7 @@ class TeamRulesShareTest {
     Rules rules = new Rules(policy, new PolicyEvaluator(policy), 1);
     Evaluations evaluations = new Evaluations(source, () -> rules, Clock.systemUTC(), metrics,
         new WorkQueue(System::nanoTime, new Backoff(Clock.systemUTC(), System::nanoTime)), due::add, System::nanoTime,
-        () -> cpu.addAndGet(50_000_000));
+        () -> cpu.addAndGet(50_000_000), () -> true);
     evaluations.reportThrottledTeams(throttled::put);
     evaluations.start();
     try {

@@ -32,6 +32,7 @@ class ConvertRoundTripTest {
     assertThat(converted.fullPassInterval()).isEqualTo(original.fullPassInterval());
     assertThat(converted.gracePeriodSeconds()).isEqualTo(original.gracePeriodSeconds());
     assertThat(converted.migrationJobs()).isEqualTo(original.migrationJobs());
+    assertThat(converted.warnBefore()).isEqualTo(original.warnBefore());
     // Converting twice changes nothing more.
     assertThat(NativePolicyWriter.write(converted)).isEqualTo(nativeYaml);
 
@@ -39,6 +40,13 @@ class ConvertRoundTripTest {
     List<Decision> before = new PolicyEvaluator(original).plan(snapshot, NOW);
     List<Decision> after = new PolicyEvaluator(converted).plan(snapshot, NOW);
     assertThat(after).isEqualTo(before).isNotEmpty();
+  }
+
+  @Test
+  void theWarningsLeadTimeIsWrittenBack() {
+    Policy original = PolicyLoader.parse("apiVersion: podsweeper.io/v1alpha1\nkind: PodSweeperPolicy\nwarnBefore: 1h30m\n"
+        + "rules: [{name: a, states: [Failed]}]\n", "policy.yaml");
+    assertThat(PolicyLoader.parse(NativePolicyWriter.write(original), "converted").warnBefore()).isEqualTo(java.time.Duration.ofMinutes(90));
   }
 
   /** A Go duration upstream accepts (fractions, down to nanoseconds) is written back without losing any of it. */

@@ -27,6 +27,8 @@ class PolicyValidationTest {
         Arguments.of(HEAD + "rules:\n- {name: a, states: [Failed]}\n- {name: b, states: [Failed]}\n- {name: c, states: [Crashloop]}\n",
             "rules[2].states[0]: unknown state \"Crashloop\""),
         Arguments.of(HEAD + "bogus: 1\nrules: [{name: a, states: [Failed]}]\n", "bogus: unknown field"),
+        Arguments.of(HEAD + "warnBefore: 31d\nrules: [{name: a, states: [Failed]}]\n", "warnBefore: must be at most 30d, got 31d"),
+        Arguments.of(HEAD + "warnBefore: 0s\nrules: [{name: a, states: [Failed]}]\n", "warnBefore: invalid duration \"0s\""),
         Arguments.of(HEAD + "rules: [{name: a, states: [Failed], maxage: 1h}]\n", "rules[0].maxage: unknown field"),
         Arguments.of(HEAD + "rules: [{name: a, maxAge: 1x}]\n", "rules[0].maxAge: invalid duration \"1x\""),
         Arguments.of(HEAD + "rules: [{name: a, maxAge: -5m}]\n", "rules[0].maxAge: invalid duration \"-5m\""),
@@ -140,6 +142,7 @@ class PolicyValidationTest {
         dryRun: true
         fullPassInterval: 2m
         gracePeriodSeconds: 30
+        warnBefore: 15m
         limits: {maxPerNode: 1, maxPerNamespace: 2, maxTotal: 3, perSecond: 0.5}
         rules:
           - name: ci
@@ -156,6 +159,7 @@ class PolicyValidationTest {
     assertThat(p.dryRun()).isTrue();
     assertThat(p.fullPassInterval()).isEqualTo(Duration.ofMinutes(2));
     assertThat(p.gracePeriodSeconds()).hasValue(30);
+    assertThat(p.warnBefore()).isEqualTo(Duration.ofMinutes(15));
     assertThat(p.limits().maxPerNode()).hasValue(1);
     assertThat(p.limits().maxPerNamespace()).hasValue(2);
     assertThat(p.limits().maxTotal()).hasValue(3);
