@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.PushbackInputStream;
 import java.io.UncheckedIOException;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -144,15 +145,22 @@ final class PagedLists<L> implements AutoCloseable {
    * listed (docs/benchmarks.md, fifth pass).
    */
   static InputStream inflated(byte[] body) {
-    InputStream bytes = new ByteArrayInputStream(body);
-    if (body.length == 0 || body[0] != GZIP_FIRST_BYTE) {
-      return bytes;
-    }
     try {
-      return new GZIPInputStream(bytes, INFLATE_BUFFER);
+      return inflated(new ByteArrayInputStream(body));
     } catch (IOException e) {
       throw new UncheckedIOException("a list response that is not valid gzip", e);
     }
+  }
+
+  /** The same of a body that is still arriving: a list in one answer, from the watch cache ({@link ResumingInformers}). */
+  static InputStream inflated(InputStream body) throws IOException {
+    PushbackInputStream in = new PushbackInputStream(body, 1);
+    int first = in.read();
+    if (first < 0) {
+      return in;
+    }
+    in.unread(first);
+    return first == GZIP_FIRST_BYTE ? new GZIPInputStream(in, INFLATE_BUFFER) : in;
   }
 
   @Override

@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.ListOptions;
 import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodList;
+import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -19,6 +20,7 @@ import io.fabric8.kubernetes.client.dsl.internal.OperationSupport;
 import io.fabric8.kubernetes.client.dsl.internal.WatchConnectionManager;
 import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.http.HttpRequest;
+import io.fabric8.kubernetes.client.http.HttpResponse;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
 import io.fabric8.kubernetes.client.informers.cache.ItemStore;
@@ -29,12 +31,14 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.HttpURLConnection;
 import java.net.MalformedURLException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -66,22 +70,21 @@ import org.slf4j.LoggerFactory;
  * quiet kind would never reach it, and every renewal would end in a list again. Caught up with the watch cache at a
  * moment after the break, the store is as current as a watch that never broke.
  *
- * <p>When a list is needed after all: on 410 Gone (the history the watch would resume from is gone: an API server
- * restart, a compaction) a consistent list, in pages, from etcd; otherwise (a fence no event reaches within
- * {@link #PATIENCE}, an ended watch fabric8 would not resume, a failed first watch) a list from the watch cache
- * ({@code resourceVersion=<last applied>&resourceVersionMatch=NotOlderThan}), never older than what the store held, and
- * unpaged, since a 1.20 server serves any paged list from etcd.
+ * <p>The lists: at start, from the watch cache ({@code resourceVersion=0}, as client-go's informers list), as current as
+ * the watch cache at a moment after the start; on 410 Gone (the history the watch would resume from is gone: an API
+ * server restart, a compaction), after a list from the watch cache that failed, or when the last version applied does
+ * not compare, a consistent list, in pages, from etcd; otherwise (a fence no event reaches within {@link #PATIENCE}, an
+ * ended watch fabric8 would not resume, a failed first watch) a list from the watch cache
+ * ({@code resourceVersion=<last applied>&resourceVersionMatch=NotOlderThan}), never older than what the store held.
+ * A list from the watch cache is unpaged (a 1.20 server serves any paged list from etcd), so it is read and decoded as
+ * it arrives, never held whole.
  *
  * <p>What it cannot see: a connection that dies with no reset and no error looks like an open, quiet watch until
  * fabric8's renewal ends it.
  */
 final class ResumingInformers implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ResumingInformers.class);
-  /**
-   * Objects per page of a consistent list, so that 100k pods never arrive as one response. Paged, every such list is
-   * also a consistent read: fabric8 makes an informer's first unpaged list from the API server's watch cache
-   * (resourceVersion 0), which may lag behind etcd.
-   */
+  /** Objects per page of a consistent list (from etcd), so that 100k pods never arrive as one response. */
   static final long PAGE = 500;
   /** How long a fence may stay ahead of a watch that brings nothing new before the informer lists again. */
   static final Duration PATIENCE = Duration.ofSeconds(5);
@@ -144,8 +147,9 @@ final class ResumingInformers implements AutoCloseable {
     });
     threads.add(thread);
     CatchUp catchUp = new CatchUp();
+    Function<ListOptions, CompletableFuture<L>> fromWatchCache = options -> unpaged(source, options, protobuf, listType, thread);
     DefaultSharedIndexInformer<T, L> informer =
-        new DefaultSharedIndexInformer<>(type, new Resuming<>(source, pages, catchUp), 0, thread);
+        new DefaultSharedIndexInformer<>(type, new Resuming<>(source, pages, fromWatchCache, catchUp), 0, thread);
     // Nothing looks objects up by namespace through fabric8; its index would only cost memory per object.
     informer.removeIndexer(Cache.NAMESPACE_INDEX);
     informer.itemStore(store);
@@ -180,30 +184,72 @@ final class ResumingInformers implements AutoCloseable {
    * of the CPU a start spends on them. The other kinds, a few dozen objects in all, stay JSON and fabric8's decoding.
    */
   private CompletableFuture<byte[]> page(OperationSupport source, ListOptions options, boolean protobuf) {
-    HttpClient http = client.getHttpClient();
     HttpRequest request;
     try {
-      URLUtils.URLBuilder url = new URLUtils.URLBuilder(source.getNamespacedUrl());
-      query(url, "limit", options.getLimit() == null ? null : String.valueOf(options.getLimit()));
-      query(url, "continue", options.getContinue());
-      query(url, "resourceVersion", options.getResourceVersion());
-      query(url, "resourceVersionMatch", options.getResourceVersionMatch());
-      query(url, "fieldSelector", options.getFieldSelector());
-      HttpRequest.Builder builder = http.newHttpRequestBuilder().url(url.build()).header("Accept-Encoding", "gzip");
-      if (protobuf) {
-        builder.header("Accept", KubeProtobuf.ACCEPT);
-      }
-      request = builder.build();
+      request = request(source, options, protobuf);
     } catch (MalformedURLException e) {
       return CompletableFuture.failedFuture(KubernetesClientException.launderThrowable(e));
     }
-    return http.sendAsync(request, byte[].class).thenApply(response -> {
+    return client.getHttpClient().sendAsync(request, byte[].class).thenApply(response -> {
       if (!response.isSuccessful()) {
-        throw OperationSupport.requestFailure(request,
-            KubeProtobuf.status(response.body(), response.code()).orElseGet(() -> OperationSupport.createStatus(response, client.getKubernetesSerialization())));
+        throw failure(request, response, response.body());
       }
       return response.body();
     });
+  }
+
+  /**
+   * A list in one answer (from the watch cache, which serves no pages), read and decoded as it arrives, on the informer's
+   * {@code thread}, never on the HTTP client's. Why not in one byte array as a page is: unpaged, the answer holds every
+   * object of the kind, 100k pods at once, which would be held whole, compressed or not, beside what it decodes to.
+   */
+  private <L> CompletableFuture<L> unpaged(OperationSupport source, ListOptions options, boolean protobuf, Class<L> listType, Executor thread) {
+    HttpRequest request;
+    try {
+      request = request(source, options, protobuf);
+    } catch (MalformedURLException e) {
+      return CompletableFuture.failedFuture(KubernetesClientException.launderThrowable(e));
+    }
+    return client.getHttpClient().sendAsync(request, InputStream.class).thenApplyAsync(response -> {
+      try (InputStream body = response.body()) {
+        if (!response.isSuccessful()) {
+          throw failure(request, response, body.readAllBytes());
+        }
+        return decode(PagedLists.inflated(body), listType);
+      } catch (IOException e) {
+        throw new KubernetesClientException("a list of " + listType.getSimpleName() + " that cannot be read: " + e.getMessage(), e);
+      }
+    }, thread);
+  }
+
+  private HttpRequest request(OperationSupport source, ListOptions options, boolean protobuf) throws MalformedURLException {
+    URLUtils.URLBuilder url = new URLUtils.URLBuilder(source.getNamespacedUrl());
+    query(url, "limit", options.getLimit() == null ? null : String.valueOf(options.getLimit()));
+    query(url, "continue", options.getContinue());
+    query(url, "resourceVersion", options.getResourceVersion());
+    query(url, "resourceVersionMatch", options.getResourceVersionMatch());
+    query(url, "fieldSelector", options.getFieldSelector());
+    HttpRequest.Builder builder = client.getHttpClient().newHttpRequestBuilder().url(url.build()).header("Accept-Encoding", "gzip");
+    if (protobuf) {
+      builder.header("Accept", KubeProtobuf.ACCEPT);
+    }
+    return builder.build();
+  }
+
+  /** A list request the server refused, as fabric8's own list would throw it: with the server's Status, protobuf or JSON. */
+  private KubernetesClientException failure(HttpRequest request, HttpResponse<?> response, byte[] body) {
+    Status status = KubeProtobuf.status(body, response.code()).orElseGet(() -> {
+      try {
+        Status json = body.length == 0 ? null : client.getKubernetesSerialization().unmarshal(new String(body, StandardCharsets.UTF_8), Status.class);
+        if (json != null) {
+          return json.getCode() != null ? json : new StatusBuilder(json).withCode(response.code()).build();
+        }
+      } catch (RuntimeException notAStatus) {
+        // as fabric8 answers a body that is no Status: the code and the reason phrase
+      }
+      return OperationSupport.createStatus(response.code(), response.message());
+    });
+    return OperationSupport.requestFailure(request, status);
   }
 
   private static void query(URLUtils.URLBuilder url, String name, String value) {
@@ -239,12 +285,15 @@ final class ResumingInformers implements AutoCloseable {
     timers.shutdownNow();
   }
 
-  /** Which list the informer gets when it lists again. */
+  /** Which list the informer gets when it lists. */
   enum Relist {
-    /** Paged, from etcd: at start, and after 410 Gone or a failed list from the watch cache. */
-    CONSISTENT,
-    /** From the watch cache, not older than what the store applied last: after any other break. */
-    FROM_WATCH_CACHE
+    /**
+     * From the watch cache, in one answer: at start ({@code resourceVersion=0}, as client-go's informers list), and after
+     * any break but 410 Gone (not older than what the store applied last).
+     */
+    FROM_WATCH_CACHE,
+    /** Paged, from etcd: after 410 Gone, a failed list from the watch cache, or a version that does not compare. */
+    CONSISTENT
   }
 
   /**
@@ -253,28 +302,35 @@ final class ResumingInformers implements AutoCloseable {
    */
   final class Resuming<T extends HasMetadata, L extends KubernetesResourceList<T>> implements ListerWatcher<T, L> {
     private final BaseOperation<T, L, ?> source;
+    /** Consistent lists, in pages from etcd. */
     private final PagedLists<L> pages;
+    /** Lists in one answer from the watch cache, decoded on the informer's thread. */
+    private final Function<ListOptions, CompletableFuture<L>> fromWatchCache;
     private final CatchUp catchUp;
-    private final AtomicReference<Relist> next = new AtomicReference<>(Relist.CONSISTENT);
+    private final AtomicReference<Relist> next = new AtomicReference<>(Relist.FROM_WATCH_CACHE);
+    /** Whether the store has applied a list: after that, a list from the watch cache must not be older. */
+    private final AtomicBoolean listed = new AtomicBoolean();
     /** Set when a watch is ended here to have the informer list again: its 410 is not the server's. */
     private final AtomicBoolean relistAsked = new AtomicBoolean();
 
-    Resuming(BaseOperation<T, L, ?> source, PagedLists<L> pages, CatchUp catchUp) {
+    Resuming(BaseOperation<T, L, ?> source, PagedLists<L> pages, Function<ListOptions, CompletableFuture<L>> fromWatchCache, CatchUp catchUp) {
       this.source = source;
       this.pages = pages;
+      this.fromWatchCache = fromWatchCache;
       this.catchUp = catchUp;
     }
 
-    /** The first page of a list as {@link #next} says, or the next page of a consistent one. */
+    /** A list as {@link #next} says, or the next page of a consistent one. */
     @Override
     public CompletableFuture<L> submitList(ListOptions options) {
       OptionalLong applied = catchUp.applied();
-      if (options.getContinue() != null || next.get() == Relist.CONSISTENT || applied.isEmpty()) {
+      if (options.getContinue() != null || next.get() == Relist.CONSISTENT || listed.get() && applied.isEmpty()) {
         return pages.page(options);
       }
-      ListOptions cached = new ListOptionsBuilder().withResourceVersion(Long.toString(applied.getAsLong()))
-          .withResourceVersionMatch("NotOlderThan").build();
-      return pages.page(cached).whenComplete((list, failed) -> {
+      ListOptions cached = applied.isPresent() && listed.get()
+          ? new ListOptionsBuilder().withResourceVersion(Long.toString(applied.getAsLong())).withResourceVersionMatch("NotOlderThan").build()
+          : new ListOptionsBuilder().withResourceVersion("0").build();
+      return fromWatchCache.apply(cached).whenComplete((list, failed) -> {
         if (failed != null) {
           next.set(Relist.CONSISTENT); // a watch cache that cannot answer (one behind us, in a group of servers): etcd
         }
@@ -285,6 +341,7 @@ final class ResumingInformers implements AutoCloseable {
     @Override
     public CompletableFuture<AbstractWatchManager<T>> submitWatch(ListOptions options, Watcher<T> informer) {
       catchUp.listed(options.getResourceVersion());
+      listed.set(true);
       next.set(Relist.FROM_WATCH_CACHE);
       relistAsked.set(false);
       watchTimeout.ifPresent(timeout -> options.setTimeoutSeconds(timeout.toSeconds()));
@@ -326,7 +383,6 @@ final class ResumingInformers implements AutoCloseable {
       }
       if (catchUp.stalled(System.nanoTime(), PATIENCE)) {
         LOG.debug("the watch of {} brought nothing up to its fence for {}; listing again from the watch cache", source.getApiEndpointPath(), PATIENCE);
-        next.set(Relist.FROM_WATCH_CACHE);
         relistAsked.set(true);
         watch.endForAList();
         return;

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.fabric8.kubernetes.api.model.ListOptions;
 import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -123,6 +124,15 @@ class PagedListsTest {
     CompletableFuture<String> first = pages.page(page(null));
     asked.get("").complete(corrupt);
     assertThatThrownBy(first::join).isInstanceOf(CompletionException.class);
+  }
+
+  /** A list in one answer (from the watch cache) is inflated as it arrives, compressed or not, and empty stays empty. */
+  @Test
+  void aStreamedListIsReadAsItsJson() throws IOException {
+    byte[] json = list(null, "\"p1\"");
+    assertThat(read(PagedLists.inflated(new ByteArrayInputStream(gzip(json))))).isEqualTo(new String(json, StandardCharsets.UTF_8));
+    assertThat(read(PagedLists.inflated(new ByteArrayInputStream(json)))).isEqualTo(new String(json, StandardCharsets.UTF_8));
+    assertThat(read(PagedLists.inflated(new ByteArrayInputStream(new byte[0])))).isEmpty();
   }
 
   /** The body as the API server compresses it. */

@@ -3,6 +3,7 @@ package io.podsweeper.kube;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.ListOptions;
+import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodList;
@@ -17,7 +18,10 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
-/** What the watcher of an unresumed informer (the kill switch's, the team policies') is told when its watch ends: never "resumed", always "list again". */
+/**
+ * Which list an informer gets (the start's from the watch cache, as client-go's), and what the watcher of an unresumed
+ * informer (the kill switch's, the team policies') is told when its watch ends: never "resumed", always "list again".
+ */
 class ResumingInformersTest {
   private Watcher<Pod> handedToTheWatch;
   private final List<String> informerHeard = new ArrayList<>();
@@ -97,5 +101,41 @@ class ResumingInformersTest {
   @Test
   void everyUnresumedListIsPaged() {
     assertThat(new ResumingInformers.ListsAgain<>(source, pages::page).getLimit()).isEqualTo(ResumingInformers.PAGE);
+  }
+
+  /**
+   * At start, as client-go's informers list: one list from the watch cache, unpaged ({@code resourceVersion=0}, read as
+   * it arrives); from etcd, in pages, only after that has failed (a watch cache that cannot answer).
+   */
+  @Test
+  void theFirstListIsFromTheWatchCacheAndAfterItFailedFromEtcdInPages() {
+    List<ListOptions> fromWatchCache = new ArrayList<>();
+    List<ListOptions> fromEtcd = new ArrayList<>();
+    PagedLists<PodList> consistent = new PagedLists<>(options -> {
+      fromEtcd.add(options);
+      return new CompletableFuture<>();
+    }, body -> new PodList());
+    try (ResumingInformers informers = new ResumingInformers(null)) {
+      ResumingInformers.Resuming<Pod, PodList> lists = informers.new Resuming<>(null, consistent, options -> {
+        fromWatchCache.add(options);
+        return CompletableFuture.failedFuture(new KubernetesClientException("the watch cache is not ready", 503, null));
+      }, new CatchUp());
+      ListOptions asTheInformerAsks = new ListOptionsBuilder().withLimit(ResumingInformers.PAGE).build();
+
+      assertThat(lists.submitList(asTheInformerAsks)).isCompletedExceptionally();
+      assertThat(fromWatchCache).singleElement().satisfies(options -> {
+        assertThat(options.getResourceVersion()).isEqualTo("0");
+        assertThat(options.getLimit()).isNull();
+        assertThat(options.getResourceVersionMatch()).isNull();
+      });
+      assertThat(fromEtcd).isEmpty();
+
+      lists.submitList(asTheInformerAsks);
+      assertThat(fromWatchCache).hasSize(1);
+      assertThat(fromEtcd).singleElement().satisfies(options -> {
+        assertThat(options.getLimit()).isEqualTo(ResumingInformers.PAGE);
+        assertThat(options.getResourceVersion()).isNull();
+      });
+    }
   }
 }
