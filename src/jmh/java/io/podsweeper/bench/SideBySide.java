@@ -40,8 +40,8 @@ import java.util.concurrent.Executors;
  * ended, so that neither always goes first), {@code STEADY_SECONDS} (1200).
  *
  * <p>One turn: 100 Failed pods already due (RemoveFailedPods) are created; the reference LIST is timed (every pod as
- * protobuf, compressed, in pages of 500 from etcd as Podsweeper lists at start; and in one answer from the watch cache,
- * as client-go lists); the tool is started; the first audited removal request is its first action. Then 60 Succeeded
+ * protobuf, compressed, in pages of 500 from etcd, a consistent read, as Podsweeper listed at start before it listed as
+ * client-go does; and in one answer from the watch cache, as both tools list at start now); the tool is started; the first audited removal request is its first action. Then 60 Succeeded
  * pods are created one every half second in a namespace whose PodLifeTime is 60 s: each one's deadline is its creation
  * second + 61 s (older than 60 whole seconds), and the audited request time minus the deadline is its reaction. Then
  * nothing changes for STEADY_SECONDS: the steady CPU (long enough for several watch renewals: both tools renew each
@@ -126,8 +126,8 @@ public final class SideBySide {
       rows.add(turn(tool + " #" + (turn / tools.size() + 1), command, steady));
       System.out.println(rows.get(rows.size() - 1));
     }
-    System.out.printf("%n%d pods. LIST: every pod as protobuf, compressed, right before the turn: from etcd in pages of 500 (Podsweeper's "
-        + "first list) / from the watch cache in one answer (client-go's). CPU: the tool's process / kube-apiserver + etcd / both.%n", pods);
+    System.out.printf("%n%d pods. LIST: every pod as protobuf, compressed, right before the turn: from etcd in pages of 500 (a consistent "
+        + "read) / from the watch cache in one answer (as both tools list at start). CPU: the tool's process / kube-apiserver + etcd / both.%n", pods);
     System.out.println("| tool | LIST s, etcd / cache | time to first action s (x etcd LIST) | CPU s to first action | all 100 due removed s "
         + "| steady CPU s/min | RSS steady MiB | RSS peak MiB | deadline -> request p50 / p99 / max s (n) |");
     System.out.println("|---|---|---|---|---|---|---|---|---|");

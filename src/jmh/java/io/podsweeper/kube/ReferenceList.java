@@ -19,9 +19,9 @@ public final class ReferenceList {
   public record Timing(double seconds, long bytes, int requests) {}
 
   /**
-   * Every pod, as protobuf, compressed: from etcd in pages of {@link ResumingInformers#PAGE} (Podsweeper's first list,
-   * a consistent read), or from the API server's watch cache in one answer ({@code resourceVersion=0}: how client-go's
-   * informers, and so the descheduler, list).
+   * Every pod, as protobuf, compressed: from etcd in pages of {@link ResumingInformers#PAGE} (a consistent read, as
+   * Podsweeper's consistent lists ask for it), or from the API server's watch cache in one answer
+   * ({@code resourceVersion=0}: how client-go's informers, so the descheduler, and Podsweeper's informers list at start).
    */
   public static Timing pods(KubernetesClient client, boolean fromWatchCache) throws Exception {
     HttpClient http = client.getHttpClient();
