@@ -268,8 +268,11 @@ class ManifestsIT {
           .startsWith("403 ")
           .contains("system:serviceaccount:podsweeper:" + sa)
           .contains("cannot create resource \"pods/eviction\"");
-      assertThat(logged.list).anySatisfy(e -> assertThat(e.getFormattedMessage())
-          .contains("pod " + ns + "/crashing").contains("result=error").contains("403").contains("pods/eviction"));
+      assertThat(logged.list).anySatisfy(e -> {
+        assertThat(e.getFormattedMessage()).isEqualTo("evict pod " + ns + "/crashing");
+        assertThat(e.getKeyValuePairs()).anySatisfy(kv -> assertThat(kv.key + "=" + kv.value).isEqualTo("result=error"))
+            .anySatisfy(kv -> assertThat(kv.key + "=" + kv.value).startsWith("detail=403").contains("pods/eviction"));
+      });
       assertThat(service.metric("podsweeper_api_errors_total", "operation=\"evict\"", "code=\"403\"")).isGreaterThanOrEqualTo(1.0);
       assertThat(service.metric("podsweeper_removals_total", "result=\"error\"", "namespace=\"" + ns + "\"")).isGreaterThanOrEqualTo(1.0);
       // Still alive and still ready: the pod stays, and is retried with backoff.

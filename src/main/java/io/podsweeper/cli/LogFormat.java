@@ -9,12 +9,12 @@ import org.slf4j.LoggerFactory;
 
 /** {@code --log-format}: how a log line is written. */
 enum LogFormat {
-  /** A line of text: time (UTC), level, thread, logger, message. */
+  /** A line of text: time (UTC), level, thread, logger, message, and the line's key-value pairs as {@code key="value"}. */
   text {
     @Override
     Encoder<ILoggingEvent> unstarted() {
       PatternLayoutEncoder encoder = new PatternLayoutEncoder();
-      encoder.setPattern("%d{yyyy-MM-dd'T'HH:mm:ss.SSSX,UTC} %-5level [%thread] %logger{20} - %msg%n");
+      encoder.setPattern("%d{yyyy-MM-dd'T'HH:mm:ss.SSSX,UTC} %-5level [%thread] %logger{20} - %msg" + KEY_VALUES + "%n");
       return encoder;
     }
   },
@@ -34,6 +34,9 @@ enum LogFormat {
       return encoder;
     }
   };
+
+  /** A space and the key-value pairs, or nothing for a line without any. */
+  static final String KEY_VALUES = "%replace( %kvp){'^ $', ''}";
 
   /** The encoder with this format's settings, before it has a context and is started. */
   abstract Encoder<ILoggingEvent> unstarted();

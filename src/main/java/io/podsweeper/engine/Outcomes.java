@@ -54,7 +54,8 @@ final class Outcomes implements OutcomeSink {
         LOG.warn("outcome listener failed: {}", e.toString());
       }
     }
-    // The text format shows the message; the JSON format also has every field as a top-level key, for log stores.
+    // The message says what happened to which pod; every field is a key of its own: top-level keys in the JSON format
+    // (so the message repeats none of them), appended as key="value" in the text format (cli/LogFormat).
     LOG.atInfo()
         .addKeyValue("namespace", d.namespace())
         .addKeyValue("pod", d.name())
@@ -66,8 +67,7 @@ final class Outcomes implements OutcomeSink {
         .addKeyValue("result", result.label())
         .addKeyValue("reason", d.reason())
         .addKeyValue("detail", message)
-        .log("{} {} pod {} uid={} rule={} result={} reason=\"{}\"{}", dryRun ? "would " + d.action().wireName() : d.action().wireName(),
-            d.strategy(), d.podKey(), d.uid(), d.rule(), result.label(), d.reason(), message.isEmpty() ? "" : " detail=\"" + message + "\"");
+        .log("{} pod {}", dryRun ? "would " + d.action().wireName() : d.action().wireName(), d.podKey());
   }
 
   /**

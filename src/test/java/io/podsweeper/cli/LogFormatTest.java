@@ -76,6 +76,27 @@ class LogFormatTest {
             + "\\] i\\.p\\.engine\\.Sweeper - evict PodLifeTime pod web/canary-0\n");
   }
 
+  /**
+   * As text, a line's key-value pairs follow its message (a removal's message names only the pod: OutcomesTest), and a
+   * line without any ends with its message.
+   */
+  @Test
+  void textAppendsTheKeyValuePairs() {
+    ByteArrayOutputStream captured = new ByteArrayOutputStream();
+    System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+    LoggerContext context = (LoggerContext) LoggerFactory.getILoggerFactory();
+    context.reset();
+    Logging.configure(context, LogFormat.text);
+
+    Logger log = LoggerFactory.getLogger("io.podsweeper.engine.Sweeper");
+    log.atInfo().addKeyValue("rule", "crashloop").addKeyValue("reason", "CrashLoopBackOff for 2h").log("evict pod web/canary-0");
+    log.info("no keys");
+
+    String[] lines = captured.toString(StandardCharsets.UTF_8).split("\n");
+    assertThat(lines[0]).endsWith(" - evict pod web/canary-0 rule=\"crashloop\" reason=\"CrashLoopBackOff for 2h\"");
+    assertThat(lines[1]).endsWith(" - no keys");
+  }
+
   @Test
   void logbackFindsTheServicesLogging() {
     assertThat(ServiceLoader.load(Configurator.class)).anyMatch(Logging.class::isInstance);
