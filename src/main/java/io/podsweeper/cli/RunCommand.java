@@ -133,9 +133,8 @@ final class RunCommand implements Callable<Integer> {
       loaded = Policy.removingNothing(policyFile.toString());
     }
     Config config = cluster.config();
-    Optional<String> ownNamespace = Optional.ofNullable(namespace).or(() -> Optional.ofNullable(System.getenv("POD_NAMESPACE")))
-        // the kubeconfig's current context, or in a pod the service account's namespace file
-        .or(() -> Optional.ofNullable(config.getNamespace())).filter(ns -> !ns.isBlank());
+    Optional<OwnNamespace> own = findOwnNamespace(config);
+    Optional<String> ownNamespace = own.map(OwnNamespace::name);
     if (leaderElect && ownNamespace.isEmpty()) {
       throw new PolicyException("--leader-elect", "needs the service's namespace: set --namespace, $POD_NAMESPACE or a namespace in the kubeconfig context");
     }
@@ -148,6 +147,9 @@ final class RunCommand implements Callable<Integer> {
     if (killSwitchOff) {
       LOG.warn("the kill switch is OFF: no namespace for configmap {} (--namespace, $POD_NAMESPACE, kubeconfig context); "
           + "dry-run stays on whatever the policy says, until a restart with a namespace", controlConfigMap);
+    }
+    if (!controlConfigMap.isEmpty()) {
+      own.ifPresent(ns -> LOG.info("the kill switch is configmap {}/{} (namespace from {})", ns.name(), controlConfigMap, ns.from()));
     }
     UnaryOperator<Policy> adjust = p -> dryRun || killSwitchOff ? p.withDryRun(true) : p;
     Policy policy = adjust.apply(loaded);
@@ -187,6 +189,28 @@ final class RunCommand implements Callable<Integer> {
     }
     stopped.await();
     return 0;
+  }
+
+  /** The service's own namespace, and where it was found: a log line says which kill switch this process obeys. */
+  private record OwnNamespace(String name, String from) {}
+
+  /** --namespace, else $POD_NAMESPACE, else the kubeconfig's current context, else (in a pod) the service account's. */
+  private Optional<OwnNamespace> findOwnNamespace(Config config) {
+    if (namespace != null && !namespace.isBlank()) {
+      return Optional.of(new OwnNamespace(namespace, "--namespace"));
+    }
+    String pod = System.getenv("POD_NAMESPACE");
+    if (pod != null && !pod.isBlank()) {
+      return Optional.of(new OwnNamespace(pod, "$POD_NAMESPACE"));
+    }
+    String configured = config.getNamespace();
+    if (configured == null || configured.isBlank()) {
+      return Optional.empty();
+    }
+    boolean fromContext = config.getCurrentContext() != null && config.getCurrentContext().getContext() != null
+        && configured.equals(config.getCurrentContext().getContext().getNamespace());
+    return Optional.of(new OwnNamespace(configured, fromContext
+        ? "the kubeconfig context " + config.getCurrentContext().getName() : "the service account's namespace"));
   }
 
   /**

@@ -8,6 +8,8 @@ import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The kill switch's state in a ConfigMap ({@code data.paused: "true"|"evictions"|"false"}, {@code data.reason}), so
@@ -22,6 +24,7 @@ import java.util.Optional;
  * "watched" only once the observer has taken it.
  */
 public final class ControlConfigMap implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(ControlConfigMap.class);
   private static final String PAUSED = "paused";
   private static final String REASON = "reason";
   /** What {@link #observed} holds while the ConfigMap is absent. */
@@ -78,6 +81,11 @@ public final class ControlConfigMap implements AutoCloseable {
     });
     informer = started;
     started.run();
+    if (started.getStore().list().isEmpty()) {
+      LOG.warn("the kill switch's configmap {}/{} does not exist: nothing pauses this replica until it is created (a pause written to a"
+          + " configmap of that name in another namespace does not reach it); create it, or point --namespace or"
+          + " --control-configmap at the one that exists", namespace, name);
+    }
   }
 
   /**

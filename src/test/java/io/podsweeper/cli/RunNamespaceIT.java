@@ -52,6 +52,31 @@ class RunNamespaceIT {
     }
   }
 
+  /**
+   * Issue 41's newcomer: the kubeconfig's context says one namespace, the deployment's paused kill switch lives in
+   * another. The log names the one this process obeys, where its namespace came from, and that it does not exist.
+   */
+  @Test
+  void itNamesTheKillSwitchItObeysAndWarnsWhenItDoesNotExist(TestApiServer server, @TempDir Path dir) throws Exception {
+    KubernetesClient admin = server.client();
+    String deployed = server.newNamespace("deployed");
+    String context = server.newNamespace("context");
+    admin.configMaps().inNamespace(deployed).resource(new ConfigMapBuilder().withNewMetadata().withName("podsweeper-control").endMetadata()
+        .withData(Map.of("paused", "true")).build()).create();
+    Path log = dir.resolve("run.log");
+    Process run = PodsweeperProcess.start(log, "run", "--policy", crashloopPolicy(dir, context, true).toString(),
+        "--kubeconfig", kubeconfigWithNamespace(server, dir, context).toString(), "--http-port", "0", "--probe-port", "0", "--http-host", "127.0.0.1");
+    try {
+      await().atMost(Duration.ofSeconds(30)).until(() -> Files.readString(log).contains("informers synced"));
+      assertThat(Files.readString(log))
+          .contains("the kill switch is configmap " + context + "/podsweeper-control (namespace from the kubeconfig context test)")
+          .contains("WARN", "the kill switch's configmap " + context + "/podsweeper-control does not exist");
+    } finally {
+      run.destroy();
+      run.waitFor();
+    }
+  }
+
   @Test
   void withoutANamespaceOnlyADryRunRunsAndItSaysTheKillSwitchIsOff(TestApiServer server, @TempDir Path dir) throws Exception {
     KubernetesClient admin = server.client();
