@@ -347,6 +347,50 @@ class ManifestsIT {
   }
 
   /**
+   * RBAC revoked under a running replica (issue 41): once its watches end they cannot start again, and the log names
+   * the API server's 403 and the read it refused, not an unreachable server; granted again, it says so once.
+   */
+  @Test
+  @Order(9)
+  void rbacRevokedUnderARunningReplicaIsLoggedAsThe403ItIs(TestApiServer server) throws Exception {
+    KubernetesClient admin = server.client();
+    String sa = "podsweeper-revoked";
+    ClusterRole shipped = admin.rbac().clusterRoles().withName("podsweeper").get();
+    admin.serviceAccounts().inNamespace(NS).resource(new ServiceAccountBuilder().withNewMetadata().withName(sa).endMetadata().build())
+        .serverSideApply();
+    admin.rbac().clusterRoles().resource(new ClusterRoleBuilder().withNewMetadata().withName(sa).endMetadata()
+        .withRules(shipped.getRules()).build()).serverSideApply();
+    var binding = new ClusterRoleBindingBuilder().withNewMetadata().withName(sa).endMetadata()
+        .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", sa)
+        .addNewSubject().withKind("ServiceAccount").withName(sa).withNamespace(NS).endSubject().build();
+    admin.rbac().clusterRoleBindings().resource(binding).serverSideApply();
+    String ns = server.newNamespace("mf-revoked");
+
+    Logger serviceLog = (Logger) LoggerFactory.getLogger(Service.class);
+    ListAppender<ILoggingEvent> logged = new ListAppender<>();
+    logged.start();
+    serviceLog.addAppender(logged);
+    try (RunningService service = RunningService.start(Manifests.serviceAccountConfig(server, sa), policy(ns))) {
+      admin.rbac().clusterRoleBindings().withName(sa).delete();
+      // Its open watches would go on until their renewal: ended now, they must list and watch again, as the revoked.
+      await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+        server.cutConnections();
+        assertThat(service.status("/readyz")).isEqualTo(503);
+      });
+      await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(logged.list).anySatisfy(e -> assertThat(e.getFormattedMessage())
+          .contains("answered 403 Forbidden to ").containsPattern("(list|watch|get) [a-z.]+").contains("holding removals")));
+      assertThat(logged.list).noneSatisfy(e -> assertThat(e.getFormattedMessage()).contains("unreachable"));
+
+      admin.rbac().clusterRoleBindings().resource(binding).serverSideApply();
+      await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> assertThat(logged.list).anySatisfy(e -> assertThat(e.getFormattedMessage())
+          .contains("grants the service's reads again")));
+    } finally {
+      serviceLog.detachAppender(logged);
+      admin.rbac().clusterRoleBindings().withName(sa).delete();
+    }
+  }
+
+  /**
    * An operator pauses and edits the policy with kubectl, then {@code kubectl apply -k manifests/} runs again (an
    * upgrade): the pause and the edit stay, and a replica started afterwards (the upgrade's rollout) removes nothing.
    */

@@ -23,6 +23,7 @@ import io.podsweeper.kube.KubeClients;
 import io.podsweeper.kube.Leadership;
 import io.podsweeper.kube.NamespacedPolicies;
 import io.podsweeper.kube.PodRemover;
+import io.podsweeper.kube.Refusals;
 import io.podsweeper.kube.RemovalEvents;
 import io.podsweeper.metrics.Metrics;
 import io.podsweeper.migration.MigrationJobController;
@@ -164,19 +165,26 @@ public final class Service implements AutoCloseable {
   /** The given client configuration, with this replica's user agent: every client of the service is built from it. */
   private final Config clientConfig;
   private final Clock clock;
+  /** The policy file's policy it started with, which the first reload is compared with. */
+  private final Policy filePolicyAtStart;
   private volatile Leadership leadership;
   /** Koordinator's PodMigrationJobs, when the API server serves them; null otherwise. */
   private volatile MigrationJobController migrationJobs;
   private volatile boolean synced;
   /** Why the policy file could not be used at start; null once a valid one runs. Not ready meanwhile. */
   private volatile String policyProblem;
-  /** What the last {@link #reportCurrency} saw; only the background thread reads and writes it. */
+  /** What the last {@link #reportCurrency} saw; only the background thread reads and writes it, like the two below. */
   private boolean wasCurrent = true;
+  /** How many reads had been refused when the cache was last seen current: one refused since is why it is not. */
+  private long refusalsWhileCurrent;
+  /** The last refusal logged, 0 for none since the cache was current. */
+  private long refusalLogged;
   private HttpApi.Ports ports;
 
   public Service(Config config, Policy policy, Clock clock, Options options) {
     this.options = options;
     this.clock = clock;
+    this.filePolicyAtStart = policy;
     this.clientConfig = new ConfigBuilder(config).withUserAgent(userAgent(options.leaderElection())).build();
     this.clients = KubeClients.of(clientConfig);
     this.client = clients.main();
@@ -280,7 +288,7 @@ public final class Service implements AutoCloseable {
     }
     namespacedPolicies.start(options.syncTimeoutSeconds(), options.reloadInterval());
     options.policyFile().ifPresent(file -> {
-      PolicyWatcher watcher = new PolicyWatcher(file, options.adjust(), policy -> {
+      PolicyWatcher watcher = new PolicyWatcher(file, filePolicyAtStart, options.adjust(), policy -> {
         namespacedPolicies.filePolicyChanged(policy);
         if (policyProblem != null) {
           LOG.info("policy {} is valid now: removals start, ready", file);
@@ -374,10 +382,22 @@ public final class Service implements AutoCloseable {
     // About reaching the API server: a team's change waiting for its reconcile (a second at most) holds removals too,
     // but is no outage to report.
     boolean current = cache.isCurrent() && controlWatched && namespacedPolicies.isWatching();
+    Optional<Refusals.Refusal> refused = current ? Optional.empty() : clients.refusals().lastAfter(Math.max(refusalsWhileCurrent, refusalLogged));
     if (current && !wasCurrent) {
-      LOG.info("API server {} reachable again and every watch resumed: removals resume", clientConfig.getMasterUrl());
+      LOG.info(refusalLogged != 0 ? "API server {} grants the service's reads again and every watch resumed: removals resume"
+          : "API server {} reachable again and every watch resumed: removals resume", clientConfig.getMasterUrl());
+      refusalLogged = 0;
+    } else if (refused.isPresent()) {
+      // RBAC revoked or changed under a running replica: its watches end and cannot start again. Said once per refusal.
+      Refusals.Refusal r = refused.get();
+      LOG.warn("API server {} answered {} to {}: the cache is not current, holding removals; grant the service's reads again"
+          + " (manifests/rbac.yaml, or the chart with rbac.create)", clientConfig.getMasterUrl(), r.answer(), r.request());
+      refusalLogged = r.sequence();
     } else if (!current && wasCurrent) {
       LOG.warn("API server {} unreachable or a watch broken: the cache is not current, holding removals", clientConfig.getMasterUrl());
+    }
+    if (current) {
+      refusalsWhileCurrent = clients.refusals().count();
     }
     wasCurrent = current;
   }

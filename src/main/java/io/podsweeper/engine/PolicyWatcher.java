@@ -4,10 +4,12 @@ import io.podsweeper.metrics.Metrics;
 import io.podsweeper.policy.Policy;
 import io.podsweeper.policy.PolicyException;
 import io.podsweeper.policy.PolicyLoader;
+import io.podsweeper.policy.PolicySummary;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
@@ -27,10 +29,17 @@ public final class PolicyWatcher {
   private final Consumer<String> rejected;
   private final Metrics metrics;
   private byte[] last;
+  /** The policy of the file in force, which a reload's log line compares the new one with. */
+  private Policy running;
 
-  /** @param adjust applied to every loaded policy (e.g. --dry-run forcing dry-run) */
-  public PolicyWatcher(Path file, UnaryOperator<Policy> adjust, Consumer<Policy> apply, Consumer<String> rejected, Metrics metrics) {
+  /**
+   * @param running the file's policy in force now
+   * @param adjust applied to every loaded policy (e.g. --dry-run forcing dry-run)
+   */
+  public PolicyWatcher(Path file, Policy running, UnaryOperator<Policy> adjust, Consumer<Policy> apply, Consumer<String> rejected,
+      Metrics metrics) {
     this.file = file;
+    this.running = running;
     this.adjust = adjust;
     this.apply = apply;
     this.rejected = rejected;
@@ -49,7 +58,9 @@ public final class PolicyWatcher {
       Policy policy = adjust.apply(PolicyLoader.load(file));
       apply.accept(policy);
       metrics.policyReloads.labels("applied").inc();
-      LOG.info("policy {} reloaded: {} profile(s){}", file, policy.profiles().size(), policy.dryRun() ? ", dry-run" : "");
+      List<String> changes = PolicySummary.changes(running, policy);
+      running = policy;
+      LOG.info("policy {} reloaded: {}", file, changes.isEmpty() ? "nothing that acts changed" : String.join("; ", changes));
     } catch (PolicyException e) {
       // PolicyLoader turns every mistake in the file into one: a periodic task that throws is never run again.
       metrics.policyReloads.labels("rejected").inc();

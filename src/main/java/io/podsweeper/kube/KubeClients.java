@@ -28,15 +28,32 @@ import java.util.concurrent.CopyOnWriteArrayList;
  */
 public final class KubeClients implements AutoCloseable {
   private final KubernetesClient main;
+  private final Refusals refusals;
   private final List<KubernetesClient> derived = new CopyOnWriteArrayList<>();
 
-  /** @param main the client the others are derived from, with its HTTP client's interceptors; closed by {@link #close} */
-  public KubeClients(KubernetesClient main) {
+  /**
+   * @param main the client the others are derived from, with its HTTP client's interceptors; closed by {@link #close}
+   * @param refusals told of the reads its HTTP client's answers refuse, if it is one of its interceptors
+   */
+  public KubeClients(KubernetesClient main, Refusals refusals) {
     this.main = main;
+    this.refusals = refusals;
+  }
+
+  /** Clients of {@code main}, whose refusals nobody hears of. */
+  public KubeClients(KubernetesClient main) {
+    this(main, new Refusals());
   }
 
   public static KubeClients of(Config config) {
-    return new KubeClients(new KubernetesClientBuilder().withConfig(config).withHttpClientFactory(new ApiHttpClientFactory(config)).build());
+    Refusals refusals = new Refusals();
+    return new KubeClients(new KubernetesClientBuilder().withConfig(config).withHttpClientFactory(new ApiHttpClientFactory(config))
+        .withHttpClientBuilderConsumer(http -> http.addOrReplaceInterceptor(Refusals.class.getSimpleName(), refusals)).build(), refusals);
+  }
+
+  /** The reads the API server refused to any of these clients. */
+  public Refusals refusals() {
+    return refusals;
   }
 
   /** For everything without settings of its own: Events, ConfigMaps, policies, discovery. */

@@ -3,7 +3,11 @@ package io.podsweeper.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.podsweeper.metrics.Metrics;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.podsweeper.policy.Policy;
+import io.podsweeper.policy.PolicyLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -11,6 +15,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
 
 class PolicyWatcherTest {
   private static final String VALID = """
@@ -36,7 +41,7 @@ class PolicyWatcherTest {
   void aFileOfTheWrongShapeIsRejectedAndTheNextEditApplies(@TempDir Path dir) throws Exception {
     Path file = dir.resolve("policy.yaml");
     Files.writeString(file, VALID);
-    PolicyWatcher watcher = new PolicyWatcher(file, UnaryOperator.identity(), applied::add, rejected::add, metrics);
+    PolicyWatcher watcher = new PolicyWatcher(file, PolicyLoader.load(file), UnaryOperator.identity(), applied::add, rejected::add, metrics);
 
     Files.writeString(file, """
         apiVersion: descheduler/v1alpha1
@@ -56,5 +61,45 @@ class PolicyWatcherTest {
     Files.writeString(file, VALID.replace("name: r", "name: fixed"));
     watcher.check();
     assertThat(applied).hasSize(1);
+  }
+
+  /** A reload says what changed (issue 41: "reloaded: 1 profile(s)" hid that dry-run was turned off). */
+  @Test
+  void aReloadSaysWhatChanged(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("policy.yaml");
+    Files.writeString(file, """
+        apiVersion: podsweeper.io/v1alpha1
+        kind: PodSweeperPolicy
+        dryRun: true
+        limits: {perSecond: 10}
+        rules:
+          - {name: failed, states: [Failed], maxAgeAfterFinish: 1h}
+          - {name: crashloop, states: [CrashLoopBackOff], maxAge: 1h}
+        """);
+    PolicyWatcher watcher = new PolicyWatcher(file, PolicyLoader.load(file), UnaryOperator.identity(), applied::add, rejected::add, metrics);
+    Logger log = (Logger) LoggerFactory.getLogger(PolicyWatcher.class);
+    ListAppender<ILoggingEvent> lines = new ListAppender<>();
+    lines.start();
+    log.addAppender(lines);
+    try {
+      Files.writeString(file, """
+          apiVersion: podsweeper.io/v1alpha1
+          kind: PodSweeperPolicy
+          dryRun: false
+          limits: {perSecond: 2}
+          rules:
+            - {name: failed, states: [Failed], maxAgeAfterFinish: 2h}
+            - {name: succeeded, states: [Succeeded], maxAgeAfterFinish: 1h}
+          """);
+      watcher.check();
+      Files.writeString(file, Files.readString(file) + "# a comment\n");
+      watcher.check();
+    } finally {
+      log.detachAppender(lines);
+    }
+
+    assertThat(lines.list).extracting(ILoggingEvent::getFormattedMessage).containsExactly(
+        "policy " + file + " reloaded: dry-run off; rule failed changed; rule succeeded added; rule crashloop removed; limits: perSecond 10.0 -> 2.0",
+        "policy " + file + " reloaded: nothing that acts changed");
   }
 }
