@@ -278,7 +278,7 @@ public final class Service implements AutoCloseable {
     background.scheduleWithFixedDelay(this::reportCurrency, CURRENCY_CHECK.toMillis(), CURRENCY_CHECK.toMillis(), TimeUnit.MILLISECONDS);
     startMigrationJobs(sweeper.rules().policy());
     if (leadership != null) {
-      leadership.start(sweeper::setLeading);
+      leadership.start(sweeper::setLeading, () -> sweeper.rules().policy().dryRun());
     } else {
       sweeper.setLeading(true);
     }

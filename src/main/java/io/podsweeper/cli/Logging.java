@@ -33,6 +33,10 @@ public final class Logging extends ContextAwareBase implements Configurator {
       Map.entry("io.fabric8.kubernetes.client.dsl.internal.WatchConnectionManager", Level.ERROR),
       Map.entry("io.fabric8.kubernetes.client.dsl.internal.WatcherWebSocketListener", Level.ERROR),
       Map.entry("io.fabric8.kubernetes.client.jdkhttp.JdkWebSocketImpl", Level.ERROR),
+      // Each failed attempt at the Lease, every retry period, with its stack trace: 17 WARN and ERROR lines in a 45 s API
+      // outage. The service says the outage once (as above), a lost leadership once, and a refused Lease once
+      // (kube/Leadership); DEBUG shows them.
+      Map.entry("io.fabric8.kubernetes.client.extended.leaderelection.LeaderElector", Level.OFF),
       // "unstable version v1alpha1" for our own CRDs: known, and nothing an operator can act on.
       Map.entry("io.fabric8.kubernetes.client.dsl.internal.VersionUsageUtils", Level.ERROR),
       Map.entry("io.vertx", Level.WARN),

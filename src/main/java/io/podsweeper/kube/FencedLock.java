@@ -5,7 +5,10 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaderElectionRecord;
 import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.Lock;
 import java.time.Duration;
+import java.net.HttpURLConnection;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 /**
@@ -23,16 +26,22 @@ final class FencedLock implements Lock {
   private final Lock delegate;
   private final long validForNanos;
   private final LongSupplier nanoClock;
+  private final Consumer<Optional<String>> answered;
   private volatile long attemptStartedAt;
   /** Whether the last record written names this replica; guarded by this, like {@link #validUntil}. */
   private boolean held;
   /** When the fence falls, by {@link #nanoClock}. */
   private long validUntil;
 
-  FencedLock(Lock delegate, Duration validFor, LongSupplier nanoClock) {
+  /**
+   * @param answered told after each request about the lease: empty when it went through, else the API server's error
+   *     answer in one line (not told of a request the server did not answer)
+   */
+  FencedLock(Lock delegate, Duration validFor, LongSupplier nanoClock, Consumer<Optional<String>> answered) {
     this.delegate = delegate;
     this.validForNanos = validFor.toNanos();
     this.nanoClock = nanoClock;
+    this.answered = answered;
   }
 
   /** Whether the last record written was this replica's and its lease has not run out by the local clock. */
@@ -44,9 +53,11 @@ final class FencedLock implements Lock {
   public LeaderElectionRecord get(KubernetesClient client) {
     attemptStartedAt = nanoClock.getAsLong();
     try {
-      return delegate.get(client);
+      LeaderElectionRecord record = delegate.get(client);
+      answered.accept(Optional.empty());
+      return record;
     } catch (KubernetesClientException e) {
-      throw e;
+      throw refused(e);
     } catch (RuntimeException e) {
       // fabric8's acquire loop retries a KubernetesClientException only: anything else ends it without completing
       // its future, and the replica would never campaign again (e.g. a Lease edited by hand, without renewTime).
@@ -57,15 +68,35 @@ final class FencedLock implements Lock {
   @Override
   public void create(KubernetesClient client, LeaderElectionRecord record) {
     long started = attemptStartedAt;
-    delegate.create(client, record);
+    try {
+      delegate.create(client, record);
+    } catch (KubernetesClientException e) {
+      throw refused(e);
+    }
     written(record, started);
   }
 
   @Override
   public void update(KubernetesClient client, LeaderElectionRecord record) {
     long started = attemptStartedAt;
-    delegate.update(client, record);
+    try {
+      delegate.update(client, record);
+    } catch (KubernetesClientException e) {
+      throw refused(e);
+    }
     written(record, started);
+  }
+
+  /**
+   * Tells of an error the API server answered; a conflict (another replica wrote first) and a lease not found yet are
+   * the elector's ordinary course, not a refusal.
+   */
+  private KubernetesClientException refused(KubernetesClientException e) {
+    int code = e.getCode();
+    if (code > 0 && code != HttpURLConnection.HTTP_CONFLICT && code != HttpURLConnection.HTTP_NOT_FOUND) {
+      answered.accept(Optional.of(ApiAnswers.oneLine(e)));
+    }
+    return e;
   }
 
   /** A write went through: the fence moves on if it made us the holder, and falls if it did not (a release). */

@@ -5,12 +5,14 @@ import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfig;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
 import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
+import io.podsweeper.policy.Durations;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -55,6 +57,9 @@ public final class Leadership implements AutoCloseable {
     return t;
   });
   private Consumer<Boolean> leading;
+  private BooleanSupplier dryRun = () -> false;
+  /** What the lease's last refused request was, logged once until a request goes through; guarded by this. */
+  private String refusal;
   private volatile FencedLock fence;
   /** What fabric8's current elector last said: this replica leads. */
   private volatile boolean elected;
@@ -77,9 +82,14 @@ public final class Leadership implements AutoCloseable {
     this.fence = newFence();
   }
 
-  /** Campaigns for the lease in the background, again after each loss; {@code leading} follows {@link #holdsValidLease}. */
-  public void start(Consumer<Boolean> leading) {
+  /**
+   * Campaigns for the lease in the background, again after each loss; {@code leading} follows {@link #holdsValidLease}.
+   *
+   * @param dryRun whether the policy in force removes nothing: a leader then says it would remove, not that it removes
+   */
+  public void start(Consumer<Boolean> leading, BooleanSupplier dryRun) {
     this.leading = leading;
+    this.dryRun = dryRun;
     scheduler.execute(this::campaign);
     scheduler.scheduleWithFixedDelay(this::tell, FENCE_CHECK.toMillis(), FENCE_CHECK.toMillis(), TimeUnit.MILLISECONDS);
   }
@@ -95,7 +105,7 @@ public final class Leadership implements AutoCloseable {
   }
 
   private FencedLock newFence() {
-    return new FencedLock(new LeaseLock(namespace, lease, identity), timing.fenceValidity(), System::nanoTime);
+    return new FencedLock(new LeaseLock(namespace, lease, identity), timing.fenceValidity(), System::nanoTime, this::answered);
   }
 
   private synchronized void campaign() {
@@ -119,7 +129,12 @@ public final class Leadership implements AutoCloseable {
     if (closed) {
       return;
     }
-    LOG.warn("{}'s campaign for the lease ended{}; campaigning again", identity, failure == null ? "" : " (" + failure + ")");
+    // fabric8's elector ends for good when it loses the lease, which "lost leadership" has said: a new one campaigns.
+    if (failure == null) {
+      LOG.debug("{}'s campaign for the lease ended; campaigning again", identity);
+    } else {
+      LOG.warn("{}'s campaign for the lease ended ({}); campaigning again", identity, failure.toString());
+    }
     // Not at once: an elector that ends as soon as it starts must not spin.
     scheduler.schedule(this::campaign, timing.retryPeriod().toMillis(), TimeUnit.MILLISECONDS);
   }
@@ -150,13 +165,34 @@ public final class Leadership implements AutoCloseable {
     if (valid != told) {
       told = valid;
       if (valid) {
-        LOG.info("{} is the leader: removing pods", identity);
+        LOG.info(dryRun.getAsBoolean() ? "{} is the leader: dry-run, it would remove pods and removes none" : "{} is the leader: removing pods",
+            identity);
       } else if (elected) {
-        LOG.warn("{}'s lease ran out by its own clock before it could renew: no removals until it does", identity);
+        // INFO, as every change of leadership: what caused it (an outage, a stall) is the warning, said where it is seen.
+        LOG.info("{}'s lease ran out by its own clock before it could renew: no removals until it does", identity);
       } else {
-        LOG.warn("{} lost leadership: no more removals from this replica", identity);
+        LOG.info("{} lost leadership: no more removals from this replica", identity);
       }
       leading.accept(valid);
+    }
+  }
+
+  /**
+   * The API server's answer to a request of the elector about the lease: empty when it went through, else the error it
+   * answered (e.g. 403 when RBAC no longer grants the Lease). fabric8's elector, whose log is off ({@code cli/Logging}),
+   * retries every retry period; this says a refusal once, and again only when it changes. An unanswered request (the API
+   * server away) is the outage the service reports itself.
+   */
+  private synchronized void answered(Optional<String> error) {
+    if (error.isEmpty()) {
+      if (refusal != null) {
+        LOG.info("{}: the API server grants the Lease {}/{} again", identity, namespace, lease);
+      }
+      refusal = null;
+    } else if (!error.get().equals(refusal)) {
+      refusal = error.get();
+      LOG.warn("{} cannot lead: the API server answered {} to a request for the Lease {}/{}; retrying every {}", identity, refusal, namespace,
+          lease, Durations.format(timing.retryPeriod()));
     }
   }
 

@@ -142,6 +142,41 @@ class LeadershipIT {
     }
   }
 
+  /**
+   * What an operator reads of an API server outage under leader election, in the service's own log format (issue 41:
+   * fabric8's elector logged 17 WARN and ERROR lines in 45 s): one WARN when it starts, one INFO when it ends, the
+   * leadership it cost and won back at INFO, nothing of fabric8's. And a leader in dry-run does not say it removes pods.
+   */
+  @Test
+  void anOutageIsOneWarningAndOneInfoAndADryRunLeaderSaysItRemovesNothing(TestApiServer server, @TempDir Path dir) throws Exception {
+    String ns = server.newNamespace("quiet");
+    Path log = dir.resolve("replica.log");
+    Process replica = startProcess(server, Files.writeString(dir.resolve("policy.yaml"), policy(ns, "dryRun: true")), ns, "replica-q", log);
+    try {
+      await().atMost(Duration.ofSeconds(60)).until(() -> Files.readString(log).contains("replica-q is the leader"));
+      assertThat(Files.readString(log)).contains("replica-q is the leader: dry-run, it would remove pods and removes none")
+          .doesNotContain("removing pods");
+      int before = Files.readAllLines(log).size();
+      server.down();
+      try {
+        // Past the renew deadline and the lease: the elector fails every retry period meanwhile.
+        Thread.sleep(Duration.ofSeconds(20).toMillis());
+      } finally {
+        server.up();
+      }
+      await().atMost(Duration.ofSeconds(60)).until(() -> Files.readString(log).contains("reachable again"));
+      await().atMost(Duration.ofSeconds(30)).until(() -> Files.readString(log).lines().skip(before).anyMatch(l -> l.contains("is the leader")));
+      List<String> during = Files.readAllLines(log).stream().skip(before).toList();
+      List<String> warnings = during.stream().filter(l -> l.contains(" WARN ") || l.contains(" ERROR ")).toList();
+      assertThat(warnings).as(String.join("\n", during)).singleElement().asString().contains("unreachable or a watch broken");
+      assertThat(during).as(String.join("\n", during)).filteredOn(l -> l.contains("reachable again")).hasSize(1);
+      assertThat(during).noneSatisfy(l -> assertThat(l).containsPattern("\\] i\\.f\\."));
+    } finally {
+      replica.destroy();
+      replica.waitFor();
+    }
+  }
+
   @Test
   void aLeaderCutOffByAFrozenApiServerStopsCountingItselfLeaderWithinTheLease(TestApiServer server) throws Exception {
     String ns = server.newNamespace("frozen");

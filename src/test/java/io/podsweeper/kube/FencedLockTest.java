@@ -18,7 +18,7 @@ class FencedLockTest {
 
   private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
   private final MemoryLease lease = new MemoryLease();
-  private final FencedLock fence = new FencedLock(lease, FAST.fenceValidity(), nanos::get);
+  private final FencedLock fence = new FencedLock(lease, FAST.fenceValidity(), nanos::get, answer -> {});
 
   @Test
   void aRenewalHoldsForTheLeaseLessItsMargin() {
