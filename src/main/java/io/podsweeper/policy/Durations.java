@@ -140,7 +140,10 @@ public final class Durations {
     return c >= '0' && c <= '9';
   }
 
-  /** A compact human form: {@code 2h13m}, {@code 45s}, {@code 3d4h}. */
+  /**
+   * A compact human form, every unit down to the second ({@code 2h13m}, {@code 45s}, {@code 1d10m}, {@code 7h59m30s}):
+   * an age beside a threshold never reads as equal to it when it is not. Under a second, milliseconds.
+   */
   public static String format(Duration d) {
     if (d.isNegative()) {
       return "-" + format(d.negated());
@@ -160,10 +163,11 @@ public final class Durations {
     if (hours > 0) {
       b.append(hours).append('h');
     }
-    if (minutes > 0 && days == 0) {
+    // Every unit there is, none rounded away: "1d10m" is no "1d" (an age of 1d10m read "1d ago" beside "allows 1d").
+    if (minutes > 0) {
       b.append(minutes).append('m');
     }
-    if (secs > 0 && days == 0 && hours == 0) {
+    if (secs > 0) {
       b.append(secs).append('s');
     }
     return b.length() == 0 ? "0s" : b.toString();

@@ -39,13 +39,14 @@ class DurationsTest {
   @ParameterizedTest(name = "{0} -> {1}")
   @CsvSource({
     "PT2H13M,          2h13m",
-    "PT2H13M59.9S,     2h13m",
+    "PT2H13M59.9S,     2h13m59s",
     "PT45S,            45s",
     "PT38H,            1d14h",
-    "PT38H59M59S,      1d14h",
+    "PT38H59M59S,      1d14h59m59s",
+    "PT24H10M,         1d10m",
     "PT24H,            1d",
     "PT1H,             1h",
-    "PT1H0M5S,         1h",
+    "PT1H0M5S,         1h5s",
     "PT1M5S,           1m5s",
     "PT0.25S,          250ms",
     "PT0S,             0s",

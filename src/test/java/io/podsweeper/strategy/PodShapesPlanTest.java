@@ -136,7 +136,7 @@ class PodShapesPlanTest {
   @Test
   void k8s126DisruptionTargetAndTheKubeletsEvictionAreShownAndSelectable() {
     assertThat(reasonFor(POLICY, "web/api-5d4c8b9f7-ev1ct")).isEqualTo(
-        "Failed, ended by TerminationByKubelet and KubeletEviction, finished 7h59m ago; rule kubelet-ended allows 6h after finish");
+        "Failed, ended by TerminationByKubelet and KubeletEviction, finished 7h59m30s ago; rule kubelet-ended allows 6h after finish");
     assertThat(POLICY.explain(pod("web/api-5d4c8b9f7-ev1ct"), CLUSTER, NOW)).first().isEqualTo("pod: endedBy TerminationByKubelet:"
         + " terminated by the kubelet (DisruptionTarget condition); endedBy KubeletEviction: evicted by the kubelet (status.reason Evicted)");
     assertThat(reasonFor(POLICY, "batch/report-29450040-0rphn")).isEqualTo(
@@ -165,7 +165,7 @@ class PodShapesPlanTest {
   @Test
   void k8s122GracefulNodeShutdownIsToldFromANodePressureEviction() {
     assertThat(reasonFor(POLICY, "batch/nightly-29450000-sh7dn")).isEqualTo(
-        "Failed, ended by TerminationByKubelet and NodeShutdown, finished 9h29m ago; rule kubelet-ended allows 6h after finish");
+        "Failed, ended by TerminationByKubelet and NodeShutdown, finished 9h29m31s ago; rule kubelet-ended allows 6h after finish");
     PolicyEvaluator shutdownOnly = policy("""
         apiVersion: podsweeper.io/v1alpha1
         kind: PodSweeperPolicy
