@@ -5,11 +5,14 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.podsweeper.cluster.ClusterSnapshot;
+import io.podsweeper.cluster.PodRecord;
 import io.podsweeper.policy.Durations;
 import io.podsweeper.policy.Policy;
 import io.podsweeper.policy.PolicyException;
 import io.podsweeper.policy.PolicyLoader;
+import io.podsweeper.policy.PolicySummary;
 import io.podsweeper.safety.RemovalBudget;
+import io.podsweeper.strategy.Action;
 import io.podsweeper.strategy.Decision;
 import io.podsweeper.strategy.Forecast;
 import io.podsweeper.strategy.PassResult;
@@ -19,7 +22,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -68,11 +74,13 @@ final class PlanCommand implements Callable<Integer> {
     PassResult result = evaluator.pass(snapshot, at, new RemovalBudget(policy.limits()), true);
     Optional<Forecast> forecast = horizon.map(h -> evaluator.forecast(snapshot, at, h));
     List<Decision> decisions = result.decisions();
+    List<String> warnings = warnings(policy, decisions, snapshot);
     PrintWriter out = spec.commandLine().getOut();
     if (output == Output.json) {
-      out.println(json(result, forecast, at, policy));
+      out.println(json(result, forecast, at, policy, warnings));
     } else {
       out.print(DecisionTable.render(decisions));
+      warnings.forEach(w -> out.println("warning: " + w));
       result.skipped().ifPresent(s -> out.println("node-aware strategies skipped: " + s));
       result.notes().forEach(n -> out.println("note: " + n));
       result.faults().forEach(f -> out.println("fault: " + f));
@@ -103,7 +111,23 @@ final class PlanCommand implements Callable<Integer> {
     }
   }
 
-  private static String json(PassResult result, Optional<Forecast> forecast, Instant at, Policy policy) {
+  /** The policy's warnings ({@link PolicySummary#warnings}), then each eviction a PodDisruptionBudget of the snapshot refuses now. */
+  private static List<String> warnings(Policy policy, List<Decision> decisions, ClusterSnapshot snapshot) {
+    List<String> warnings = new ArrayList<>(PolicySummary.warnings(policy));
+    Map<String, PodRecord> pods = new HashMap<>();
+    snapshot.pods().forEach(p -> pods.put(p.uid(), p));
+    for (Decision d : decisions) {
+      PodRecord pod = pods.get(d.uid());
+      if (d.action() == Action.EVICT && pod != null) {
+        PolicyEvaluator.refusingBudget(pod, snapshot).ifPresent(b -> warnings.add("eviction of " + d.podKey() + " would be refused now:"
+            + " PodDisruptionBudget " + b.namespace() + "/" + b.name() + " allows no disruption (status.disruptionsAllowed 0); the service"
+            + " retries it with backoff until the budget allows one"));
+      }
+    }
+    return warnings;
+  }
+
+  private static String json(PassResult result, Optional<Forecast> forecast, Instant at, Policy policy, List<String> warnings) {
     ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
     ObjectNode root = mapper.createObjectNode();
     root.put("now", at.toString());
@@ -112,6 +136,7 @@ final class PlanCommand implements Callable<Integer> {
     result.skipped().ifPresent(s -> root.put("skipped", s));
     result.notes().forEach(n -> root.withArray("notes").add(n));
     result.faults().forEach(f -> root.withArray("faults").add(f));
+    warnings.forEach(w -> root.withArray("warnings").add(w));
     ArrayNode array = root.putArray("decisions");
     for (Decision d : result.decisions()) {
       d.writeTo(array.addObject());

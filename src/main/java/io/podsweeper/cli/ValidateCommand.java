@@ -2,6 +2,8 @@ package io.podsweeper.cli;
 
 import io.podsweeper.policy.Policy;
 import io.podsweeper.policy.PolicyLoader;
+import io.podsweeper.policy.PolicySummary;
+import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -19,9 +21,12 @@ final class ValidateCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     Policy policy = PolicyLoader.load(policyFile);
-    long strategies = policy.profiles().stream().mapToLong(p -> p.deschedule().size() + p.balance().size()).sum();
-    spec.commandLine().getOut().printf("OK: %s, %d profile(s), %d strateg%s%s%n", policyFile, policy.profiles().size(),
-        strategies, strategies == 1 ? "y" : "ies", policy.dryRun() ? ", dry-run" : "");
+    int rules = PolicySummary.rules(policy).size();
+    PrintWriter out = spec.commandLine().getOut();
+    out.printf("OK: %s, %d rule%s in %d profile(s)%s%n", policyFile, rules, rules == 1 ? "" : "s", policy.profiles().size(),
+        policy.dryRun() ? ", dry-run" : "");
+    PolicySummary.warnings(policy).forEach(w -> out.println("warning: " + w));
+    out.flush();
     return 0;
   }
 }

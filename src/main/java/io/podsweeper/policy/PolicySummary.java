@@ -1,5 +1,6 @@
 package io.podsweeper.policy;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -35,6 +36,47 @@ public final class PolicySummary {
       }
     }
     return rules;
+  }
+
+  /**
+   * A rule that selects running pods by their age alone, with a maxAge under this, is one {@code validate} and
+   * {@code plan} warn about: it would remove every running pod of the namespaces it covers, continuously (the live
+   * service's blast-radius guard stops that, but the warning belongs before).
+   */
+  public static final Duration BROAD_MAX_AGE = Duration.ofDays(1);
+
+  /**
+   * What a person should look at before running the policy: each rule that selects every running pod of the namespaces
+   * it covers (states empty or naming Running; no podSelector, conditions, exitCodes, ownerKinds include, match or
+   * per-pod lifetimes; a maxAge under {@link #BROAD_MAX_AGE}).
+   */
+  public static List<String> warnings(Policy policy) {
+    List<String> warnings = new ArrayList<>();
+    for (Profile profile : policy.profiles()) {
+      for (StrategyArgs strategy : profile.deschedule()) {
+        if (strategy instanceof PodLifeTimeArgs lifetime) {
+          String prefix = profile.name().equals(Profile.NATIVE_RULES) ? "" : profile.name() + "/";
+          lifetime.rules().stream().filter(PolicySummary::selectsEveryRunningPod).forEach(rule -> warnings.add("rule " + prefix + rule.name()
+              + " selects every running pod of " + scope(rule) + " once it is older than " + Durations.format(rule.maxAge().get())
+              + ": it has no podSelector, conditions, exitCodes, ownerKinds, match or ttlFrom to narrow it (the service's blast-radius"
+              + " guard would stop it); narrow it, or give it a maxAge of at least " + Durations.format(BROAD_MAX_AGE)
+              + " if every pod is meant"));
+        }
+      }
+    }
+    return warnings;
+  }
+
+  private static boolean selectsEveryRunningPod(Rule rule) {
+    return (rule.states().isEmpty() || rule.states().contains(PodState.RUNNING))
+        && rule.maxAge().filter(age -> age.compareTo(BROAD_MAX_AGE) < 0).isPresent()
+        && rule.podSelector().isEmpty() && rule.conditions().isEmpty() && rule.exitCodes().isEmpty()
+        && rule.ownerKindsInclude().isEmpty() && rule.match().isEmpty() && rule.ttlFrom().isEmpty();
+  }
+
+  private static String scope(Rule rule) {
+    String namespaces = rule.namespaces().include().isEmpty() ? "every namespace" : "namespace(s) " + String.join(", ", rule.namespaces().include());
+    return namespaces + (rule.namespaceSelector().isEmpty() ? "" : " its namespaceSelector selects");
   }
 
   /**

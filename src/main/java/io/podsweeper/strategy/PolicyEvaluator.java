@@ -270,7 +270,7 @@ public final class PolicyEvaluator {
     List<PdbRecord> pdbs = Action.forPod(pod) == Action.EVICT && (inPass.isPresent() || verdict.isPresent())
         ? view.pdbs(pod.namespace()).stream().filter(b -> b.selector().matches(pod.labels())).toList() : List.of();
     pdbs.forEach(b -> lines.add(disruptionBudget(b)));
-    Optional<PdbRecord> refusing = pdbs.stream().filter(b -> b.disruptionsAllowed().equals(OptionalInt.of(0))).findFirst();
+    Optional<PdbRecord> refusing = pdbs.isEmpty() ? Optional.empty() : refusingBudget(pod, view);
     // A finished pod a budget will remove once it is old enough (if the rules do not first): the forecast says when.
     Optional<Decision> byBudget = budgets.isPresent() && pod.terminated() && inPass.isEmpty()
         ? forecast(view, now, Forecast.MAX_WITHIN).removals().stream()
@@ -320,6 +320,15 @@ public final class PolicyEvaluator {
     pass.notes().stream().filter(n -> n.contains(noPlan)).forEach(n -> lines.add("room plan (profile " + n.substring(0, n.indexOf('/'))
         + "): " + n.substring(n.indexOf(noPlan) + noPlan.length())));
     return step;
+  }
+
+  /**
+   * The PodDisruptionBudget that refuses an eviction of {@code pod} now, by the status it was read with ({@code
+   * status.disruptionsAllowed} 0); empty when none covers it, or none was read so.
+   */
+  public static Optional<PdbRecord> refusingBudget(PodRecord pod, ClusterView view) {
+    return view.pdbs(pod.namespace()).stream()
+        .filter(b -> b.selector().matches(pod.labels()) && b.disruptionsAllowed().equals(OptionalInt.of(0))).findFirst();
   }
 
   /** Whether a PodDisruptionBudget lets an eviction of a pod it covers through now, by the status it was read with. */

@@ -43,7 +43,63 @@ class MainTest {
   @Test
   void validateSaysOk() {
     assertThat(run("validate", "--policy", "config/policy.yaml")).isZero();
-    assertThat(out).startsWith("OK: config/policy.yaml");
+    // Rules, not "1 strategy" (issue 41): config/policy.yaml has five, in the one profile of Podsweeper's rules.
+    assertThat(out).isEqualTo("OK: config/policy.yaml, 5 rules in 1 profile(s)\n");
+  }
+
+  /**
+   * A rule that would select every running pod of its namespaces (issue 41: the guard stopped it live) is a warning
+   * before: from validate and from plan, which also flags the evictions a PodDisruptionBudget refuses now.
+   */
+  @Test
+  void validateAndPlanWarnAboutARuleForEveryRunningPodAndPlanAboutAnEvictionAPdbRefuses(@TempDir Path dir) throws Exception {
+    Path policy = Files.writeString(dir.resolve("policy.yaml"), """
+        apiVersion: podsweeper.io/v1alpha1
+        kind: PodSweeperPolicy
+        rules:
+          - {name: restart-all, namespaces: {include: [shop]}, states: [Running], maxAge: 1h}
+          - {name: restart-web-daily, namespaces: {include: [shop]}, podSelector: {matchLabels: {app: web}}, states: [Running], maxAge: 1h}
+          - {name: weekly, states: [Running], maxAge: 7d}
+        """);
+    Path snapshot = Files.writeString(dir.resolve("snapshot.yaml"), """
+        apiVersion: v1
+        kind: List
+        items:
+        - apiVersion: v1
+          kind: Node
+          metadata: {name: n1}
+          status: {conditions: [{type: Ready, status: "True"}], allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+        - apiVersion: v1
+          kind: Pod
+          metadata:
+            name: web-1
+            namespace: shop
+            uid: u-web-1
+            creationTimestamp: "2026-01-01T00:00:00Z"
+            labels: {app: web}
+            ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: web-5c, uid: rs-1, controller: true}]
+          spec: {nodeName: n1, containers: [{name: c, image: i}]}
+          status:
+            phase: Running
+            startTime: "2026-01-01T00:00:00Z"
+            conditions: [{type: Ready, status: "True", lastTransitionTime: "2026-01-01T00:00:10Z"}]
+            containerStatuses: [{name: c, ready: true, restartCount: 0, state: {running: {startedAt: "2026-01-01T00:00:05Z"}}}]
+        - apiVersion: policy/v1
+          kind: PodDisruptionBudget
+          metadata: {name: web, namespace: shop}
+          spec: {minAvailable: 1, selector: {matchLabels: {app: web}}}
+          status: {disruptionsAllowed: 0, currentHealthy: 1, desiredHealthy: 1, expectedPods: 1}
+        """);
+
+    assertThat(run("validate", "--policy", policy.toString())).isZero();
+    assertThat(out.lines().filter(l -> l.startsWith("warning: "))).singleElement().asString()
+        .startsWith("warning: rule restart-all selects every running pod of namespace(s) shop once it is older than 1h:");
+
+    assertThat(run("plan", "--policy", policy.toString(), "--snapshot", snapshot.toString(), "--now", "2026-01-01T12:00:00Z")).isZero();
+    assertThat(out.lines().filter(l -> l.startsWith("warning: "))).containsExactly(
+        out.lines().filter(l -> l.startsWith("warning: rule restart-all ")).findFirst().orElseThrow(),
+        "warning: eviction of shop/web-1 would be refused now: PodDisruptionBudget shop/web allows no disruption"
+            + " (status.disruptionsAllowed 0); the service retries it with backoff until the budget allows one");
   }
 
   @Test
