@@ -190,7 +190,7 @@ public final class Service implements AutoCloseable {
     this.client = clients.main();
     this.cache = new ClusterCache(clients, metrics);
     this.remover = PodRemover.create(clients.unretried(Optional.empty()), this::gracePeriodInForce);
-    this.events = new EventRecorder(client);
+    this.events = new EventRecorder(client, replicaName(options.leaderElection()));
     this.controlMap = options.control().map(c -> new ControlConfigMap(clients, c.namespace(), c.name()));
     this.killSwitch = new KillSwitch(metrics, controlMap.<KillSwitch.Store>map(m -> m::write).orElse((paused, reason, over) -> true));
     // The guard's window is remembered beside the kill switch, so a restart or failover continues it.
@@ -343,6 +343,21 @@ public final class Service implements AutoCloseable {
   private static String userAgent(Optional<Options.LeaderElection> leaderElection) {
     String version = Optional.ofNullable(Service.class.getPackage().getImplementationVersion()).orElse("dev");
     return "podsweeper/" + version + leaderElection.map(le -> " (" + le.identity() + ")").orElse("");
+  }
+
+  /**
+   * This replica's name, for the Events it records (with two replicas, both record a rejected policy edit): its
+   * leader-election identity, else the pod's name ($POD_NAME, as the manifests set it), else the host's.
+   */
+  private static String replicaName(Optional<Options.LeaderElection> leaderElection) {
+    return leaderElection.map(Options.LeaderElection::identity).or(() -> Optional.ofNullable(System.getenv("POD_NAME")))
+        .orElseGet(() -> {
+          try {
+            return java.net.InetAddress.getLocalHost().getHostName();
+          } catch (java.net.UnknownHostException e) {
+            return "unknown";
+          }
+        });
   }
 
   public int httpPort() {

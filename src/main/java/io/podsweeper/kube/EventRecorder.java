@@ -31,11 +31,15 @@ public final class EventRecorder {
   private record Recorded(String eventName, int count) {}
 
   private final KubernetesClient client;
+  /** This replica's name (its leader-election identity, the pod's name): which of two replicas recorded an Event. */
+  private final String instance;
   /** Bounded like client-go's correlator cache: a forgotten Event only means the next repeat starts a new one. */
   private final Cache<Occurrence, Recorded> recorded = Caffeine.newBuilder().maximumSize(4096).build();
 
-  public EventRecorder(KubernetesClient client) {
+  /** @param instance this replica's name, the Events' {@code reportingInstance} and {@code source.host} */
+  public EventRecorder(KubernetesClient client, String instance) {
     this.client = client;
+    this.instance = instance;
   }
 
   /** Synchronized: two threads repeating one Event at once would both create it, or count one repeat twice. */
@@ -95,7 +99,8 @@ public final class EventRecorder {
         .withInvolvedObject(new ObjectReferenceBuilder().withApiVersion("v1").withKind(o.kind()).withName(o.name())
             .withNamespace(o.namespace()).withUid(o.uid()).build())
         .withType(o.type()).withReason(o.reason()).withMessage(o.message())
-        .withNewSource().withComponent(COMPONENT).endSource()
+        .withNewSource().withComponent(COMPONENT).withHost(instance).endSource()
+        .withReportingComponent(COMPONENT).withReportingInstance(instance)
         .withFirstTimestamp(now).withLastTimestamp(now).withCount(1)
         .build()).create();
   }

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.podsweeper.app.Service;
+import io.podsweeper.kube.Leadership;
 import io.podsweeper.testing.ApiServerExtension;
 import io.podsweeper.testing.Manifests;
 import io.podsweeper.testing.RunningService;
@@ -119,7 +120,9 @@ class EventsIT {
     String uid = client.configMaps().inNamespace(Manifests.NAMESPACE).withName(Manifests.POLICY).get().getMetadata().getUid();
     Path file = Files.writeString(dir.resolve("policy.yaml"), crashloopPolicy(ns));
     Service.Options options = Service.Options.local(0).withPolicyFile(file, UnaryOperator.identity(), Duration.ofMillis(200))
-        .withControl(Manifests.NAMESPACE, Manifests.CONTROL).withPolicyConfigMap(Manifests.NAMESPACE, Manifests.POLICY);
+        .withControl(Manifests.NAMESPACE, Manifests.CONTROL).withPolicyConfigMap(Manifests.NAMESPACE, Manifests.POLICY)
+        .withLeaderElection(new Service.Options.LeaderElection(Manifests.NAMESPACE, "podsweeper-events-it", "replica-ev",
+            Leadership.Timing.DEFAULT));
 
     try (RunningService service = RunningService.start(Manifests.serviceAccountConfig(server, Manifests.SERVICE_ACCOUNT),
         Files.readString(file), options)) {
@@ -132,6 +135,9 @@ class EventsIT {
             assertThat(e.getInvolvedObject().getName()).isEqualTo(Manifests.POLICY);
             assertThat(e.getInvolvedObject().getUid()).isEqualTo(uid);
             assertThat(e.getType()).isEqualTo("Warning");
+            // Both replicas record it: each Event names its replica (issue 41), as kubectl describe shows it (From).
+            assertThat(e.getReportingInstance()).isEqualTo("replica-ev");
+            assertThat(e.getSource().getHost()).isEqualTo("replica-ev");
             assertThat(e.getMessage()).contains("the last good policy keeps running").contains("unknown state \"EventsItState\"");
           }));
     }
