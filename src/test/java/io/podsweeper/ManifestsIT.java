@@ -16,6 +16,7 @@ import io.fabric8.kubernetes.api.model.authorization.v1.ResourceAttributesBuilde
 import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReview;
 import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReviewBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
@@ -244,13 +245,7 @@ class ManifestsIT {
     ClusterRole shipped = admin.rbac().clusterRoles().withName("podsweeper").get();
     List<PolicyRule> rules = shipped.getRules().stream().filter(r -> !r.getResources().contains("pods/eviction")).toList();
     assertThat(rules).hasSize(shipped.getRules().size() - 1);
-    admin.serviceAccounts().inNamespace(NS).resource(new ServiceAccountBuilder().withNewMetadata().withName(sa).endMetadata().build())
-        .serverSideApply();
-    admin.rbac().clusterRoles().resource(new ClusterRoleBuilder().withNewMetadata().withName(sa).endMetadata().withRules(rules).build())
-        .serverSideApply();
-    admin.rbac().clusterRoleBindings().resource(new ClusterRoleBindingBuilder().withNewMetadata().withName(sa).endMetadata()
-        .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", sa)
-        .addNewSubject().withKind("ServiceAccount").withName(sa).withNamespace(NS).endSubject().build()).serverSideApply();
+    serviceAccountWith(admin, sa, rules);
 
     String ns = server.newNamespace("mf-403");
     Pod crashing = TestPods.create(admin, ns, "crashing", "node-a", Map.of());
@@ -356,14 +351,7 @@ class ManifestsIT {
     KubernetesClient admin = server.client();
     String sa = "podsweeper-revoked";
     ClusterRole shipped = admin.rbac().clusterRoles().withName("podsweeper").get();
-    admin.serviceAccounts().inNamespace(NS).resource(new ServiceAccountBuilder().withNewMetadata().withName(sa).endMetadata().build())
-        .serverSideApply();
-    admin.rbac().clusterRoles().resource(new ClusterRoleBuilder().withNewMetadata().withName(sa).endMetadata()
-        .withRules(shipped.getRules()).build()).serverSideApply();
-    var binding = new ClusterRoleBindingBuilder().withNewMetadata().withName(sa).endMetadata()
-        .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", sa)
-        .addNewSubject().withKind("ServiceAccount").withName(sa).withNamespace(NS).endSubject().build();
-    admin.rbac().clusterRoleBindings().resource(binding).serverSideApply();
+    serviceAccountWith(admin, sa, shipped.getRules());
     String ns = server.newNamespace("mf-revoked");
 
     Logger serviceLog = (Logger) LoggerFactory.getLogger(Service.class);
@@ -381,13 +369,24 @@ class ManifestsIT {
           .contains("answered 403 Forbidden to ").containsPattern("(list|watch|get) [a-z.]+").contains("holding removals")));
       assertThat(logged.list).noneSatisfy(e -> assertThat(e.getFormattedMessage()).contains("unreachable"));
 
-      admin.rbac().clusterRoleBindings().resource(binding).serverSideApply();
+      serviceAccountWith(admin, sa, shipped.getRules());
       await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> assertThat(logged.list).anySatisfy(e -> assertThat(e.getFormattedMessage())
           .contains("grants the service's reads again")));
     } finally {
       serviceLog.detachAppender(logged);
       admin.rbac().clusterRoleBindings().withName(sa).delete();
     }
+  }
+
+  /** A ServiceAccount of its own in the manifests' namespace, bound to a ClusterRole of its name with {@code rules}. */
+  private static ClusterRoleBinding serviceAccountWith(KubernetesClient admin, String sa, List<PolicyRule> rules) {
+    admin.serviceAccounts().inNamespace(NS).resource(new ServiceAccountBuilder().withNewMetadata().withName(sa).endMetadata().build())
+        .serverSideApply();
+    admin.rbac().clusterRoles().resource(new ClusterRoleBuilder().withNewMetadata().withName(sa).endMetadata().withRules(rules).build())
+        .serverSideApply();
+    return admin.rbac().clusterRoleBindings().resource(new ClusterRoleBindingBuilder().withNewMetadata().withName(sa).endMetadata()
+        .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", sa)
+        .addNewSubject().withKind("ServiceAccount").withName(sa).withNamespace(NS).endSubject().build()).serverSideApply();
   }
 
   /**
