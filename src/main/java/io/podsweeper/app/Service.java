@@ -364,11 +364,17 @@ public final class Service implements AutoCloseable {
     return ports.http();
   }
 
-  /** Under leader election, whether this replica leads and, if not, who does: the Lease's holder, read when asked. */
+  /**
+   * Under leader election, whether this replica leads and, if not, who does (the Lease's holder, read when asked) and
+   * how to ask it: a port-forward to the leader's pod (identities are pod names, $POD_NAME, as the manifests run it).
+   */
   private Optional<HttpApi.ReplicaRole> replicaRole() {
     return options.leaderElection().map(le -> {
       boolean leading = leadership != null && leadership.holdsValidLease();
-      return new HttpApi.ReplicaRole(le.identity(), leading, leading ? Optional.of(le.identity()) : leaseHolder(le));
+      Optional<String> leader = leading ? Optional.of(le.identity()) : leaseHolder(le);
+      Optional<String> ask = leader.filter(l -> !leading).map(l -> "this replica follows and decides nothing; the leader's decisions: kubectl -n "
+          + le.namespace() + " port-forward pod/" + l + " " + ports.http() + ", then GET /api/v1/decisions");
+      return new HttpApi.ReplicaRole(le.identity(), leading, leader, ask);
     });
   }
 

@@ -76,9 +76,10 @@ public final class HttpApi implements AutoCloseable {
 
   /**
    * This replica's part under leader election: only the leader decides, so a follower's decisions are empty and its
-   * reader is told where to look. {@code leader} is the Lease's holder, empty when nobody holds it or it is unknown.
+   * reader is told where to look. {@code leader} is the Lease's holder, empty when nobody holds it or it is unknown;
+   * {@code askTheLeader}, on a follower, how to reach the leader's decisions (a port-forward lands on either replica).
    */
-  public record ReplicaRole(String thisReplica, boolean leading, Optional<String> leader) {}
+  public record ReplicaRole(String thisReplica, boolean leading, Optional<String> leader, Optional<String> askTheLeader) {}
 
   private final Admin admin;
 
@@ -238,6 +239,7 @@ public final class HttpApi implements AutoCloseable {
       root.put("leader", r.leader().orElse(null));
       root.put("thisReplica", r.thisReplica());
       root.put("leading", r.leading());
+      r.askTheLeader().ifPresent(ask -> root.put("askTheLeader", ask));
     });
     ArrayNode array = root.putArray("decisions");
     for (RecentDecisions.Entry e : entries) {

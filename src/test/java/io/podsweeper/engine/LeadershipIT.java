@@ -104,10 +104,13 @@ class LeadershipIT {
       assertThat(followers.get("thisReplica").asText()).isEqualTo(follower);
       assertThat(followers.get("leading").asBoolean()).isFalse();
       assertThat(followers.get("decisions")).isEmpty();
+      // A port-forward that lands on the follower is told how to reach the leader's decisions (issue 41).
+      assertThat(followers.get("askTheLeader").asText()).contains("kubectl -n " + ns + " port-forward pod/" + leader + " ");
       JsonNode leaders = JSON.readTree(replicas.get(leader).get("/api/v1/decisions"));
       assertThat(leaders.get("leader").asText()).isEqualTo(leader);
       assertThat(leaders.get("thisReplica").asText()).isEqualTo(leader);
       assertThat(leaders.get("leading").asBoolean()).isTrue();
+      assertThat(leaders.has("askTheLeader")).isFalse();
       assertThat(leaders.get("decisions")).extracting(d -> d.get("name").asText()).containsExactly("job-0");
     } finally {
       replicas.values().forEach(RunningService::close);
