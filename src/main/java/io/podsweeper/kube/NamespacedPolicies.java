@@ -133,9 +133,15 @@ public final class NamespacedPolicies implements AutoCloseable {
         schedule();
       }
 
+      /**
+       * Only a new spec (a new generation) is judged again: a status write (this service's own: verdicts, removals, a
+       * team throttled) would otherwise have every policy judged again, each time, whatever it cost.
+       */
       @Override
       public void onUpdate(GenericKubernetesResource oldObj, GenericKubernetesResource newObj) {
-        schedule();
+        if (!Objects.equals(oldObj.getMetadata().getGeneration(), newObj.getMetadata().getGeneration())) {
+          schedule();
+        }
       }
 
       @Override

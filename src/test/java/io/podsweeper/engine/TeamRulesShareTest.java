@@ -79,7 +79,7 @@ class TeamRulesShareTest {
       await().atMost(Duration.ofSeconds(2)).until(() -> due.stream().filter(k -> k.startsWith("ordinary/")).count() == 3);
       assertThat(due.stream().filter(k -> k.startsWith("hostile/")).count()).as("within its share of the first second")
           .isLessThan(10);
-      assertThat(throttled.get("hostile")).contains("share is 250ms").contains("next second");
+      assertThat(throttled.get("hostile")).contains("share is 250ms").contains("once it is paid back");
       assertThat(throttled).doesNotContainKey("ordinary");
       // Its pods are judged by its rules all the same, a share a second.
       await().atMost(Duration.ofSeconds(8)).until(() -> due.stream().filter(k -> k.startsWith("hostile/")).count() == 10);

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import io.podsweeper.testing.ApiServerExtension;
@@ -16,8 +17,16 @@ import io.podsweeper.testing.TestPods;
 import io.podsweeper.testing.WatchGrant;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -242,6 +251,110 @@ class NamespacedPoliciesIT {
       assertThat(server.removalRequests(ns)).as("removals under the policy in force before the team's change").isEmpty();
       assertThat(exists(ns, "done")).isTrue();
     }
+  }
+
+  /**
+   * Hostile tenants applied while the cluster policy has pods coming due (issue 35): {@code podsweeper.it.hostileTenants}
+   * namespaces (10; the benchmark runs 1, 10 and 50, docs/benchmarks.md), each with 20 pods of 100 labels and a
+   * 50,000-character image under 5 PodCleanupPolicies of 20 rules with the costliest expressions a tenant's policy may
+   * hold, applied while the ordinary namespace's 20 pods are coming due under the cluster's own rule, and the tenants' pods
+   * relabelled throughout so that their rules are judged again and again. Each ordinary pod is sent within seconds of its
+   * deadline (the audit log's
+   * time); the figures are printed for the benchmark.
+   */
+  @Test
+  void hostileTenantsDelayNoOtherNamespacesRemovals(TestApiServer server) throws Exception {
+    int tenants = Integer.getInteger("podsweeper.it.hostileTenants", 10);
+    String ordinary = server.newNamespace("ordinary");
+    String policy = """
+        apiVersion: podsweeper.io/v1alpha1
+        kind: PodSweeperPolicy
+        limits: {perSecond: 100}
+        rules:
+          - name: ordinary
+            namespaces: {include: [%s]}
+            states: [Failed]
+            maxAgeAfterFinish: 2h0m20s
+        """.formatted(ordinary);
+    clusterPolicy("minMaxAge: 1h\n  allowTerminated: true");
+    List<String> hostile = new ArrayList<>();
+    Map<String, String> labels = new HashMap<>();
+    for (int i = 0; i < 100; i++) {
+      labels.put("team.example/label-" + i, "value-" + i);
+    }
+    for (int t = 0; t < tenants; t++) {
+      String ns = server.newNamespace("hostile");
+      hostile.add(ns);
+      for (int i = 0; i < 20; i++) {
+        client.resource(new PodBuilder().withNewMetadata().withName("web-" + i).withNamespace(ns)
+            .withLabels(labels).endMetadata().withNewSpec().withNodeName("node-a")
+            .addNewContainer().withName("c").withImage("reg.ex/" + "x".repeat(50_000) + ":v1").endContainer().endSpec().build()).create();
+      }
+    }
+    String rules = IntStream.range(0, 20).mapToObj(r -> "  - {name: r" + r + ", maxAge: 2h, match: \""
+        + (r % 2 == 0 ? "pod.spec.containers[0].image.matches('^reg[.]ex/.*:v[0-9]+([.][0-9]+)?$')"
+            : "pod.metadata.labels.exists(k, k.startsWith('team.example/') && k.endsWith('/owner'))"
+                + " || pod.metadata.labels.exists(k, k.contains('legacy'))") + "\"}").collect(Collectors.joining("\n"));
+    AtomicBoolean churning = new AtomicBoolean(true);
+    try (RunningService service = RunningService.start(server, policy)) {
+      Instant start = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+      Map<String, Instant> deadlines = new TreeMap<>();
+      for (int i = 0; i < 20; i++) {
+        // Due 20 s from now, then one every 1.5 s: the hostile tenants come meanwhile.
+        Instant finished = start.minus(Duration.ofHours(2)).plusMillis(1500L * i).truncatedTo(ChronoUnit.SECONDS);
+        Pod pod = TestPods.create(client, ordinary, "done-" + i, "node-a", Map.of("app", "batch"));
+        TestPods.setStatus(client, pod, "Failed", null, List.of(TestPods.terminated("Error", 1, finished)));
+        deadlines.put("done-" + i, finished.plus(Duration.ofHours(2)).plusSeconds(20));
+      }
+      for (String ns : hostile) {
+        for (int p = 0; p < 5; p++) {
+          client.resource("""
+              apiVersion: podsweeper.io/v1alpha1
+              kind: PodCleanupPolicy
+              metadata: {name: costly-%d, namespace: %s}
+              spec:
+                rules:
+              %s
+              """.formatted(p, ns, rules.indent(2))).create();
+        }
+      }
+      Thread churn = new Thread(() -> {
+        while (churning.get()) {
+          for (String ns : hostile) {
+            for (int i = 0; i < 20 && churning.get(); i++) {
+              client.pods().inNamespace(ns).withName("web-" + i).edit(p -> new PodBuilder(p)
+                  .editMetadata().addToLabels("tick", "t" + System.nanoTime()).endMetadata().build());
+            }
+          }
+        }
+      }, "hostile-churn");
+      churn.start();
+      await().atMost(Duration.ofSeconds(120)).until(() -> server.removalRequests(ordinary).size() >= deadlines.size());
+      churning.set(false);
+      churn.join();
+
+      List<Double> late = new ArrayList<>();
+      for (TestApiServer.AuditEvent e : server.removalRequests(ordinary)) {
+        late.add(Duration.between(deadlines.get(e.name()), e.received()).toMillis() / 1000.0);
+      }
+      Collections.sort(late);
+      String metrics = service.get("/metrics");
+      double teamCpu = sum(metrics, "podsweeper_team_rules_cpu_seconds_total{");
+      System.out.printf("hostile tenants %d: deadline → request p50 %.3f s, p99 %.3f s, max %.3f s; the teams' rules took %.1f CPU-s"
+          + " of the evaluation thread in %d s, put off %.0f times%n", tenants, late.get(late.size() / 2),
+          late.get((int) Math.ceil(late.size() * 0.99) - 1), late.get(late.size() - 1), teamCpu,
+          Duration.between(start, Instant.now()).toSeconds(), sum(metrics, "podsweeper_team_rules_throttled_total{"));
+      assertThat(late).hasSize(deadlines.size()).allSatisfy(s -> assertThat(s).isBetween(0.0, 5.0));
+      // The tenants were hostile enough to be held to their share.
+      assertThat(sum(metrics, "podsweeper_team_rules_throttled_total{namespace=\"" + hostile.get(0) + "\"")).isPositive();
+    } finally {
+      churning.set(false);
+    }
+  }
+
+  /** The sum of the samples of {@code prefix} (a metric's name and the start of its labels) in a scrape. */
+  private static double sum(String scrape, String prefix) {
+    return scrape.lines().filter(l -> l.startsWith(prefix)).mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
   }
 
   /** A Failed pod labelled app=batch whose container finished two hours ago. */
