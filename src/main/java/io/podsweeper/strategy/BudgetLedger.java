@@ -62,11 +62,17 @@ public final class BudgetLedger {
 
   /** One namespace's counts per phase (Succeeded, Failed), and the pods a budget may remove one day, oldest first. */
   private static final class Namespace {
+    /** The budgets that apply here: the cluster's, then the namespace's own. */
+    final List<FinishedPodBudget> budgets;
     final Set<String> keys = new HashSet<>();
     final int[] counted = new int[2];
     final int[] protectedPods = new int[2];
     final int[] kept = new int[2];
     final List<TreeSet<Entry>> candidates = List.of(new TreeSet<>(), new TreeSet<>());
+
+    Namespace(List<FinishedPodBudget> budgets) {
+      this.budgets = budgets;
+    }
 
     boolean empty() {
       return keys.isEmpty();
@@ -152,32 +158,27 @@ public final class BudgetLedger {
       Tracked t = new Tracked(counted, budgets.protection(counted, view), retention.kept(key));
       t.reserved = old != null && old.reserved && old.pod.uid().equals(counted.uid());
       pods.put(key, t);
-      namespaces.computeIfAbsent(counted.namespace(), ns -> new Namespace()).keys.add(key);
-      if (!t.reserved) {
-        file(t);
-      }
+      namespaces.computeIfAbsent(counted.namespace(), ns -> new Namespace(budgetsOf(ns))).keys.add(key);
+      file(t);
     }
     for (String other : moved) {
       Tracked t = pods.get(other);
       if (t != null && !other.equals(key) && t.kept != retention.kept(other)) {
-        boolean counts = !t.reserved;
-        if (counts) {
-          withdraw(t);
-        }
+        withdraw(t);
         t.kept = !t.kept;
-        if (counts) {
-          file(t);
-        }
+        file(t);
       }
     }
   }
 
-  /** Counts the pod in its namespace, and files it among the candidates unless protected or kept. */
+  /** Counts the pod in its namespace, and files it among the candidates unless protected or kept; not while reserved. */
   private void file(Tracked t) {
-    change(t, 1);
+    if (!t.reserved) {
+      change(t, 1);
+    }
   }
 
-  /** Takes back what {@link #file} did. */
+  /** Takes back what {@link #file} did, or nothing for a reserved pod. */
   private void withdraw(Tracked t) {
     if (!t.reserved) {
       change(t, -1);
@@ -268,7 +269,7 @@ public final class BudgetLedger {
     List<FinishedPodBudget> of = new ArrayList<>(2);
     budgets.cluster().ifPresent(of::add);
     budgets.of(namespace).ifPresent(of::add);
-    return of;
+    return List.copyOf(of);
   }
 
   /**
@@ -283,7 +284,7 @@ public final class BudgetLedger {
     Entry bestPod = null;
     int bestExcess = 0;
     for (Map.Entry<String, Namespace> e : namespaces.entrySet()) {
-      for (FinishedPodBudget budget : budgetsOf(e.getKey())) {
+      for (FinishedPodBudget budget : e.getValue().budgets) {
         int excess = count(e.getValue(), budget) - limit(e.getKey(), budget);
         if (excess <= 0 || excess < bestExcess || (excess == bestExcess && e.getKey().compareTo(bestNamespace) >= 0)) {
           continue;
@@ -390,7 +391,7 @@ public final class BudgetLedger {
   public synchronized Optional<Instant> wakeAt(Instant now) {
     Instant earliest = null;
     for (Map.Entry<String, Namespace> e : namespaces.entrySet()) {
-      for (FinishedPodBudget budget : budgetsOf(e.getKey())) {
+      for (FinishedPodBudget budget : e.getValue().budgets) {
         Entry oldest = oldestCandidate(e.getValue(), budget);
         if (oldest != null && count(e.getValue(), budget) > limit(e.getKey(), budget)) {
           Instant at = oldest.finishedAt().plus(budget.minRetention());
@@ -411,7 +412,7 @@ public final class BudgetLedger {
     List<BudgetUsage.Use> uses = new ArrayList<>();
     for (Map.Entry<String, Namespace> e : namespaces.entrySet()) {
       Namespace n = e.getValue();
-      for (FinishedPodBudget budget : budgetsOf(e.getKey())) {
+      for (FinishedPodBudget budget : n.budgets) {
         int held = count(n, budget);
         if (held == 0) {
           continue;
