@@ -21,16 +21,24 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Pods due now, one worker handing each to the {@link RemovalPath} as it is then: a deadline still due under the policy
- * in force, or a node-aware decision still for the very pod version and policy it was made on. The path answers when
- * to look again; a key stays with the worker until a sender's answer comes, so no pod has two requests on their way.
+ * in force, or a decision made over the whole cluster (a node-aware strategy's, a finished-pod budget's) still for the
+ * very pod version and policy it was made on. The path answers when to look again; a key stays with the worker until a
+ * sender's answer comes, so no pod has two requests on their way.
  */
 final class DueRemovals {
   private static final Logger LOG = LoggerFactory.getLogger(DueRemovals.class);
   /** How soon a pod due while the cache or the team policies are not current is looked at again. */
   private static final Duration STALE_RETRY = Duration.ofSeconds(1);
 
-  /** A node-aware decision waiting for the worker, and the policy generation it was made under. */
+  /** A node-aware or budget decision waiting for the worker, and the policy generation it was made under. */
   private record Balanced(Decision decision, long generation) {}
+
+  /** Told what became of each decision {@link #add(Decision, long) added}, once the worker is done with it. */
+  @FunctionalInterface
+  interface Settled {
+    /** @param removed the request was carried out (in a dry run: the server would accept it) */
+    void settled(Decision decision, long generation, boolean removed);
+  }
 
   private final PodSource cache;
   private final RemovalPath path;
@@ -38,19 +46,24 @@ final class DueRemovals {
   private final Metrics metrics;
   private final WorkQueue queue;
   private final Consumer<String> evaluate;
-  /** Decisions of the last balance pass, by pod key, until the worker takes them; a reload drops them. */
+  private final Settled settled;
+  /** Decisions of the last balance pass and of the budget, by pod key, until the worker takes them; a reload drops them. */
   private final Map<String, Balanced> balanced = new ConcurrentHashMap<>();
   private final Thread worker = Sweeper.daemon(this::work, "sweeper-removals");
   private volatile boolean stopping;
 
-  /** @param evaluate asks for a pod no longer due to be evaluated again (its own deadlines take it from there) */
-  DueRemovals(PodSource cache, RemovalPath path, Clock clock, Metrics metrics, WorkQueue queue, Consumer<String> evaluate) {
+  /**
+   * @param evaluate asks for a pod no longer due to be evaluated again (its own deadlines take it from there)
+   * @param settled told what became of each decision added
+   */
+  DueRemovals(PodSource cache, RemovalPath path, Clock clock, Metrics metrics, WorkQueue queue, Consumer<String> evaluate, Settled settled) {
     this.cache = cache;
     this.path = path;
     this.clock = clock;
     this.metrics = metrics;
     this.queue = queue;
     this.evaluate = evaluate;
+    this.settled = settled;
   }
 
   void start() {
@@ -63,13 +76,13 @@ final class DueRemovals {
     metrics.queuedRemovals.set(queue.ready());
   }
 
-  /** A balance pass decided: held for the very pod version and the policy generation it was made on. */
+  /** A balance pass or the budget decided: held for the very pod version and the policy generation it was made on. */
   void add(Decision decision, long generation) {
     balanced.put(decision.podKey(), new Balanced(decision, generation));
     add(decision.podKey());
   }
 
-  /** A new policy: node-aware decisions hold only under the policy that made them, the next pass decides again. */
+  /** A new policy: decisions over the cluster hold only under the policy that made them; they are made again. */
   void dropBalanced() {
     balanced.clear();
   }
@@ -83,44 +96,49 @@ final class DueRemovals {
       for (String key = queue.take(); key != null && !stopping; key = queue.take()) {
         metrics.queuedRemovals.set(queue.ready());
         Answer answer;
+        // Never decide on a cache or policy that may be stale (watch broken, relisting): wait for them to catch up.
+        boolean current = path.current();
+        Balanced taken = current ? balanced.remove(key) : null;
         try {
-          answer = process(key);
+          answer = current ? process(key, Optional.ofNullable(taken)) : Answer.retryAfter(STALE_RETRY);
         } catch (RuntimeException e) {
           // Judging the pod threw: the evaluation stage counts it, logs it once and backs off; nothing else waits.
           LOG.debug("judging {} for its removal failed: {}", key, e.toString());
           evaluate.accept(key);
           answer = Answer.DONE;
         }
-        settle(key, answer);
+        settle(key, answer, taken);
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
   }
 
-  /** What the removal path answered for {@code key}: the key stays with its worker until a sender's answer comes. */
-  private void settle(String key, Answer answer) {
+  /**
+   * What the removal path answered for {@code key}: the key stays with its worker until a sender's answer comes; a
+   * decision added for it ({@code taken}, or null) is settled then, taken once whatever the answer.
+   */
+  private void settle(String key, Answer answer, Balanced taken) {
     if (answer.kind() == Answer.Kind.SENDING) {
-      answer.sent().whenComplete((sent, e) -> settle(key, sent == null ? Answer.DONE : sent));
+      answer.sent().whenComplete((sent, e) -> settle(key, sent == null ? Answer.DONE : sent, taken));
       return;
     }
     queue.done(key);
     if (answer.kind() == Answer.Kind.RETRY && !stopping) {
       queue.addAfter(key, answer.after());
     }
+    if (taken != null) {
+      settled.settled(taken.decision(), taken.generation(), answer.kind() == Answer.Kind.REMOVED);
+    }
   }
 
-  /** Turns a queued pod into a candidate for the removal path, if it is still due (or still the pod a balance pass chose). */
-  private Answer process(String key) throws InterruptedException {
-    if (!path.current()) {
-      // Never decide on a cache or policy that may be stale (watch broken, relisting): wait for them to catch up.
-      return Answer.retryAfter(STALE_RETRY);
-    }
+  /** Turns a queued pod into a candidate for the removal path, if it is still due (or still the pod a pass or the budget chose). */
+  private Answer process(String key, Optional<Balanced> taken) throws InterruptedException {
     Optional<PodRecord> current = cache.pod(key);
     Instant now = clock.instant();
     Rules in = path.rules();
     Optional<Verdict> verdict = current.flatMap(p -> in.evaluator().evaluate(p, cache)).filter(v -> v.isDue(now));
-    Optional<Balanced> decided = Optional.ofNullable(balanced.remove(key))
+    Optional<Balanced> decided = taken
         .filter(q -> current.isPresent() && q.generation() == in.generation() && q.decision().uid().equals(current.get().uid())
             && q.decision().resourceVersion().equals(current.get().resourceVersion()));
     if (verdict.isEmpty() && decided.isEmpty()) {

@@ -13,6 +13,7 @@ import io.podsweeper.removal.RemovalRequests;
 import io.podsweeper.removal.Rules;
 import io.podsweeper.safety.GuardWindowStore;
 import io.podsweeper.safety.RemovalBudget;
+import io.podsweeper.strategy.Decision;
 import io.podsweeper.strategy.PassResult;
 import io.podsweeper.strategy.PolicyEvaluator;
 import java.lang.management.ManagementFactory;
@@ -32,7 +33,8 @@ import org.slf4j.LoggerFactory;
  * The live loop's scheduler. Two keyed work queues: pods to evaluate (when they change, and again when a deadline
  * passes: a delayed add per pending deadline) and pods due (each handed to the {@link RemovalPath}, which alone decides
  * whether and when a request is sent, and answers when to look again). A periodic full pass re-evaluates every pod as a
- * safety net and runs the node-aware strategies, whose decisions join the same queue.
+ * safety net and runs the node-aware strategies, whose decisions join the same queue; so do the finished-pod budget's
+ * removals ({@link BudgetRemovals}), as pods finish.
  *
  * <p>Nothing here outlives the process: deadlines, queues and backoff are rebuilt from the informers after a restart,
  * so a crash can neither remove a pod twice (requests carry preconditions) nor forget a due one.
@@ -51,6 +53,7 @@ public final class Sweeper implements PodListener, AutoCloseable {
   private final ScheduledThreadPoolExecutor timers = new ScheduledThreadPoolExecutor(1, r -> daemon(r, "sweeper-timers"));
   private final Evaluations evaluations;
   private final DueRemovals due;
+  private final BudgetRemovals budget;
   private volatile boolean stopping;
   private volatile boolean leading = true;
   /** Whether this replica's lease is still valid by the local clock (leader election's fence); always, without it. */
@@ -81,7 +84,11 @@ public final class Sweeper implements PodListener, AutoCloseable {
     this.outcomes = new Outcomes(metrics, recent, clock, () -> rules().policy().source());
     this.path = new RemovalPath(policy, new RemovalPath.Ports(cache, requests, killSwitch, outcomes, metrics, clock, System::nanoTime,
         backoff, () -> leading && !stopping && leaseValid.getAsBoolean(), guardTrippedNotice, guardWindow, evaluations::add));
-    this.due = new DueRemovals(cache, path, clock, metrics, new WorkQueue(System::nanoTime, backoff), evaluations::add);
+    this.due = new DueRemovals(cache, path, clock, metrics, new WorkQueue(System::nanoTime, backoff), evaluations::add, this::settled);
+    this.budget = new BudgetRemovals(cache, clock, System::nanoTime, new WorkQueue(System::nanoTime, new Backoff(clock, System::nanoTime)),
+        due::add, () -> leading && !stopping);
+    path.budgetsCheckedBy(budget::refusal);
+    metrics.registerScrapeTimeFamilies(() -> BudgetGauges.of(budget.usage()));
     killSwitch.onResume(this::resumed);
     killSwitch.onPause(path::reconsiderRequests);
     timers.setRemoveOnCancelPolicy(true);
@@ -92,6 +99,7 @@ public final class Sweeper implements PodListener, AutoCloseable {
   public void reload(Policy newPolicy) {
     path.apply(newPolicy);
     due.dropBalanced();
+    budget.rebuild(path.rules());
     metrics.dryRun.set(newPolicy.dryRun() ? 1 : 0);
     scheduleFullPasses(newPolicy.fullPassInterval());
     evaluations.addAll();
@@ -118,6 +126,7 @@ public final class Sweeper implements PodListener, AutoCloseable {
     path.wake();
     if (value && !was && !stopping) {
       path.adoptRequests();
+      budget.wake();
       // Not a new limits window: a replica that lost its lease and won it again (an API-server blip) stays within the
       // limits of the window it was in.
       timers.execute(this::passWithinTheWindow);
@@ -148,6 +157,7 @@ public final class Sweeper implements PodListener, AutoCloseable {
     path.resumed();
     if (!stopping) {
       evaluations.addAll();
+      budget.wake();
     }
   }
 
@@ -175,6 +185,8 @@ public final class Sweeper implements PodListener, AutoCloseable {
   public void start() {
     evaluations.start();
     due.start();
+    budget.rebuild(path.rules());
+    budget.start();
     timers.scheduleWithFixedDelay(path::expire, HOUSEKEEPING.toMillis(), HOUSEKEEPING.toMillis(), TimeUnit.MILLISECONDS);
     // The informers' initial list has just queued every pod; the first full pass is one interval away.
     scheduleFullPasses(path.rules().policy().fullPassInterval());
@@ -195,6 +207,7 @@ public final class Sweeper implements PodListener, AutoCloseable {
   @Override
   public void podChanged(PodRecord pod) {
     path.podChanged(pod);
+    budget.podChanged(pod);
     evaluations.add(pod.key());
     if (pod.terminated() && path.rules().evaluator().usesRetention()) {
       // A newly finished pod can push an older one of its group beyond a keepLast: look at the group now.
@@ -210,21 +223,29 @@ public final class Sweeper implements PodListener, AutoCloseable {
     due.add(key);
   }
 
+  /** What became of a decision over the cluster: the budget's own are its to settle. */
+  private void settled(Decision decision, long generation, boolean removed) {
+    budget.settled(decision, generation, removed);
+  }
+
   @Override
   public void podDeleted(PodRecord pod) {
     path.podDeleted(pod);
+    budget.podDeleted(pod);
     evaluations.forget(pod);
     due.cancel(pod.key());
   }
 
   @Override
   public void namespaceChanged(String namespace) {
+    budget.namespaceChanged(namespace);
     cache.podsInNamespace(namespace).forEach(p -> evaluations.add(p.key()));
   }
 
-  /** Every cached pod once more, in a new limits window. */
+  /** Every cached pod once more, in a new limits window (where the budget's removals held by the limits may go). */
   void fullPass() {
     path.newWindow();
+    budget.wake();
     passWithinTheWindow();
   }
 
@@ -291,6 +312,7 @@ public final class Sweeper implements PodListener, AutoCloseable {
     path.wake();
     try {
       due.close();
+      budget.close();
       evaluations.close();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

@@ -221,10 +221,15 @@ public final class Metrics {
 
   /** A gauge computed at scrape time (e.g. terminated pods per namespace and phase, read from the cache). */
   public void registerScrapeTimeGauge(String name, String help, Supplier<java.util.List<Collector.MetricFamilySamples.Sample>> samples) {
+    registerScrapeTimeFamilies(() -> java.util.List.of(new Collector.MetricFamilySamples(name, Collector.Type.GAUGE, help, samples.get())));
+  }
+
+  /** Several series computed together at scrape time, from one reading (e.g. the finished-pod budget's use). */
+  public void registerScrapeTimeFamilies(Supplier<java.util.List<Collector.MetricFamilySamples>> families) {
     new Collector() {
       @Override
       public java.util.List<MetricFamilySamples> collect() {
-        return java.util.List.of(new MetricFamilySamples(name, Type.GAUGE, help, samples.get()));
+        return families.get();
       }
     }.register(registry);
   }

@@ -56,6 +56,9 @@ final class Admission {
   }
 
   Admitted admit(PodRecord pod, Candidate c) {
+    if (c.dryRun() && reports.already(c.decision(), Result.DRY_RUN)) {
+      return Admitted.no(Answer.REMOVED, "a dry-run accepted already"); // it would be removed: no need to ask again
+    }
     Optional<String> held = heldBack(pod, c);
     if (held.isPresent()) {
       return Admitted.no(Answer.DONE, held.get());
@@ -86,17 +89,11 @@ final class Admission {
     return Admitted.no(Answer.DONE, "over a removal limit, or the blast-radius guard refused it");
   }
 
-  /**
-   * Reasons to decide but not act: a follower, the kill switch, an eviction or job in progress, a throttle; in a
-   * dry-run, a pod state whose dry-run request was already accepted (it would be removed: no need to ask again).
-   */
+  /** Reasons to decide but not act: a follower, the kill switch, an eviction or job in progress, a throttle. */
   private Optional<String> heldBack(PodRecord pod, Candidate c) {
     Decision d = c.decision();
     if (!checks.mayLead()) {
       return Optional.of("this replica does not lead"); // it decides (its state stays warm), the leader removes
-    }
-    if (c.dryRun() && reports.already(d, Result.DRY_RUN)) {
-      return Optional.of("a dry-run accepted already");
     }
     if (pause.holds(d.action())) {
       reports.once(d, Result.PAUSED, pause.why(), c.dryRun());

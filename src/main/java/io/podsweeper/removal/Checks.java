@@ -6,6 +6,7 @@ import io.podsweeper.cluster.PodSource;
 import io.podsweeper.policy.Limits;
 import io.podsweeper.strategy.Action;
 import io.podsweeper.strategy.Decision;
+import io.podsweeper.strategy.FinishedPodBudgets;
 import java.time.Clock;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
@@ -24,6 +25,7 @@ final class Checks {
   private final Clock clock;
   private volatile boolean closing;
   private volatile BooleanSupplier policiesCurrent = () -> true;
+  private volatile BudgetCheck budgets = BudgetCheck.NONE;
 
   /** @param mayLead whether this replica may send now: elected, its lease valid by the local clock, not stopping */
   Checks(PodSource cache, Pause pause, Ledger ledger, Supplier<Rules> rules, BooleanSupplier mayLead, Clock clock) {
@@ -49,6 +51,11 @@ final class Checks {
    */
   void policiesCurrentWhile(BooleanSupplier current) {
     policiesCurrent = current;
+  }
+
+  /** Where the final check of a finished-pod budget's removal asks whether it still holds. */
+  void budgetsCheckedBy(BudgetCheck check) {
+    budgets = check;
   }
 
   boolean mayLead() {
@@ -116,10 +123,14 @@ final class Checks {
   }
 
   /**
-   * Why the policy in force no longer wants the pod removed, empty if it does: a node-aware decision by its profile's
-   * protections (the profile must still be there), a deadline by being due under some rule now.
+   * Why the policy in force no longer wants the pod removed, empty if it does: a finished-pod budget's by the budget's
+   * ledger, a node-aware decision by its profile's protections (the profile must still be there), a deadline by being
+   * due under some rule now.
    */
   Optional<String> unwanted(PodRecord current, Decision decision, boolean balance, Rules now) {
+    if (decision.strategy().equals(FinishedPodBudgets.STRATEGY)) {
+      return budgets.refusal(decision, current);
+    }
     if (balance) {
       return now.evaluator().refusal(decision.profile(), current, cache);
     }

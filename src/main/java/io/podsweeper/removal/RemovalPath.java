@@ -164,6 +164,11 @@ public final class RemovalPath implements AutoCloseable {
     checks.policiesCurrentWhile(current);
   }
 
+  /** Where the final check of a finished-pod budget's removal asks whether it still holds (the scheduler's ledger). */
+  public void budgetsCheckedBy(BudgetCheck check) {
+    checks.budgetsCheckedBy(check);
+  }
+
   /** The cache is current, and so is the policy in force: decisions may be made and sent on them. */
   public boolean current() {
     return checks.current();

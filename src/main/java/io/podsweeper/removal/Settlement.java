@@ -64,7 +64,7 @@ final class Settlement {
         if (hold.happened()) {
           outcomes.record(d, Result.SUCCESS, result.message(), false);
         }
-        return Answer.DONE;
+        return Answer.REMOVED;
       }
       case REFUSED -> {
         hold.didNotHappen();
@@ -106,7 +106,7 @@ final class Settlement {
   Answer dryRun(Decision d, Reservation r, RequestResult result) {
     if (result.outcome() == RequestResult.Outcome.REMOVED) {
       reports.once(d, Result.DRY_RUN, "dry-run: the API server would accept it (dryRun=All)", true);
-      return Answer.DONE;
+      return Answer.REMOVED;
     }
     ledger.rollBack(r);
     if (result.outcome() == RequestResult.Outcome.REFUSED) {

@@ -133,13 +133,15 @@ public final class BudgetLedger {
     }
   }
 
-  /** The reserved pod's removal did not happen (refused, failed, held back): it counts again. */
-  public synchronized void release(String key) {
+  /** The reserved pod's removal did not happen (refused, failed, held back): it counts again; false if it was not reserved. */
+  public synchronized boolean release(String key) {
     Tracked t = pods.get(key);
-    if (t != null && t.reserved) {
-      t.reserved = false;
-      file(t);
+    if (t == null || !t.reserved) {
+      return false;
     }
+    t.reserved = false;
+    file(t);
+    return true;
   }
 
   private void update(String key, PodRecord pod) {
@@ -333,8 +335,9 @@ public final class BudgetLedger {
   /**
    * The last word before a budget removal is sent: why removing {@code current} (the pod as the cache has it now) no
    * longer holds, or empty if it does. It holds while the budget that decided is still in the policy, the pod still
-   * counts for it (finished in a phase it names, not terminating), is old enough, neither protected nor kept, and its
-   * namespace is still over what that budget allows it, this pod counted and other reserved ones not.
+   * counts for it (finished in a phase it names, not terminating), is old enough, neither protected nor kept, its
+   * namespace is still over what that budget allows it (this pod counted, other reserved ones not), and no pod of the
+   * namespace the budget may remove (not reserved) finished before it.
    */
   public synchronized Optional<String> refusal(Decision decision, PodRecord current, Instant now) {
     Optional<FinishedPodBudget> budget = budgetsOf(current.namespace()).stream().filter(b -> b.name().equals(decision.profile())).findFirst();
@@ -370,16 +373,20 @@ public final class BudgetLedger {
           + Durations.format(budget.minRetention()) + " (old enough at " + t.entry.finishedAt().plus(budget.minRetention()) + ")");
     }
     // Judged with the pod counted, as when it was decided: its own reservation must not make the shares smaller.
-    boolean reserved = t.reserved;
-    release(current.key());
-    int held = count(namespaces.get(current.namespace()), budget);
+    boolean reserved = release(current.key());
+    Namespace n = namespaces.get(current.namespace());
+    int held = count(n, budget);
     int limit = limit(current.namespace(), budget);
+    Entry oldest = oldestCandidate(n, budget);
     if (reserved) {
       reserve(current.key());
     }
     if (held <= limit) {
       return Optional.of(current.namespace() + " holds " + number(held) + " " + pods(budget) + ", within "
           + (budget.namespace().isPresent() ? budget.name() + "'s cap " : "its fair share ") + number(limit));
+    }
+    if (!oldest.equals(t.entry)) {
+      return Optional.of(oldest.key() + " finished earlier and goes first");
     }
     return Optional.empty();
   }

@@ -364,4 +364,69 @@ class SweeperTest {
       assertThat(s.pendingDeadlines()).isZero();
     }
   }
+
+  /** 20 Failed pods in ci beside 3 in each of two quiet namespaces, against a cluster budget of 10. */
+  private void burstBesideQuietNamespaces(Sweeper s) {
+    for (int i = 0; i < 3; i++) {
+      arrive(s, failed("quiet-a", "qa" + i, "n1"), failed("quiet-b", "qb" + i, "n1"));
+    }
+    for (int i = 0; i < 20; i++) {
+      arrive(s, failed("ci", "ci" + i, "n1"));
+    }
+  }
+
+  private static final String BUDGET_OF_10 = "finishedPodBudget: {maxPods: 10, minRetention: 10m, phases: [Failed]}\n";
+
+  /**
+   * The budget's removals go as pods finish (no full pass within the test: the interval is an hour) through the one
+   * removal path: the bursting namespace gives up what is over its fair share (10 - 6 = 4), the quiet ones nothing.
+   */
+  @Test
+  void aBudgetIsHeldAsPodsFinishFromTheBurstingNamespaceOnly() {
+    try (Sweeper s = sweeper("fullPassInterval: 1h\n" + BUDGET_OF_10, this::removed)) {
+      s.start();
+      burstBesideQuietNamespaces(s);
+      await().atMost(Duration.ofSeconds(10)).until(() -> sent.size() >= 16);
+      await().pollDelay(Duration.ofMillis(500)).until(() -> true);
+      assertThat(sent).hasSize(16).allSatisfy(d -> {
+        assertThat(d.namespace()).isEqualTo("ci");
+        assertThat(d.strategy()).isEqualTo("FinishedPodBudget");
+        assertThat(d.reason()).startsWith("budget: ci holds");
+      });
+      assertThat(sent.stream().map(Decision::podKey)).doesNotHaveDuplicates();
+      assertThat(results()).filteredOn(r -> r.endsWith("success")).hasSize(16);
+    }
+  }
+
+  /** In a dry run every removal is asked of the server as dryRun=All, each pod once, and nothing is removed. */
+  @Test
+  void aBudgetInADryRunSaysEachPodOnce() {
+    try (Sweeper s = sweeper("dryRun: true\nfullPassInterval: 1h\n" + BUDGET_OF_10, d -> RequestResult.Outcome.REMOVED)) {
+      s.start();
+      burstBesideQuietNamespaces(s);
+      await().atMost(Duration.ofSeconds(10)).until(() -> recent.list().size() >= 16);
+      await().pollDelay(Duration.ofMillis(500)).until(() -> true);
+      assertThat(sent).isEmpty();
+      assertThat(results()).hasSize(16).doesNotHaveDuplicates().allMatch(r -> r.startsWith("ci/") && r.endsWith(" dry-run"));
+    }
+  }
+
+  /** The kill switch holds the budget's removals as any other; a resume lets them go at once. */
+  @Test
+  void theKillSwitchHoldsTheBudgetsRemovals() {
+    KillSwitch killSwitch = new KillSwitch(new Metrics(), (paused, reason, over) -> true);
+    killSwitch.pause("by hand");
+    try (Sweeper s = new Sweeper(PolicyLoader.parse(HEAD + "fullPassInterval: 1h\n" + BUDGET_OF_10, "test"), source, (d, dryRun) -> {
+      sent.add(d);
+      return new RequestResult(removed(d), 200, "");
+    }, new Metrics(), Clock.systemUTC(), recent, killSwitch, reason -> {}, GuardWindowStore.NONE)) {
+      s.start();
+      burstBesideQuietNamespaces(s);
+      await().atMost(Duration.ofSeconds(5)).until(() -> results().contains("ci/ci0 paused"));
+      assertThat(sent).isEmpty();
+      killSwitch.resume();
+      await().atMost(Duration.ofSeconds(10)).until(() -> sent.size() >= 16);
+      assertThat(sent).allSatisfy(d -> assertThat(d.namespace()).isEqualTo("ci"));
+    }
+  }
 }

@@ -27,7 +27,7 @@ class AdmissionPromisesTest {
 
   /** The first goes at once; the second's wait is where the world moves. */
   private static PodRecord secondWaiting(PathFixture f) {
-    assertThat(f.admit(f.failed("first"))).isEqualTo(Answer.DONE);
+    assertThat(f.admit(f.failed("first"))).isEqualTo(Answer.REMOVED);
     assertThat(f.sentNames()).containsExactly("first");
     return f.failed("second");
   }
@@ -106,7 +106,7 @@ class AdmissionPromisesTest {
 
       // A decision made under the old policy gives up (the generation changed); decided again, it goes at once.
       assertThat(answer.kind()).isEqualTo(Answer.Kind.RETRY);
-      assertThat(f.admit(second)).isEqualTo(Answer.DONE);
+      assertThat(f.admit(second)).isEqualTo(Answer.REMOVED);
       assertThat(f.sentNames()).containsExactly("first", "second");
       assertThat(f.waits() - before).as("a few slices, not the 100 s that 0.01/s would take").isLessThanOrEqualTo(5);
     }
@@ -122,7 +122,7 @@ class AdmissionPromisesTest {
       f.advance(first.after());
       f.answers.remove("flaky");
 
-      assertThat(f.admit(flaky)).as("the retry takes over the count of the request that got no answer").isEqualTo(Answer.DONE);
+      assertThat(f.admit(flaky)).as("the retry takes over the count of the request that got no answer").isEqualTo(Answer.REMOVED);
       assertThat(f.sentNames()).containsExactly("flaky");
       f.admit(f.failed("other"));
       assertThat(f.sentNames()).as("a second removal is one too many").containsExactly("flaky");
@@ -194,7 +194,7 @@ class AdmissionPromisesTest {
       assertThat(f.metrics.guardWindowUnreadable.get()).isEqualTo(1.0);
 
       f.path.resumed(); // an operator resumes: the window starts over, written over the one that could not be read
-      assertThat(f.admit(f.running("running", "web"))).isEqualTo(Answer.DONE);
+      assertThat(f.admit(f.running("running", "web"))).isEqualTo(Answer.REMOVED);
       assertThat(f.sentNames()).containsExactly("finished", "running");
       assertThat(store.remembered()).startsWith("evict a ");
       assertThat(f.metrics.guardWindowUnreadable.get()).isZero();

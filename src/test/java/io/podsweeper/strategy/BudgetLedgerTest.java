@@ -106,6 +106,25 @@ class BudgetLedgerTest {
     assertThat(other.refusal(decision, ci.get(1), NOW)).contains("phase Succeeded is not one finishedPodBudget names");
   }
 
+  /**
+   * The live service hands on several removals at once: each is still the namespace's oldest among the pods not
+   * reserved, until an older one whose removal did not happen counts again; that one goes first.
+   */
+  @Test
+  void theFinalCheckRefusesWhileAnOlderPodCouldGoFirst() {
+    List<PodRecord> ci = finished("ci", 14, Duration.ofHours(2));
+    BudgetLedger ledger = TEN.budgetLedger(cluster(ci)).orElseThrow();
+    Decision first = ledger.next(NOW).orElseThrow();
+    ledger.reserve(first.podKey());
+    Decision second = ledger.next(NOW).orElseThrow();
+    ledger.reserve(second.podKey());
+    assertThat(ledger.refusal(second, ci.get(1), NOW)).isEmpty();
+
+    ledger.release(first.podKey());
+    assertThat(ledger.refusal(second, ci.get(1), NOW)).contains("ci/ci-0 finished earlier and goes first");
+    assertThat(ledger.refusal(first, ci.get(0), NOW)).isEmpty();
+  }
+
   @Test
   void whenAllThatIsOverIsTooYoungItSaysWhenToLookAgain() {
     // 14 pods finished 20m to 7m ago, 10 allowed, 30m retention: nothing now, the oldest in 10m.
