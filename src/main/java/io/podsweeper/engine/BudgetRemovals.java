@@ -10,7 +10,9 @@ import io.podsweeper.strategy.FinishedPodBudgets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
@@ -27,7 +29,8 @@ import org.slf4j.LoggerFactory;
  * <p>At most {@link #IN_FLIGHT} removals are handed on at once, each reserved in the ledger (it counts no more and is
  * not offered twice): enough to keep up with the rate, few enough that each next one is chosen on what is current. A
  * removal carried out stays reserved until the pod's deletion reaches the cache; one that did not go counts again, and
- * the budget looks again {@link #HELD_RETRY} later, not at once (the same pod would be chosen, and held the same way).
+ * its namespace is passed over for {@link #HELD_RETRY} (its pod would be chosen at once, and held the same way), while
+ * the other namespaces over a budget go on: a namespace held by a limit does not hold the others.
  * With nothing to hand on, it looks again when the next pod over a budget turns minRetention (a delayed add on its
  * queue), or at the next finished pod's event. A reload builds the ledger anew.
  *
@@ -59,8 +62,8 @@ final class BudgetRemovals {
   private volatile Held held = new Held(Optional.empty(), 0);
   /** The removals handed on and not settled yet, by pod key. */
   private final Set<String> handed = new HashSet<>();
-  /** Ticker time before which nothing is handed on: a removal did not go. */
-  private long quietUntil;
+  /** Namespaces passed over until a ticker time: a removal there did not go. */
+  private final Map<String, Long> heldBack = new HashMap<>();
   private final Thread worker = Sweeper.daemon(this::work, "sweeper-budget");
 
   /**
@@ -74,7 +77,6 @@ final class BudgetRemovals {
     this.queue = queue;
     this.due = due;
     this.active = active;
-    this.quietUntil = ticker.getAsLong();
   }
 
   void start() {
@@ -109,9 +111,9 @@ final class BudgetRemovals {
     });
   }
 
-  /** Look now, even within {@link #HELD_RETRY} (a new limits window, a resume, leadership won). */
+  /** Look now, in every namespace, even within {@link #HELD_RETRY} (a new limits window, a resume, leadership won). */
   synchronized void wake() {
-    quietUntil = ticker.getAsLong();
+    heldBack.clear();
     queue.add(LOOK);
   }
 
@@ -121,7 +123,7 @@ final class BudgetRemovals {
       return;
     }
     if (!removed && held.ledger().map(l -> l.release(decision.podKey())).orElse(false)) {
-      quietUntil = ticker.getAsLong() + HELD_RETRY.toNanos();
+      heldBack.put(decision.namespace(), ticker.getAsLong() + HELD_RETRY.toNanos());
     }
     queue.add(LOOK);
   }
@@ -138,24 +140,22 @@ final class BudgetRemovals {
   }
 
   /**
-   * Hands on the budget's next removals, up to {@link #IN_FLIGHT} on their way; with none to hand on, schedules a look
-   * for when the next pod over a budget is old enough.
+   * Hands on the budget's next removals, up to {@link #IN_FLIGHT} on their way, from the namespaces not held back; with
+   * none to hand on, schedules a look for when the next pod over a budget is old enough, or a held namespace's turn.
    */
   synchronized void look() {
     Held h = held;
     if (h.ledger().isEmpty() || !active.getAsBoolean()) {
       return;
     }
-    long wait = quietUntil - ticker.getAsLong();
-    if (wait > 0) {
-      queue.addAfter(LOOK, Duration.ofNanos(wait));
-      return;
-    }
+    long ticks = ticker.getAsLong();
+    heldBack.values().removeIf(until -> until <= ticks);
     BudgetLedger ledger = h.ledger().get();
     Instant now = clock.instant();
     while (handed.size() < IN_FLIGHT) {
-      Optional<Decision> next = ledger.next(now);
+      Optional<Decision> next = ledger.next(now, heldBack::containsKey);
       if (next.isEmpty()) {
+        heldBack.values().stream().min(Long::compare).ifPresent(until -> queue.addAfter(LOOK, Duration.ofNanos(until - ticks)));
         ledger.wakeAt(now).ifPresent(at -> {
           Duration until = Duration.between(now, at);
           queue.addAfter(LOOK, until.compareTo(LONGEST_WAIT) > 0 ? LONGEST_WAIT : until);

@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Predicate;
 
 /**
  * The finished pods a policy's budgets count ({@link FinishedPodBudgets}), kept up to date pod by pod: what the live
@@ -280,12 +281,20 @@ public final class BudgetLedger {
    * cluster's budget first); empty when every namespace is within, or what is over cannot be removed now. The caller
    * {@link #reserve}s it once admitted, or the same pod comes back.
    */
-  public synchronized Optional<Decision> next(Instant now) {
+  public Optional<Decision> next(Instant now) {
+    return next(now, namespace -> false);
+  }
+
+  /** {@link #next(Instant)} in the namespaces not {@code skipped} (the live service's, whose last removal was held back). */
+  public synchronized Optional<Decision> next(Instant now, Predicate<String> skipped) {
     String bestNamespace = null;
     FinishedPodBudget bestBudget = null;
     Entry bestPod = null;
     int bestExcess = 0;
     for (Map.Entry<String, Namespace> e : namespaces.entrySet()) {
+      if (skipped.test(e.getKey())) {
+        continue;
+      }
       for (FinishedPodBudget budget : e.getValue().budgets) {
         int excess = count(e.getValue(), budget) - limit(e.getKey(), budget);
         if (excess <= 0 || excess < bestExcess || (excess == bestExcess && e.getKey().compareTo(bestNamespace) >= 0)) {

@@ -137,23 +137,31 @@ class BudgetRemovalsTest {
     assertThat(budget.usage().orElseThrow().clusterPods()).isEqualTo(40);
   }
 
-  /** A removal that did not go counts again, and is tried again a second later, not at once (it would be held again). */
+  /**
+   * A removal that did not go (held by a limit, say) counts again, and its namespace is passed over for a second, not
+   * tried again at once (it would be held the same way); another namespace over its share goes on meanwhile.
+   */
   @Test
-  void aRemovalThatDidNotGoIsTriedAgainASecondLater() {
-    budget.rebuild(rules("finishedPodBudget: {maxPods: 2, minRetention: 10m, phases: [Succeeded]}\n", 1));
+  void aRemovalThatDidNotGoHoldsItsNamespaceForASecondAndNotTheOthers() {
+    budget.rebuild(rules("finishedPodBudget: {maxPods: 100, maxPodsPerNamespace: 2, minRetention: 10m, phases: [Succeeded]}\n", 1));
     finish("ci", 3, Duration.ofHours(1));
+    finish("data", 4, Duration.ofHours(1));
     budget.look();
-    assertThat(handedKeys()).containsExactly("ci/ci-0");
+    assertThat(handedKeys()).containsExactly("data/data-0", "ci/ci-0", "data/data-1");
 
-    budget.settled(handed.get(0), 1, false);
-    assertThat(lookDue()).isEqualTo(BudgetRemovals.LOOK);
+    budget.settled(handed.get(1), 1, false);
+    PodRecord late = finished("data", "data-late", Duration.ofHours(2));
+    cache.put(late);
+    budget.podChanged(late);
     budget.look();
-    assertThat(handedKeys()).as("held for a second").containsExactly("ci/ci-0");
+    assertThat(handedKeys()).as("ci passed over, data goes on").containsExactly("data/data-0", "ci/ci-0", "data/data-1", "data/data-late");
+    assertThat(lookDue()).isEqualTo(BudgetRemovals.LOOK);
     assertThat(lookDue()).isNull();
+
     advance(BudgetRemovals.HELD_RETRY);
-    assertThat(lookDue()).isEqualTo(BudgetRemovals.LOOK);
+    assertThat(lookDue()).as("ci's turn again, a second later").isEqualTo(BudgetRemovals.LOOK);
     budget.look();
-    assertThat(handedKeys()).containsExactly("ci/ci-0", "ci/ci-0");
+    assertThat(handedKeys()).containsExactly("data/data-0", "ci/ci-0", "data/data-1", "data/data-late", "ci/ci-0");
   }
 
   /** Over the budget but every pod too young: one delayed look, when the oldest turns minRetention; no polling. */
