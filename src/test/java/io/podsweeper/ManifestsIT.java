@@ -130,7 +130,7 @@ class ManifestsIT {
     String user = "system:serviceaccount:" + NS + ":" + SA;
     // What the code does (informers, removals) and what the Deployment's flags need (lease, control ConfigMap, events).
     for (String allowed : List.of(
-        "list //pods", "watch //pods", "delete //pods other", "create //pods/eviction other",
+        "list //pods", "watch //pods", "delete //pods other", "create //pods/eviction other", "patch //pods/status other",
         "list //nodes", "watch //nodes", "list //namespaces", "watch //namespaces",
         "list policy//poddisruptionbudgets", "watch policy//poddisruptionbudgets",
         "list //persistentvolumeclaims", "watch //persistentvolumeclaims",

@@ -22,6 +22,7 @@ import io.podsweeper.kube.GuardWindowConfigMap;
 import io.podsweeper.kube.KubeClients;
 import io.podsweeper.kube.Leadership;
 import io.podsweeper.kube.NamespacedPolicies;
+import io.podsweeper.kube.PodNominations;
 import io.podsweeper.kube.PodRemover;
 import io.podsweeper.kube.Refusals;
 import io.podsweeper.kube.RemovalEvents;
@@ -198,6 +199,7 @@ public final class Service implements AutoCloseable {
         .<GuardWindowStore>map(c -> new GuardWindowConfigMap(client, c.namespace(), c.name() + "-guard"))
         .orElse(GuardWindowStore.NONE);
     this.sweeper = new Sweeper(policy, cache, this::send, metrics, clock, recent, killSwitch, this::guardTripped, guardWindow);
+    sweeper.holdRoomWith(new PodNominations(client, events));
     this.evictionRequests = EvictionRequests.discover(client, remover);
     evictionRequests.ifPresent(sweeper::requestEvictionsThrough);
     if (options.eventsPerSecond() > 0) {

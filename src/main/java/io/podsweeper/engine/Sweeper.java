@@ -20,9 +20,11 @@ import java.lang.management.ManagementFactory;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiConsumer;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
@@ -54,6 +56,9 @@ public final class Sweeper implements PodListener, AutoCloseable {
   private final Evaluations evaluations;
   private final DueRemovals due;
   private final BudgetRemovals budget;
+  private final RoomPlans rooms;
+  /** A look at the plans in flight is queued on the timer thread (events come in bursts: one look for them all). */
+  private final AtomicBoolean roomLookQueued = new AtomicBoolean();
   private volatile boolean stopping;
   private volatile boolean leading = true;
   /** Whether this replica's lease is still valid by the local clock (leader election's fence); always, without it. */
@@ -89,6 +94,9 @@ public final class Sweeper implements PodListener, AutoCloseable {
         due::add, () -> leading && !stopping);
     path.budgetsCheckedBy(budget::refusal);
     metrics.registerScrapeTimeFamilies(() -> BudgetGauges.of(budget.usage()));
+    this.rooms = new RoomPlans(cache, clock, metrics, due::add, path::rules, () -> leading && !stopping && leaseValid.getAsBoolean(),
+        this::lookAtRoomPlansSoon);
+    outcomes.addListener(rooms::outcome);
     killSwitch.onResume(this::resumed);
     killSwitch.onPause(path::reconsiderRequests);
     timers.setRemoveOnCancelPolicy(true);
@@ -97,9 +105,10 @@ public final class Sweeper implements PodListener, AutoCloseable {
 
   /** A new policy (hot reload): takes effect at once, every pod is evaluated again under it. */
   public void reload(Policy newPolicy) {
-    path.apply(newPolicy);
+    Rules applied = path.apply(newPolicy);
     due.dropBalanced();
     budget.rebuild(path.rules());
+    rooms.policyChanged(applied);
     metrics.dryRun.set(newPolicy.dryRun() ? 1 : 0);
     scheduleFullPasses(newPolicy.fullPassInterval());
     evaluations.addAll();
@@ -176,6 +185,11 @@ public final class Sweeper implements PodListener, AutoCloseable {
     evaluations.reportThrottledTeams(sink);
   }
 
+  /** Where MakeRoom's plans hold their room (the pending pod's nomination) and tell what they do (Events). */
+  public void holdRoomWith(RoomHolds holds) {
+    rooms.holdRoomWith(holds);
+  }
+
   /** Told about every outcome (Events, the audit log). */
   public void addListener(OutcomeListener listener) {
     outcomes.addListener(listener);
@@ -188,6 +202,8 @@ public final class Sweeper implements PodListener, AutoCloseable {
     budget.rebuild(path.rules());
     budget.start();
     timers.scheduleWithFixedDelay(path::expire, HOUSEKEEPING.toMillis(), HOUSEKEEPING.toMillis(), TimeUnit.MILLISECONDS);
+    long every = RoomPlans.LOOK_EVERY.toMillis();
+    timers.scheduleWithFixedDelay(this::lookAtRoomPlans, every, every, TimeUnit.MILLISECONDS);
     // The informers' initial list has just queued every pod; the first full pass is one interval away.
     scheduleFullPasses(path.rules().policy().fullPassInterval());
   }
@@ -208,6 +224,9 @@ public final class Sweeper implements PodListener, AutoCloseable {
   public void podChanged(PodRecord pod) {
     path.podChanged(pod);
     budget.podChanged(pod);
+    if (rooms.involves(pod)) {
+      lookAtRoomPlansSoon();
+    }
     evaluations.add(pod.key());
     if (pod.terminated() && path.rules().evaluator().usesRetention()) {
       // A newly finished pod can push an older one of its group beyond a keepLast: look at the group now.
@@ -234,6 +253,9 @@ public final class Sweeper implements PodListener, AutoCloseable {
     budget.podDeleted(pod);
     evaluations.forget(pod);
     due.cancel(pod.key());
+    if (rooms.involves(pod)) {
+      lookAtRoomPlansSoon();
+    }
   }
 
   @Override
@@ -279,6 +301,27 @@ public final class Sweeper implements PodListener, AutoCloseable {
       LOG.error("balance: {}; the pass went on without it", fault);
     });
     pass.decisions().forEach(d -> due.add(d, in.generation()));
+    rooms.offer(pass.plans(), in);
+  }
+
+  /** A look at MakeRoom's plans in flight, on the timer thread, unless one is queued already. */
+  private void lookAtRoomPlansSoon() {
+    if (!stopping && roomLookQueued.compareAndSet(false, true)) {
+      try {
+        timers.execute(this::lookAtRoomPlans);
+      } catch (RejectedExecutionException e) {
+        roomLookQueued.set(false); // shutting down
+      }
+    }
+  }
+
+  private void lookAtRoomPlans() {
+    roomLookQueued.set(false);
+    try {
+      rooms.look();
+    } catch (RuntimeException e) {
+      LOG.error("looking at MakeRoom's plans in flight failed", e);
+    }
   }
 
   /** Where PodMigrationJobs are admitted and carried out. */
@@ -319,6 +362,7 @@ public final class Sweeper implements PodListener, AutoCloseable {
     }
     path.close();
     timers.shutdownNow();
+    rooms.close();
   }
 
   static Thread daemon(Runnable r, String name) {

@@ -164,6 +164,22 @@ public final class Metrics {
       .labelNames("result")
       .register(registry);
 
+  public final Counter roomPlansStarted = Counter.build()
+      .name("podsweeper_room_plans_started_total")
+      .help("MakeRoom plans the live service started to carry out (the pending pod nominated to the plan's node).")
+      .register(registry);
+
+  public final Counter roomPlansCompleted = Counter.build()
+      .name("podsweeper_room_plans_completed_total")
+      .help("MakeRoom plans carried out to the end: the pending pod bound to the plan's node.")
+      .register(registry);
+
+  public final Counter roomPlansAbandoned = Counter.build()
+      .name("podsweeper_room_plans_abandoned_total")
+      .help("MakeRoom plans given up, by reason (pending-pod-gone, scheduled-elsewhere, node-gone, no-longer-fits, eviction-refused, timed-out, policy-changed).")
+      .labelNames("reason")
+      .register(registry);
+
   public final Counter eventsDropped = Counter.build()
       .name("podsweeper_events_dropped_total")
       .help("Kubernetes Events about removals not sent because of their rate limit (the log and audit log have them all).")

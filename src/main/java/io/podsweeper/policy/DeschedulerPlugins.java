@@ -381,7 +381,7 @@ public final class DeschedulerPlugins {
 
   /** MakeRoom's args, with their defaults (docs/configuration.md "MakeRoom"). */
   static MakeRoomArgs makeRoom(ConfigNode args) {
-    args.requireObjectOrAbsent(Set.of("pendingFor", "namespaces", "labelSelector", "maxMovesPerPlan", "maxPlans", "freeNodes"));
+    args.requireObjectOrAbsent(Set.of("pendingFor", "namespaces", "labelSelector", "maxMovesPerPlan", "maxPlans", "freeNodes", "planTimeout"));
     Duration pendingFor = args.optionalGoDuration("pendingFor").orElse(MakeRoomArgs.DEFAULT_PENDING_FOR);
     Optional<MakeRoomArgs.FreeNodes> freeNodes = Optional.empty();
     if (args.has("freeNodes")) {
@@ -393,9 +393,13 @@ public final class DeschedulerPlugins {
           free.optionalInt("maxMovesPerNode", 1, MakeRoomArgs.FreeNodes.MAX_MOVES_PER_NODE)
               .orElse(MakeRoomArgs.FreeNodes.DEFAULT_MAX_MOVES_PER_NODE)));
     }
+    Duration planTimeout = args.optionalGoDuration("planTimeout").orElse(MakeRoomArgs.DEFAULT_PLAN_TIMEOUT);
+    if (planTimeout.isZero()) {
+      throw args.child("planTimeout").error("must be more than 0s: a plan needs time to be carried out");
+    }
     return new MakeRoomArgs(pendingFor, namespaces(args), Selectors.read(args, "labelSelector"),
         args.optionalInt("maxMovesPerPlan", 1, MakeRoomArgs.MAX_MOVES_PER_PLAN).orElse(MakeRoomArgs.DEFAULT_MAX_MOVES_PER_PLAN),
-        args.optionalInt("maxPlans", 1, MakeRoomArgs.MAX_PLANS).orElse(MakeRoomArgs.DEFAULT_MAX_PLANS), freeNodes);
+        args.optionalInt("maxPlans", 1, MakeRoomArgs.MAX_PLANS).orElse(MakeRoomArgs.DEFAULT_MAX_PLANS), freeNodes, planTimeout);
   }
 
   /**

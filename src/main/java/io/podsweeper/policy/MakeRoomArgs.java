@@ -15,15 +15,18 @@ import java.util.Optional;
  * @param maxMovesPerPlan at most this many evictions in one plan, chained moves included
  * @param maxPlans at most this many plans per pass (pending pods first, then nodes to free)
  * @param freeNodes also plan to empty under-used nodes; empty: only pending pods are made room for
+ * @param planTimeout a plan carried out in the live service is abandoned ({@code timed-out}) if not complete this long
+ *     after it started
  */
 public record MakeRoomArgs(Duration pendingFor, NamespaceFilter namespaces, LabelSelector labelSelector, int maxMovesPerPlan,
-    int maxPlans, Optional<FreeNodes> freeNodes) implements StrategyArgs {
+    int maxPlans, Optional<FreeNodes> freeNodes, Duration planTimeout) implements StrategyArgs {
   public static final String NAME = "MakeRoom";
   public static final Duration DEFAULT_PENDING_FOR = Duration.ofMinutes(5);
   public static final int DEFAULT_MAX_MOVES_PER_PLAN = 3;
   public static final int MAX_MOVES_PER_PLAN = 10;
   public static final int DEFAULT_MAX_PLANS = 5;
   public static final int MAX_PLANS = 100;
+  public static final Duration DEFAULT_PLAN_TIMEOUT = Duration.ofMinutes(10);
 
   /**
    * Which nodes to empty: those whose pods' requests are at or below every threshold (percent of allocatable), least

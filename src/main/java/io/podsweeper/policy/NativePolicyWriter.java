@@ -287,6 +287,7 @@ public final class NativePolicyWriter {
       putPercents(free.putObject("thresholds"), f.thresholds());
       free.put("maxNodes", f.maxNodes()).put("maxMovesPerNode", f.maxMovesPerNode());
     });
+    o.put("planTimeout", exact(a.planTimeout()));
   }
 
   /** Koordinator's names; the defaults are written too, so the file says what runs. */

@@ -25,12 +25,12 @@ class MakeRoomPolicyTest {
   @Test
   void defaultsAndEveryArgument() {
     assertThat(read("{}")).isEqualTo(new MakeRoomArgs(Duration.ofMinutes(5), NamespaceFilter.ALL, LabelSelector.EVERYTHING, 3, 5,
-        Optional.empty()));
+        Optional.empty(), Duration.ofMinutes(10)));
     MakeRoomArgs full = read("{pendingFor: 90s, namespaces: {include: [shop]}, labelSelector: {matchLabels: {app: cache}},"
-        + " maxMovesPerPlan: 2, maxPlans: 7, freeNodes: {thresholds: {cpu: 20, memory: 30.5}, maxNodes: 2, maxMovesPerNode: 12}}");
+        + " maxMovesPerPlan: 2, maxPlans: 7, freeNodes: {thresholds: {cpu: 20, memory: 30.5}, maxNodes: 2, maxMovesPerNode: 12}, planTimeout: 3m}");
     assertThat(full).isEqualTo(new MakeRoomArgs(Duration.ofSeconds(90), new NamespaceFilter(java.util.List.of("shop"), java.util.List.of()),
         new LabelSelector(Map.of("app", "cache"), java.util.List.of()), 2, 7,
-        Optional.of(new MakeRoomArgs.FreeNodes(Map.of("cpu", 20.0, "memory", 30.5), 2, 12))));
+        Optional.of(new MakeRoomArgs.FreeNodes(Map.of("cpu", 20.0, "memory", 30.5), 2, 12)), Duration.ofMinutes(3)));
     assertThat(read("{freeNodes: {thresholds: {cpu: 20}}}").freeNodes()).hasValue(new MakeRoomArgs.FreeNodes(Map.of("cpu", 20.0), 1, 10));
   }
 
@@ -41,6 +41,8 @@ class MakeRoomPolicyTest {
     "{maxMovesPerPlan: 0} | profiles[0].pluginConfig[0].args.maxMovesPerPlan: must be between 1 and 10, got 0",
     "{maxMovesPerPlan: 11} | profiles[0].pluginConfig[0].args.maxMovesPerPlan: must be between 1 and 10, got 11",
     "{maxPlans: 101} | profiles[0].pluginConfig[0].args.maxPlans: must be between 1 and 100, got 101",
+    "{planTimeout: 0s} | profiles[0].pluginConfig[0].args.planTimeout: must be more than 0s",
+    "{planTimeout: later} | profiles[0].pluginConfig[0].args.planTimeout: invalid duration \"later\"",
     "{maxMoves: 3} | profiles[0].pluginConfig[0].args.maxMoves: unknown field",
     "{namespaces: {include: [a], exclude: [b]}} | profiles[0].pluginConfig[0].args.namespaces: only one of Include/Exclude",
     "{labelSelector: {matchLabels: {\"bad key!\": x}}} | invalid label key \"bad key!\"",

@@ -1,0 +1,321 @@
+package io.podsweeper.engine;
+
+import io.podsweeper.cluster.PodRecord;
+import io.podsweeper.cluster.PodSource;
+import io.podsweeper.metrics.Metrics;
+import io.podsweeper.policy.MakeRoomArgs;
+import io.podsweeper.policy.Policy;
+import io.podsweeper.removal.Result;
+import io.podsweeper.removal.Rules;
+import io.podsweeper.strategy.Decision;
+import io.podsweeper.strategy.PlanAbandon;
+import io.podsweeper.strategy.RoomPlan;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The executor of MakeRoom's plans in the live service. Each balance pass offers its plans; a plan starts unless it
+ * touches a node (its target, or a node a move leaves or goes to) of a plan in flight, and starts by nominating the
+ * pending pod to the target ({@link RoomHolds}), which holds the room against the replacements of the pods that move.
+ * Then, at each look (a pod of the plan or a pod of a moved pod's controller changed, an outcome of one of its steps,
+ * and every few seconds), it asks the plan where it stands on the cluster as it is ({@link RoomPlan#progress}) and
+ * does what that says: hands the step to evict to the one removal path, as a node-aware decision (dry-run, kill switch,
+ * guard, limits, rate, PDBs, the final check: all of them apply), or waits, until the pending pod is bound to the
+ * target (complete) or the plan is given up ({@link PlanAbandon}, said in the log, an Event and the metric). Either
+ * way the nomination is cleared. A step the path refuses (any result but sent, gone or changed) abandons the plan: the
+ * plan counted the PDBs and limits when it was made, so a refusal means the cluster is no longer what it planned on,
+ * and the next pass plans again from the cluster as it is. A plan not complete within its profile's
+ * {@code planTimeout} is abandoned, and so is one whose profile no longer runs MakeRoom, or runs in dry-run, after a
+ * reload. In dry-run nothing starts: each step's decision goes through the path as a dry-run, recorded as any other.
+ * Freeing a node ({@link RoomPlan.Kind#FREE_NODE}) is not carried out: it needs the node cordoned first.
+ *
+ * <p>{@link #outcome} and {@link #involves} run on any thread without a lock (they only read what plans are in flight);
+ * the rest hold this object's lock: the sweeper's timer thread looks and offers, a reload comes from the policy's.
+ */
+final class RoomPlans {
+  private static final Logger LOG = LoggerFactory.getLogger(RoomPlans.class);
+  /** How often every plan in flight is looked at, besides the looks its pods' events bring. */
+  static final Duration LOOK_EVERY = Duration.ofSeconds(5);
+  /**
+   * A step handed to the removal path that is still to evict this long after, its pod unchanged, is handed again: the
+   * path drops a decision silently when the pod changed before its turn, or a reload came between.
+   */
+  static final Duration HAND_AGAIN_AFTER = Duration.ofSeconds(30);
+
+  /** Where a step's eviction goes: the removal worker's queue, as a node-aware decision of that policy generation. */
+  @FunctionalInterface
+  interface Steps {
+    void evict(Decision decision, long generation);
+  }
+
+  /** A plan being carried out, and the step last handed to the removal path. */
+  private static final class InFlight {
+    final RoomPlan plan;
+    final RoomPlan.PodRef pending;
+    final Instant started;
+    final Set<String> nodes;
+    Duration timeout;
+    int handedStep = -1;
+    String handedVersion = "";
+    Instant handedAt = Instant.MIN;
+
+    InFlight(RoomPlan plan, Instant started, Duration timeout) {
+      this.plan = plan;
+      this.pending = plan.pending().orElseThrow();
+      this.started = started;
+      this.timeout = timeout;
+      this.nodes = nodes(plan);
+    }
+  }
+
+  private final PodSource cache;
+  private final Clock clock;
+  private final Metrics metrics;
+  private final Steps steps;
+  private final Supplier<Rules> rules;
+  private final BooleanSupplier mayStart;
+  private final Runnable lookSoon;
+  private volatile RoomHolds holds = RoomHolds.NONE;
+  /** By the pending pod's uid, in the order they started. */
+  private final Map<String, InFlight> inFlight = new LinkedHashMap<>();
+  /** The uids of the pods (and moved pods' controllers) of plans in flight: an event of one brings a look. */
+  private volatile Set<String> watched = Set.of();
+  /** A step's pod (uid) whose eviction the path refused, and why; read at the next look. */
+  private final Map<String, String> refused = new ConcurrentHashMap<>();
+
+  /**
+   * @param mayStart whether this replica may start plans now (the leader, not stopping)
+   * @param lookSoon asks for a {@link #look} on the sweeper's timer thread soon (coalesced there)
+   */
+  RoomPlans(PodSource cache, Clock clock, Metrics metrics, Steps steps, Supplier<Rules> rules, BooleanSupplier mayStart, Runnable lookSoon) {
+    this.cache = cache;
+    this.clock = clock;
+    this.metrics = metrics;
+    this.steps = steps;
+    this.rules = rules;
+    this.mayStart = mayStart;
+    this.lookSoon = lookSoon;
+  }
+
+  void holdRoomWith(RoomHolds value) {
+    this.holds = value;
+  }
+
+  /** The plans of a balance pass made under {@code in}: each starts unless it overlaps one in flight (dry-run: recorded). */
+  synchronized void offer(List<RoomPlan> plans, Rules in) {
+    Instant now = clock.instant();
+    for (RoomPlan plan : plans) {
+      if (plan.kind() != RoomPlan.Kind.MAKE_ROOM) {
+        LOG.debug("room plan not carried out (freeing a node needs it cordoned first; not yet): {}", plan.describe());
+      } else if (in.policy().dryRun()) {
+        dryRun(plan, in, now);
+      } else if (mayStart.getAsBoolean() && free(plan)) {
+        start(plan, in, now);
+      }
+    }
+    rewatch();
+  }
+
+  /** Whether the plan's pod and nodes are clear of every plan in flight (at most one plan per node). */
+  private boolean free(RoomPlan plan) {
+    if (inFlight.containsKey(plan.pending().orElseThrow().uid())) {
+      return false;
+    }
+    Set<String> nodes = nodes(plan);
+    for (InFlight f : inFlight.values()) {
+      if (f.nodes.stream().anyMatch(nodes::contains)) {
+        LOG.debug("room plan waits for a plan in flight on one of its nodes: {}", plan.describe());
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private void start(RoomPlan plan, Rules in, Instant now) {
+    RoomPlan.PodRef pending = plan.pending().orElseThrow();
+    Optional<MakeRoomArgs> args = makeRoom(in.policy(), plan.profile());
+    if (args.isEmpty()) {
+      return;
+    }
+    if (!holds.nominate(pending, plan.target())) {
+      LOG.warn("room plan not started: cannot nominate {} to {}: {}", pending.key(), plan.target(), plan.describe());
+      return;
+    }
+    InFlight f = new InFlight(plan, now, args.get().planTimeout());
+    inFlight.put(pending.uid(), f);
+    metrics.roomPlansStarted.inc();
+    LOG.info("room plan started (profile {}; {} nominated to {}): {}", plan.profile(), pending.key(), plan.target(), plan.describe());
+    holds.event(pending, "Normal", "PodSweeperRoomPlanStarted", "making room on " + plan.target() + ": " + plan.describe());
+    look(f, in, now);
+  }
+
+  /** Dry-run: every step whose pod is still there goes through the path as a dry-run decision; nothing is written. */
+  private void dryRun(RoomPlan plan, Rules in, Instant now) {
+    LOG.info("dry-run: would carry out room plan (profile {}): {}", plan.profile(), plan.describe());
+    for (int k = 0; k < plan.moves().size(); k++) {
+      int step = k;
+      pod(plan.moves().get(k)).ifPresent(pod -> steps.evict(plan.decision(step, pod, now), in.generation()));
+    }
+  }
+
+  /** Every plan in flight, on the cluster as it is (not while the cache or the policies are behind). */
+  synchronized void look() {
+    Rules in = rules.get();
+    if (inFlight.isEmpty() || !cache.isCurrent()) {
+      return;
+    }
+    Instant now = clock.instant();
+    for (InFlight f : new ArrayList<>(inFlight.values())) {
+      look(f, in, now);
+    }
+    rewatch();
+  }
+
+  private void look(InFlight f, Rules in, Instant now) {
+    if (!now.isBefore(f.started.plus(f.timeout))) {
+      end(f, Optional.of(PlanAbandon.TIMED_OUT), "not complete within its planTimeout of " + f.timeout.toSeconds() + "s");
+      return;
+    }
+    for (RoomPlan.Move m : f.plan.moves()) {
+      String why = refused.get(m.uid());
+      if (why != null) {
+        end(f, Optional.of(PlanAbandon.EVICTION_REFUSED), "the eviction of " + m.key() + " was refused: " + why);
+        return;
+      }
+    }
+    RoomPlan.Progress progress = f.plan.progress(cache);
+    switch (progress.step()) {
+      case EVICT -> evict(f, progress.index(), in, now);
+      case WAIT, BIND -> LOG.debug("room plan for {}: {}", f.pending.key(), progress.detail());
+      case COMPLETE -> end(f, Optional.empty(), progress.detail());
+      case ABANDON -> end(f, progress.abandon(), progress.detail());
+    }
+  }
+
+  /** Hands step {@code k} to the removal path, unless it was handed for this very pod version a moment ago. */
+  private void evict(InFlight f, int k, Rules in, Instant now) {
+    Optional<PodRecord> pod = pod(f.plan.moves().get(k));
+    if (pod.isEmpty() || (f.handedStep == k && f.handedVersion.equals(pod.get().resourceVersion())
+        && now.isBefore(f.handedAt.plus(HAND_AGAIN_AFTER)))) {
+      return;
+    }
+    f.handedStep = k;
+    f.handedVersion = pod.get().resourceVersion();
+    f.handedAt = now;
+    steps.evict(f.plan.decision(k, pod.get(), now), in.generation());
+  }
+
+  /** The move's pod as cached, if it is still the one planned (its uid). */
+  private Optional<PodRecord> pod(RoomPlan.Move m) {
+    return cache.pod(m.key()).filter(p -> p.uid().equals(m.uid()));
+  }
+
+  /** The plan is complete (no reason) or abandoned: the nomination goes, it is counted, logged and told. */
+  private void end(InFlight f, Optional<PlanAbandon> abandon, String detail) {
+    inFlight.remove(f.pending.uid());
+    f.plan.moves().forEach(m -> refused.remove(m.uid()));
+    holds.clear(f.pending, f.plan.target());
+    if (abandon.isEmpty()) {
+      metrics.roomPlansCompleted.inc();
+      LOG.info("room plan complete: {}: {}", detail, f.plan.describe());
+      holds.event(f.pending, "Normal", "PodSweeperRoomPlanCompleted", detail);
+      return;
+    }
+    String reason = abandon.get().wireName();
+    metrics.roomPlansAbandoned.labels(reason).inc();
+    LOG.warn("room plan abandoned ({}): {}; the plan was: {}", reason, detail, f.plan.describe());
+    holds.event(f.pending, "Warning", "PodSweeperRoomPlanAbandoned", reason + ": " + detail);
+  }
+
+  /** A new policy: a plan whose profile no longer runs MakeRoom, or runs in dry-run, is abandoned; the others take its timeout. */
+  synchronized void policyChanged(Rules in) {
+    for (InFlight f : new ArrayList<>(inFlight.values())) {
+      Optional<MakeRoomArgs> args = makeRoom(in.policy(), f.plan.profile());
+      if (args.isEmpty() || in.policy().dryRun()) {
+        end(f, Optional.of(PlanAbandon.POLICY_CHANGED), in.policy().dryRun() ? "the policy in force is a dry-run"
+            : "profile " + f.plan.profile() + " no longer runs MakeRoom");
+      } else {
+        f.timeout = args.get().planTimeout();
+      }
+    }
+    rewatch();
+  }
+
+  /** What became of a removal: a refused step of a plan in flight is noted for its next look, which comes soon. */
+  void outcome(Outcome o) {
+    Decision d = o.decision();
+    if (o.dryRun() || !MakeRoomArgs.NAME.equals(d.strategy()) || !watched.contains(d.uid())) {
+      return;
+    }
+    if (o.result() != Result.SUCCESS && o.result() != Result.BACKGROUND && o.result() != Result.GONE && o.result() != Result.CONFLICT) {
+      refused.put(d.uid(), o.result().label() + (o.message().isEmpty() ? "" : " (" + o.message() + ")"));
+    }
+    lookSoon.run();
+  }
+
+  /** Whether an event of this pod may move a plan in flight (the pending pod, a moved pod, a sibling of one). */
+  boolean involves(PodRecord pod) {
+    Set<String> w = watched;
+    if (w.isEmpty()) {
+      return false;
+    }
+    return w.contains(pod.uid()) || pod.controller().map(o -> w.contains(o.uid())).orElse(false);
+  }
+
+  /** Plans in flight, for tests and the log. */
+  synchronized List<RoomPlan> inFlight() {
+    return inFlight.values().stream().map(f -> f.plan).toList();
+  }
+
+  /** Shutting down: every plan in flight stops here, and its nomination is cleared (nobody would clear it later). */
+  synchronized void close() {
+    for (InFlight f : inFlight.values()) {
+      holds.clear(f.pending, f.plan.target());
+      LOG.info("room plan stopped at shutdown, nomination cleared: {}", f.plan.describe());
+    }
+    inFlight.clear();
+    rewatch();
+  }
+
+  private void rewatch() {
+    Set<String> w = new HashSet<>();
+    for (InFlight f : inFlight.values()) {
+      w.add(f.pending.uid());
+      f.plan.moves().forEach(m -> {
+        w.add(m.uid());
+        w.add(m.ownerUid());
+      });
+    }
+    watched = Set.copyOf(w);
+  }
+
+  /** The plan's target and every node a move leaves or goes to. */
+  private static Set<String> nodes(RoomPlan plan) {
+    Set<String> nodes = new HashSet<>();
+    nodes.add(plan.target());
+    plan.moves().forEach(m -> {
+      nodes.add(m.from());
+      nodes.add(m.to());
+    });
+    return nodes;
+  }
+
+  /** The MakeRoom args of the policy's profile of that name, if it runs MakeRoom. */
+  static Optional<MakeRoomArgs> makeRoom(Policy policy, String profile) {
+    return policy.profiles().stream().filter(p -> p.name().equals(profile)).flatMap(p -> p.balance().stream())
+        .filter(MakeRoomArgs.class::isInstance).map(MakeRoomArgs.class::cast).findFirst();
+  }
+}

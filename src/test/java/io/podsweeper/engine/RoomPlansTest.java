@@ -1,0 +1,262 @@
+package io.podsweeper.engine;
+
+import static io.podsweeper.cluster.PodFixtures.pod;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.podsweeper.cluster.ClusterSnapshot;
+import io.podsweeper.cluster.PodFixtures;
+import io.podsweeper.cluster.PodRecord;
+import io.podsweeper.kube.SnapshotReader;
+import io.podsweeper.metrics.Metrics;
+import io.podsweeper.policy.Policy;
+import io.podsweeper.policy.PolicyLoader;
+import io.podsweeper.removal.Result;
+import io.podsweeper.removal.Rules;
+import io.podsweeper.safety.RemovalBudget;
+import io.podsweeper.strategy.Decision;
+import io.podsweeper.strategy.PolicyEvaluator;
+import io.podsweeper.strategy.RoomPlan;
+import io.podsweeper.testing.FakePodSource;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The executor of MakeRoom's plans on the README's fragmentation example (one move: worker-5b8c-p7 leaves node-2 for
+ * node-3, then cache-7d9f-c3 fits node-2), with the cluster as a fake pod source, an injected clock, and the removal
+ * path, the nominations and the Events as recorders: no threads, no sleeps.
+ */
+class RoomPlansTest {
+  private static final Instant START = Instant.parse("2026-01-01T12:00:00Z");
+
+  /** A clock the test moves. */
+  private static final class TestClock extends Clock {
+    Instant now = START;
+
+    @Override
+    public ZoneId getZone() {
+      return ZoneOffset.UTC;
+    }
+
+    @Override
+    public Clock withZone(ZoneId zone) {
+      return this;
+    }
+
+    @Override
+    public Instant instant() {
+      return now;
+    }
+  }
+
+  /** What the executor wrote: nominations, clears and Events, in order. */
+  private static final class Holds implements RoomHolds {
+    final List<String> writes = new ArrayList<>();
+    boolean refuse;
+
+    @Override
+    public boolean nominate(RoomPlan.PodRef pod, String node) {
+      writes.add("nominate " + pod.key() + " " + node);
+      return !refuse;
+    }
+
+    @Override
+    public void clear(RoomPlan.PodRef pod, String node) {
+      writes.add("clear " + pod.key() + " " + node);
+    }
+
+    @Override
+    public void event(RoomPlan.PodRef pod, String type, String reason, String message) {
+      writes.add(reason);
+    }
+  }
+
+  private final TestClock clock = new TestClock();
+  private final FakePodSource cluster = new FakePodSource();
+  private final Metrics metrics = new Metrics();
+  private final Holds holds = new Holds();
+  private final List<Decision> handed = new ArrayList<>();
+  private final Policy policy = PolicyLoader.load(Path.of("config/examples/anti-affinity-fragmentation-makeroom.yaml"));
+  private Rules rules = new Rules(policy, new PolicyEvaluator(policy), 1);
+  private boolean leading = true;
+  private int looksAsked;
+  private RoomPlans rooms;
+  private RoomPlan plan;
+
+  @BeforeEach
+  void example() {
+    ClusterSnapshot example = SnapshotReader.read(Path.of("config/examples/anti-affinity-fragmentation-snapshot.yaml"));
+    example.pods().forEach(cluster::put);
+    cluster.nodes.addAll(example.nodes());
+    plan = rules.evaluator().pass(example, START, new RemovalBudget(policy.limits()), false).plans().get(0);
+    rooms = new RoomPlans(cluster, clock, metrics, (d, generation) -> handed.add(d), () -> rules, () -> leading, () -> looksAsked++);
+    rooms.holdRoomWith(holds);
+  }
+
+  private PodRecord cached(String name) {
+    return cluster.pods.values().stream().filter(p -> p.name().equals(name)).findFirst().orElseThrow();
+  }
+
+  /** The same pod (name, namespace, labels, owner, requests) to change. */
+  private static PodFixtures.PodBuilder rebuilt(PodRecord p) {
+    PodFixtures.PodBuilder b = pod(p.name()).ns(p.namespace()).uid(p.uid()).on(p.nodeName()).phase(p.phase());
+    p.labels().forEach(b::label);
+    p.controller().ifPresent(o -> b.ownedBy(o.kind(), o.name()));
+    p.scheduling().requests().forEach(b::requests);
+    p.scheduling().requiredPodAntiAffinity().forEach(b::antiAffinity);
+    return b;
+  }
+
+  private double abandoned(String reason) {
+    return metrics.roomPlansAbandoned.labels(reason).get();
+  }
+
+  @Test
+  void carriesThePlanOutStepByStepAndClearsTheNomination() {
+    rooms.offer(List.of(plan), rules);
+
+    assertThat(holds.writes).containsExactly("nominate shop/cache-7d9f-c3 node-2", "PodSweeperRoomPlanStarted");
+    assertThat(metrics.roomPlansStarted.get()).isEqualTo(1);
+    assertThat(handed).singleElement().satisfies(d -> {
+      assertThat(d.podKey()).isEqualTo("shop/worker-5b8c-p7");
+      assertThat(d.strategy()).isEqualTo("MakeRoom");
+    });
+    // Looked at again, the step is not handed twice while the path has it...
+    clock.now = START.plusSeconds(10);
+    rooms.look();
+    assertThat(handed).hasSize(1);
+    // ...but again once it has had it long enough and the pod is still there (the path dropped it silently).
+    clock.now = START.plus(RoomPlans.HAND_AGAIN_AFTER).plusSeconds(1);
+    rooms.look();
+    assertThat(handed).hasSize(2);
+
+    PodRecord worker = cached("worker-5b8c-p7");
+    assertThat(rooms.involves(worker)).isTrue();
+    assertThat(rooms.involves(cached("api-6c4d-r8"))).isFalse();
+    cluster.put(rebuilt(worker).terminating().build());
+    rooms.look();
+    cluster.pods.remove(worker.key());
+    PodRecord replacement = rebuilt(worker).uid("uid-new").on("node-3").build();
+    assertThat(rooms.involves(replacement)).as("a sibling of a moved pod").isTrue();
+    cluster.put(replacement);
+    rooms.look();
+    assertThat(handed).hasSize(2);
+    assertThat(rooms.inFlight()).containsExactly(plan);
+
+    PodRecord cache = cached("cache-7d9f-c3");
+    cluster.put(rebuilt(cache).on("node-2").phase("Pending").build());
+    rooms.look();
+
+    assertThat(rooms.inFlight()).isEmpty();
+    assertThat(holds.writes).containsExactly("nominate shop/cache-7d9f-c3 node-2", "PodSweeperRoomPlanStarted",
+        "clear shop/cache-7d9f-c3 node-2", "PodSweeperRoomPlanCompleted");
+    assertThat(metrics.roomPlansCompleted.get()).isEqualTo(1);
+    assertThat(rooms.involves(replacement)).isFalse();
+  }
+
+  @Test
+  void atMostOnePlanPerNode() {
+    rooms.offer(List.of(plan), rules);
+    RoomPlan other = new RoomPlan(RoomPlan.Kind.MAKE_ROOM, "make-room", Optional.of(new RoomPlan.PodRef("shop", "other", "uid-other")),
+        "insufficient cpu", "node-3", List.of(), START);
+    rooms.offer(List.of(plan, other), rules);
+
+    assertThat(rooms.inFlight()).containsExactly(plan);
+    assertThat(holds.writes).containsOnlyOnce("nominate shop/cache-7d9f-c3 node-2").doesNotContain("nominate shop/other node-3");
+    assertThat(metrics.roomPlansStarted.get()).isEqualTo(1);
+  }
+
+  @Test
+  void aPlanWhosePendingPodGoesIsAbandonedAndEvictsNothingMore() {
+    rooms.offer(List.of(plan), rules);
+    cluster.pods.remove("shop/cache-7d9f-c3");
+    clock.now = START.plus(RoomPlans.HAND_AGAIN_AFTER).plusSeconds(1);
+    rooms.look();
+
+    assertThat(handed).hasSize(1);
+    assertThat(rooms.inFlight()).isEmpty();
+    assertThat(holds.writes).endsWith("clear shop/cache-7d9f-c3 node-2", "PodSweeperRoomPlanAbandoned");
+    assertThat(abandoned("pending-pod-gone")).isEqualTo(1);
+  }
+
+  @Test
+  void aRefusedStepAbandonsThePlan() {
+    rooms.offer(List.of(plan), rules);
+    Decision step = handed.get(0);
+    rooms.outcome(new Outcome(START, step, Result.DRY_RUN, "", true, "p"));
+    assertThat(looksAsked).isZero();
+    rooms.outcome(new Outcome(START, step, Result.PDB_REFUSED, "429 Cannot evict pod", false, "p"));
+    assertThat(looksAsked).isEqualTo(1);
+    rooms.look();
+
+    assertThat(rooms.inFlight()).isEmpty();
+    assertThat(abandoned("eviction-refused")).isEqualTo(1);
+    assertThat(holds.writes).contains("clear shop/cache-7d9f-c3 node-2");
+  }
+
+  @Test
+  void aPlanNotCompleteWithinItsTimeoutIsAbandoned() {
+    rooms.offer(List.of(plan), rules);
+    clock.now = START.plus(Duration.ofMinutes(10)).minusSeconds(1);
+    rooms.look();
+    assertThat(rooms.inFlight()).containsExactly(plan);
+    clock.now = START.plus(Duration.ofMinutes(10));
+    rooms.look();
+
+    assertThat(rooms.inFlight()).isEmpty();
+    assertThat(abandoned("timed-out")).isEqualTo(1);
+  }
+
+  @Test
+  void aReloadWithoutMakeRoomAbandonsThePlan() {
+    rooms.offer(List.of(plan), rules);
+    rooms.policyChanged(new Rules(policy, rules.evaluator(), 2));
+    assertThat(rooms.inFlight()).containsExactly(plan);
+
+    Policy without = PolicyLoader.parse("""
+        apiVersion: podsweeper.io/v1alpha1
+        kind: PodSweeperPolicy
+        profiles:
+        - name: make-room
+          pluginConfig: [{name: RemoveFailedPods, args: {}}]
+          plugins: {deschedule: {enabled: [RemoveFailedPods]}}
+        """, "p");
+    rooms.policyChanged(new Rules(without, new PolicyEvaluator(without), 3));
+
+    assertThat(rooms.inFlight()).isEmpty();
+    assertThat(abandoned("policy-changed")).isEqualTo(1);
+    assertThat(holds.writes).contains("clear shop/cache-7d9f-c3 node-2");
+  }
+
+  @Test
+  void inDryRunTheStepsAreRecordedAndNothingIsWritten() {
+    rules = new Rules(policy.withDryRun(true), rules.evaluator(), 1);
+    rooms.offer(List.of(plan), rules);
+
+    assertThat(holds.writes).isEmpty();
+    assertThat(rooms.inFlight()).isEmpty();
+    assertThat(metrics.roomPlansStarted.get()).isZero();
+    assertThat(handed).extracting(Decision::podKey).containsExactly("shop/worker-5b8c-p7");
+  }
+
+  @Test
+  void nothingStartsWithoutTheLeaseOrWithoutANomination() {
+    leading = false;
+    rooms.offer(List.of(plan), rules);
+    leading = true;
+    holds.refuse = true;
+    rooms.offer(List.of(plan), rules);
+
+    assertThat(rooms.inFlight()).isEmpty();
+    assertThat(handed).isEmpty();
+    assertThat(metrics.roomPlansStarted.get()).isZero();
+  }
+}
