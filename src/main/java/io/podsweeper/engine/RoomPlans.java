@@ -35,9 +35,10 @@ import org.slf4j.LoggerFactory;
  * does what that says: hands the step to evict to the one removal path, as a node-aware decision (dry-run, kill switch,
  * guard, limits, rate, PDBs, the final check: all of them apply), or waits, until the pending pod is bound to the
  * target (complete) or the plan is given up ({@link PlanAbandon}, said in the log, an Event and the metric). Either
- * way the nomination is cleared. A step the path refuses (any result but sent, gone or changed) abandons the plan: the
- * plan counted the PDBs and limits when it was made, so a refusal means the cluster is no longer what it planned on,
- * and the next pass plans again from the cluster as it is. A plan not complete within its profile's
+ * way the nomination is cleared, and a step still waiting in the path for its turn is taken back ({@link #wants}, the
+ * path's last check before the send). A step the path refuses (any result but sent, gone or changed), or holds back
+ * {@link #MAX_HANDS} times, abandons the plan: the plan counted the PDBs and limits when it was made, so a refusal
+ * means the cluster is no longer what it planned on, and the next pass plans again from the cluster as it is. A plan not complete within its profile's
  * {@code planTimeout} is abandoned, and so is one whose profile no longer runs MakeRoom, or runs in dry-run, after a
  * reload. In dry-run nothing starts: each step's decision goes through the path as a dry-run, recorded as any other.
  * Freeing a node ({@link RoomPlan.Kind#FREE_NODE}) is not carried out: it needs the node cordoned first.
@@ -54,6 +55,11 @@ final class RoomPlans {
    * path drops a decision silently when the pod changed before its turn, or a reload came between.
    */
   static final Duration HAND_AGAIN_AFTER = Duration.ofSeconds(30);
+  /**
+   * A step handed this many times that is still to evict abandons the plan ({@code eviction-refused}): the path holds
+   * it back without a new outcome each time (a hold-back is reported once per pod state), or keeps dropping it.
+   */
+  static final int MAX_HANDS = 3;
 
   /** Where a step's eviction goes: the removal worker's queue, as a node-aware decision of that policy generation. */
   @FunctionalInterface
@@ -69,6 +75,7 @@ final class RoomPlans {
     final Set<String> nodes;
     Duration timeout;
     int handedStep = -1;
+    int hands;
     String handedVersion = "";
     Instant handedAt = Instant.MIN;
 
@@ -95,6 +102,8 @@ final class RoomPlans {
   private volatile Set<String> watched = Set.of();
   /** A step's pod (uid) whose eviction the path refused, and why; read at the next look. */
   private final Map<String, String> refused = new ConcurrentHashMap<>();
+  /** The pods (uids) of the steps handed to the path by plans in flight: the path sends only these ({@link #wants}). */
+  private final Set<String> handed = ConcurrentHashMap.newKeySet();
 
   /**
    * @param mayStart whether this replica may start plans now (the leader, not stopping)
@@ -212,9 +221,16 @@ final class RoomPlans {
         && now.isBefore(f.handedAt.plus(HAND_AGAIN_AFTER)))) {
       return;
     }
+    f.hands = f.handedStep == k ? f.hands + 1 : 1;
+    if (f.hands > MAX_HANDS) {
+      end(f, Optional.of(PlanAbandon.EVICTION_REFUSED), "the removal path did not evict " + pod.get().key() + " when asked "
+          + MAX_HANDS + " times (held back: its decisions say why)");
+      return;
+    }
     f.handedStep = k;
     f.handedVersion = pod.get().resourceVersion();
     f.handedAt = now;
+    handed.add(pod.get().uid());
     steps.evict(f.plan.decision(k, pod.get(), now), in.generation());
   }
 
@@ -226,7 +242,10 @@ final class RoomPlans {
   /** The plan is complete (no reason) or abandoned: the nomination goes, it is counted, logged and told. */
   private void end(InFlight f, Optional<PlanAbandon> abandon, String detail) {
     inFlight.remove(f.pending.uid());
-    f.plan.moves().forEach(m -> refused.remove(m.uid()));
+    f.plan.moves().forEach(m -> {
+      refused.remove(m.uid());
+      handed.remove(m.uid());
+    });
     holds.clear(f.pending, f.plan.target());
     if (abandon.isEmpty()) {
       metrics.roomPlansCompleted.inc();
@@ -266,6 +285,14 @@ final class RoomPlans {
     lookSoon.run();
   }
 
+  /**
+   * Whether the removal path may still send a node-aware decision: one of MakeRoom only while it is a step a plan in
+   * flight handed (a plan that ended takes back the step still waiting for its turn), or a dry-run's.
+   */
+  boolean wants(Decision d) {
+    return !MakeRoomArgs.NAME.equals(d.strategy()) || handed.contains(d.uid()) || rules.get().policy().dryRun();
+  }
+
   /** Whether an event of this pod may move a plan in flight (the pending pod, a moved pod, a sibling of one). */
   boolean involves(PodRecord pod) {
     Set<String> w = watched;
@@ -287,6 +314,7 @@ final class RoomPlans {
       LOG.info("room plan stopped at shutdown, nomination cleared: {}", f.plan.describe());
     }
     inFlight.clear();
+    handed.clear();
     rewatch();
   }
 

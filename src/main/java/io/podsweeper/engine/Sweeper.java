@@ -97,6 +97,7 @@ public final class Sweeper implements PodListener, AutoCloseable {
     this.rooms = new RoomPlans(cache, clock, metrics, due::add, path::rules, () -> leading && !stopping && leaseValid.getAsBoolean(),
         this::lookAtRoomPlansSoon);
     outcomes.addListener(rooms::outcome);
+    path.balanceWantedWhile(rooms::wants);
     killSwitch.onResume(this::resumed);
     killSwitch.onPause(path::reconsiderRequests);
     timers.setRemoveOnCancelPolicy(true);

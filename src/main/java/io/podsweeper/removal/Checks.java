@@ -10,6 +10,7 @@ import io.podsweeper.strategy.FinishedPodBudgets;
 import java.time.Clock;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
@@ -26,6 +27,8 @@ final class Checks {
   private volatile boolean closing;
   private volatile BooleanSupplier policiesCurrent = () -> true;
   private volatile BudgetCheck budgets = BudgetCheck.NONE;
+  /** Whether the maker of a node-aware decision still wants it (a room plan's step, while its plan is in flight). */
+  private volatile Predicate<Decision> madeWanted = d -> true;
 
   /** @param mayLead whether this replica may send now: elected, its lease valid by the local clock, not stopping */
   Checks(PodSource cache, Pause pause, Ledger ledger, Supplier<Rules> rules, BooleanSupplier mayLead, Clock clock) {
@@ -56,6 +59,10 @@ final class Checks {
   /** Where the final check of a finished-pod budget's removal asks whether it still holds. */
   void budgetsCheckedBy(BudgetCheck check) {
     budgets = check;
+  }
+
+  void balanceWantedWhile(Predicate<Decision> wanted) {
+    madeWanted = wanted;
   }
 
   boolean mayLead() {
@@ -132,7 +139,8 @@ final class Checks {
       return budgets.refusal(decision, current);
     }
     if (balance) {
-      return now.evaluator().refusal(decision.profile(), current, cache);
+      return madeWanted.test(decision) ? now.evaluator().refusal(decision.profile(), current, cache)
+          : Optional.of("its maker no longer wants it (a room plan that ended)");
     }
     boolean due = now.evaluator().evaluate(current, cache).filter(v -> v.isDue(clock.instant())).isPresent();
     return due ? Optional.empty() : Optional.of("no rule wants the pod now");

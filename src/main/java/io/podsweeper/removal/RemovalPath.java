@@ -5,6 +5,7 @@ import io.podsweeper.cluster.PodSource;
 import io.podsweeper.metrics.Metrics;
 import io.podsweeper.policy.Policy;
 import io.podsweeper.safety.GuardWindowStore;
+import io.podsweeper.strategy.Decision;
 import io.podsweeper.strategy.PolicyEvaluator;
 import java.time.Clock;
 import java.util.concurrent.ExecutorService;
@@ -12,6 +13,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 import java.util.function.LongSupplier;
 
 /**
@@ -167,6 +169,14 @@ public final class RemovalPath implements AutoCloseable {
   /** Where the final check of a finished-pod budget's removal asks whether it still holds (the scheduler's ledger). */
   public void budgetsCheckedBy(BudgetCheck check) {
     checks.budgetsCheckedBy(check);
+  }
+
+  /**
+   * A node-aware decision is sent only while {@code wanted} says its maker still wants it (checked at admission and
+   * last before the send, and for an eviction in background): a room plan's step no longer is once its plan ended.
+   */
+  public void balanceWantedWhile(Predicate<Decision> wanted) {
+    checks.balanceWantedWhile(wanted);
   }
 
   /** The cache is current, and so is the policy in force: decisions may be made and sent on them. */

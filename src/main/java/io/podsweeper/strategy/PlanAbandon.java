@@ -18,7 +18,7 @@ public enum PlanAbandon {
   NO_LONGER_FITS,
   /** An eviction of the plan was refused (a PodDisruptionBudget, the removal gate's limits, guard or kill switch). */
   EVICTION_REFUSED,
-  /** A step did not finish (the pod left and its replacement was bound) within the executor's time. */
+  /** The plan was not complete within its profile's {@code planTimeout} from its start. */
   TIMED_OUT,
   /** The policy in force no longer makes this plan (a reload removed the strategy or changed its profile). */
   POLICY_CHANGED;

@@ -177,11 +177,13 @@ class RoomPlansTest {
   @Test
   void aPlanWhosePendingPodGoesIsAbandonedAndEvictsNothingMore() {
     rooms.offer(List.of(plan), rules);
+    assertThat(rooms.wants(handed.get(0))).isTrue();
     cluster.pods.remove("shop/cache-7d9f-c3");
     clock.now = START.plus(RoomPlans.HAND_AGAIN_AFTER).plusSeconds(1);
     rooms.look();
 
     assertThat(handed).hasSize(1);
+    assertThat(rooms.wants(handed.get(0))).as("the step still waiting in the path is taken back").isFalse();
     assertThat(rooms.inFlight()).isEmpty();
     assertThat(holds.writes).endsWith("clear shop/cache-7d9f-c3 node-2", "PodSweeperRoomPlanAbandoned");
     assertThat(abandoned("pending-pod-gone")).isEqualTo(1);
@@ -200,6 +202,20 @@ class RoomPlansTest {
     assertThat(rooms.inFlight()).isEmpty();
     assertThat(abandoned("eviction-refused")).isEqualTo(1);
     assertThat(holds.writes).contains("clear shop/cache-7d9f-c3 node-2");
+  }
+
+  /** A hold-back is reported once per pod state: a step the path keeps holding back silently ends the plan too. */
+  @Test
+  void aStepHeldBackTimeAndAgainAbandonsThePlan() {
+    rooms.offer(List.of(plan), rules);
+    for (int k = 1; k <= RoomPlans.MAX_HANDS; k++) {
+      clock.now = START.plus(RoomPlans.HAND_AGAIN_AFTER.multipliedBy(k)).plusSeconds(k);
+      rooms.look();
+    }
+
+    assertThat(handed).hasSize(RoomPlans.MAX_HANDS);
+    assertThat(rooms.inFlight()).isEmpty();
+    assertThat(abandoned("eviction-refused")).isEqualTo(1);
   }
 
   @Test

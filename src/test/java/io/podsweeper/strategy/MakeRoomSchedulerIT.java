@@ -17,6 +17,7 @@ import io.podsweeper.kube.SnapshotReader;
 import io.podsweeper.policy.PolicyLoader;
 import io.podsweeper.safety.RemovalBudget;
 import io.podsweeper.removal.RequestResult;
+import io.podsweeper.testing.RunningService;
 import io.podsweeper.testing.TestApiServer;
 import io.podsweeper.testing.TestNodes;
 import java.time.Duration;
@@ -34,8 +35,9 @@ import org.junit.jupiter.api.Test;
  * the test API server; no kubelet, so bound pods stay Pending): an evicted ReplicaSet pod is recreated and bound; a
  * pending pod's {@code status.nominatedNodeName}, written by someone else than the scheduler, holds its node against
  * the replacements of the pods that move for it, and survives the scheduler's retries; and a plan carried out step by
- * step through the real removal request ends with the pending pod bound where planned, no other pod evicted. The API
- * server's audit log is the witness of what was evicted. See docs/design.md "Holding the room".
+ * step through the real removal request ends with the pending pod bound where planned, no other pod evicted. Then the
+ * executor itself ({@code engine/RoomPlans}) in the live service: a plan carried out to the end, and one abandoned
+ * mid-way. The API server's audit log is the witness of what was evicted. See docs/design.md "Holding the room".
  *
  * <p>Every test has nodes of its own, labelled with its namespace, and every pod a node selector for them, so no
  * test's pod lands on another's node; the nodes go at the end.
@@ -209,24 +211,7 @@ class MakeRoomSchedulerIT {
    */
   @Test
   void aPlanCarriedOutStepByStepBindsThePendingPod() {
-    ns = server.newNamespace("plan");
-    String[] n = {ns + "-1", ns + "-2", ns + "-3", ns + "-4"};
-    nodes(2000, n);
-    pod("cache-a1", n[0], "1500m", "cache", true);
-    pod("worker-k2", n[0], "100m", "worker", false);
-    pod("worker-m4", n[0], "100m", "worker", false);
-    pod("batch-p7", n[1], "300m", "batch", false);
-    pod("batch-q9", n[1], "300m", "batch", false);
-    pod("api-r8", n[2], "300m", "api", false);
-    pod("api-t3", n[2], "300m", "api", false);
-    pod("cache-b2", n[3], "1500m", "cache", true);
-    pod("worker-x1", n[3], "100m", "worker", false);
-    replicaSet("worker", 3, "100m", false);
-    replicaSet("batch", 2, "300m", false);
-    replicaSet("api", 2, "300m", false);
-    pod("cache-c3", null, "1500m", "cache", true);
-    replicaSet("cache", 3, "1500m", true);
-    awaitUnschedulable("cache-c3");
+    String[] n = fragmentation("plan");
 
     PolicyEvaluator makeRoom = new PolicyEvaluator(PolicyLoader.parse("""
         apiVersion: podsweeper.io/v1alpha1
@@ -269,6 +254,112 @@ class MakeRoomSchedulerIT {
     assertThat(server.removalRequests(ns)).extracting(TestApiServer.AuditEvent::name).containsExactly("batch-p7");
     // The replacement went elsewhere: with the cache replica held there, the target had no room for it.
     assertThat(boundNodes("batch")).hasSize(2).filteredOn(n[1]::equals).hasSize(1);
+  }
+
+  /**
+   * The README's fragmentation example on nodes of a new namespace: a cache replica (one per node) pending on four
+   * 2000m nodes, each partly filled by small ReplicaSet pods. Its plan moves batch-p7 off node 2; returns the nodes.
+   */
+  private String[] fragmentation(String prefix) {
+    ns = server.newNamespace(prefix);
+    String[] n = {ns + "-1", ns + "-2", ns + "-3", ns + "-4"};
+    nodes(2000, n);
+    pod("cache-a1", n[0], "1500m", "cache", true);
+    pod("worker-k2", n[0], "100m", "worker", false);
+    pod("worker-m4", n[0], "100m", "worker", false);
+    pod("batch-p7", n[1], "300m", "batch", false);
+    pod("batch-q9", n[1], "300m", "batch", false);
+    pod("api-r8", n[2], "300m", "api", false);
+    pod("api-t3", n[2], "300m", "api", false);
+    pod("cache-b2", n[3], "1500m", "cache", true);
+    pod("worker-x1", n[3], "100m", "worker", false);
+    replicaSet("worker", 3, "100m", false);
+    replicaSet("batch", 2, "300m", false);
+    replicaSet("api", 2, "300m", false);
+    pod("cache-c3", null, "1500m", "cache", true);
+    replicaSet("cache", 3, "1500m", true);
+    awaitUnschedulable("cache-c3");
+    return n;
+  }
+
+  /** The live service with MakeRoom for this test's namespace, a pass every 2 s, evictions with grace 0 (no kubelet). */
+  private RunningService makeRoomService(String limits) throws Exception {
+    return RunningService.start(server, """
+        apiVersion: podsweeper.io/v1alpha1
+        kind: PodSweeperPolicy
+        fullPassInterval: 2s
+        gracePeriodSeconds: 0
+        %s
+        profiles:
+        - name: make-room
+          pluginConfig:
+          - {name: MakeRoom, args: {pendingFor: 0s, namespaces: {include: [%s]}}}
+          plugins: {balance: {enabled: [MakeRoom]}}
+        """.formatted(limits, ns));
+  }
+
+  /**
+   * The executor in the live service, on the fragmentation example: it nominates the cache replica to node 2, evicts
+   * batch-p7 through the removal path, waits for its replacement to be bound elsewhere and for the scheduler to bind
+   * the replica to node 2, then clears the nomination. The audit log shows the one eviction the plan named.
+   */
+  @Test
+  void theServiceCarriesThePlanOutAndClearsTheNomination() throws Exception {
+    String[] n = fragmentation("executor");
+    try (RunningService service = makeRoomService("")) {
+      await().atMost(Duration.ofSeconds(60)).until(() -> n[1].equals(get("cache-c3").getSpec().getNodeName()));
+      await().atMost(Duration.ofSeconds(20)).until(() -> get("cache-c3").getStatus().getNominatedNodeName() == null);
+      assertThat(service.metric("podsweeper_room_plans_started_total")).isEqualTo(1);
+      assertThat(service.metric("podsweeper_room_plans_completed_total")).isEqualTo(1);
+    }
+    assertThat(server.removalRequests(ns)).extracting(TestApiServer.AuditEvent::name).containsExactly("batch-p7");
+    assertThat(boundNodes("batch")).hasSize(2).filteredOn(n[1]::equals).hasSize(1);
+    assertThat(client.v1().events().inNamespace(ns).list().getItems()).extracting(e -> e.getReason())
+        .contains("PodSweeperRoomPlanStarted", "PodSweeperRoomPlanCompleted");
+  }
+
+  /**
+   * A plan abandoned mid-way leaves nothing worse: two small pods must leave n3 for the pending pod; the rate (one
+   * request per 20 s) lets the first eviction through at once and holds the second for its token. Meanwhile n3 is
+   * cordoned: the plan is abandoned (node-gone), its nomination cleared, and the step waiting for its token is taken
+   * back before its send, so the audit log shows the one eviction and no other.
+   */
+  @Test
+  void aPlanAbandonedMidWayEvictsNothingMoreAndClearsTheNomination() throws Exception {
+    ns = server.newNamespace("abandon");
+    String n1 = ns + "-1";
+    String n2 = ns + "-2";
+    String n3 = ns + "-3";
+    nodes(2000, n1, n2, n3);
+    pod("cache-a", n1, "1500m", "cache", true);
+    pod("cache-b", n2, "1500m", "cache", true);
+    pod("small-1", n3, "300m", "small", false);
+    pod("small-2", n3, "300m", "small", false);
+    replicaSet("small", 2, "300m", false);
+    pod("cache-c", null, "1800m", "cache", true);
+    awaitUnschedulable("cache-c");
+
+    try (RunningService service = makeRoomService("limits: {perSecond: 0.05, burst: 1}")) {
+      await().atMost(Duration.ofSeconds(30)).until(() -> server.removalRequests(ns).size() == 1);
+      Instant first = Instant.now();
+      // small-1's replacement bound elsewhere: the executor hands the second step, which waits for its token.
+      await().atMost(Duration.ofSeconds(15)).until(() -> boundNodes("small").size() == 2);
+      assertThat(boundNodes("small")).containsOnlyOnce(n3);
+      Thread.sleep(1000);
+      assertThat(get("cache-c").getStatus().getNominatedNodeName()).isEqualTo(n3);
+      client.nodes().withName(n3).edit(node -> {
+        node.getSpec().setUnschedulable(true);
+        return node;
+      });
+
+      await().atMost(Duration.ofSeconds(15)).until(() -> get("cache-c").getStatus().getNominatedNodeName() == null);
+      assertThat(service.metric("podsweeper_room_plans_abandoned_total", "reason=\"node-gone\"")).isEqualTo(1);
+      // Past the second request's token: it was taken back, not sent.
+      long wait = Duration.ofSeconds(25).minus(Duration.between(first, Instant.now())).toMillis();
+      Thread.sleep(Math.max(0, wait));
+      assertThat(server.removalRequests(ns)).hasSize(1);
+      assertThat(get("cache-c").getSpec().getNodeName()).isNull();
+    }
   }
 
   private static void sleep() {
