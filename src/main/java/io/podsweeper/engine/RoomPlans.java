@@ -180,7 +180,7 @@ final class RoomPlans {
     }
   }
 
-  /** Every plan in flight, on the cluster as it is (not while the cache or the policies are behind). */
+  /** Every plan in flight, on the cluster as it is (not while the cache is behind). */
   synchronized void look() {
     Rules in = rules.get();
     if (inFlight.isEmpty() || !cache.isCurrent()) {

@@ -32,6 +32,16 @@ public final class PodFixtures {
     return new PodBuilder(name);
   }
 
+  /** A builder of the same pod (name, namespace, uid, labels, owner, requests, anti-affinity), to change. */
+  public static PodBuilder rebuilt(PodRecord p) {
+    PodBuilder b = pod(p.name()).ns(p.namespace()).uid(p.uid()).on(p.nodeName()).phase(p.phase());
+    p.labels().forEach(b::label);
+    p.controller().ifPresent(o -> b.ownedBy(o.kind(), o.name()));
+    p.scheduling().requests().forEach(b::requests);
+    p.scheduling().requiredPodAntiAffinity().forEach(b::antiAffinity);
+    return b;
+  }
+
   public static NodeBuilder node(String name) {
     return new NodeBuilder(name);
   }

@@ -1,6 +1,6 @@
 package io.podsweeper.engine;
 
-import static io.podsweeper.cluster.PodFixtures.pod;
+import static io.podsweeper.cluster.PodFixtures.rebuilt;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.podsweeper.cluster.ClusterSnapshot;
@@ -17,12 +17,10 @@ import io.podsweeper.strategy.Decision;
 import io.podsweeper.strategy.PolicyEvaluator;
 import io.podsweeper.strategy.RoomPlan;
 import io.podsweeper.testing.FakePodSource;
+import io.podsweeper.testing.TestClock;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -36,26 +34,6 @@ import org.junit.jupiter.api.Test;
  */
 class RoomPlansTest {
   private static final Instant START = Instant.parse("2026-01-01T12:00:00Z");
-
-  /** A clock the test moves. */
-  private static final class TestClock extends Clock {
-    Instant now = START;
-
-    @Override
-    public ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-      return this;
-    }
-
-    @Override
-    public Instant instant() {
-      return now;
-    }
-  }
 
   /** What the executor wrote: nominations, clears and Events, in order. */
   private static final class Holds implements RoomHolds {
@@ -79,7 +57,7 @@ class RoomPlansTest {
     }
   }
 
-  private final TestClock clock = new TestClock();
+  private final TestClock clock = new TestClock(START);
   private final FakePodSource cluster = new FakePodSource();
   private final Metrics metrics = new Metrics();
   private final Holds holds = new Holds();
@@ -105,15 +83,6 @@ class RoomPlansTest {
     return cluster.pods.values().stream().filter(p -> p.name().equals(name)).findFirst().orElseThrow();
   }
 
-  /** The same pod (name, namespace, labels, owner, requests) to change. */
-  private static PodFixtures.PodBuilder rebuilt(PodRecord p) {
-    PodFixtures.PodBuilder b = pod(p.name()).ns(p.namespace()).uid(p.uid()).on(p.nodeName()).phase(p.phase());
-    p.labels().forEach(b::label);
-    p.controller().ifPresent(o -> b.ownedBy(o.kind(), o.name()));
-    p.scheduling().requests().forEach(b::requests);
-    p.scheduling().requiredPodAntiAffinity().forEach(b::antiAffinity);
-    return b;
-  }
 
   private double abandoned(String reason) {
     return metrics.roomPlansAbandoned.labels(reason).get();
@@ -130,11 +99,11 @@ class RoomPlansTest {
       assertThat(d.strategy()).isEqualTo("MakeRoom");
     });
     // Looked at again, the step is not handed twice while the path has it...
-    clock.now = START.plusSeconds(10);
+    clock.set(START.plusSeconds(10));
     rooms.look();
     assertThat(handed).hasSize(1);
     // ...but again once it has had it long enough and the pod is still there (the path dropped it silently).
-    clock.now = START.plus(RoomPlans.HAND_AGAIN_AFTER).plusSeconds(1);
+    clock.set(START.plus(RoomPlans.HAND_AGAIN_AFTER).plusSeconds(1));
     rooms.look();
     assertThat(handed).hasSize(2);
 
@@ -179,7 +148,7 @@ class RoomPlansTest {
     rooms.offer(List.of(plan), rules);
     assertThat(rooms.wants(handed.get(0))).isTrue();
     cluster.pods.remove("shop/cache-7d9f-c3");
-    clock.now = START.plus(RoomPlans.HAND_AGAIN_AFTER).plusSeconds(1);
+    clock.set(START.plus(RoomPlans.HAND_AGAIN_AFTER).plusSeconds(1));
     rooms.look();
 
     assertThat(handed).hasSize(1);
@@ -209,7 +178,7 @@ class RoomPlansTest {
   void aStepHeldBackTimeAndAgainAbandonsThePlan() {
     rooms.offer(List.of(plan), rules);
     for (int k = 1; k <= RoomPlans.MAX_HANDS; k++) {
-      clock.now = START.plus(RoomPlans.HAND_AGAIN_AFTER.multipliedBy(k)).plusSeconds(k);
+      clock.set(START.plus(RoomPlans.HAND_AGAIN_AFTER.multipliedBy(k)).plusSeconds(k));
       rooms.look();
     }
 
@@ -221,10 +190,10 @@ class RoomPlansTest {
   @Test
   void aPlanNotCompleteWithinItsTimeoutIsAbandoned() {
     rooms.offer(List.of(plan), rules);
-    clock.now = START.plus(Duration.ofMinutes(10)).minusSeconds(1);
+    clock.set(START.plus(Duration.ofMinutes(10)).minusSeconds(1));
     rooms.look();
     assertThat(rooms.inFlight()).containsExactly(plan);
-    clock.now = START.plus(Duration.ofMinutes(10));
+    clock.set(START.plus(Duration.ofMinutes(10)));
     rooms.look();
 
     assertThat(rooms.inFlight()).isEmpty();

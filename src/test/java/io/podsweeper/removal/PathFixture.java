@@ -11,11 +11,9 @@ import io.podsweeper.safety.GuardWindowStore;
 import io.podsweeper.strategy.Action;
 import io.podsweeper.strategy.Decision;
 import io.podsweeper.testing.FakePodSource;
-import java.time.Clock;
+import io.podsweeper.testing.TestClock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -49,7 +47,7 @@ final class PathFixture implements AutoCloseable {
   final Map<String, RequestResult> answers = new HashMap<>();
   final GuardWindowStore store;
   boolean leading = true;
-  private Instant now = START;
+  private final TestClock clock = new TestClock(START);
   private long nanos = 1_000_000_000L;
   private int waits;
   private Runnable atWait = () -> {};
@@ -66,22 +64,6 @@ final class PathFixture implements AutoCloseable {
 
   PathFixture(Policy policy, GuardWindowStore store) {
     this.store = store;
-    Clock clock = new Clock() {
-      @Override
-      public ZoneId getZone() {
-        return ZoneOffset.UTC;
-      }
-
-      @Override
-      public Clock withZone(ZoneId zone) {
-        return this;
-      }
-
-      @Override
-      public Instant instant() {
-        return now;
-      }
-    };
     Pacing.Waits waitsHere = new Pacing.Waits() {
       @Override
       public void await(BooleanSupplier ready, long millis) {
@@ -105,7 +87,7 @@ final class PathFixture implements AutoCloseable {
 
   /** Moves the clock and the ticker. */
   void advance(Duration by) {
-    now = now.plus(by);
+    clock.advance(by);
     nanos += by.toNanos();
   }
 
@@ -153,7 +135,7 @@ final class PathFixture implements AutoCloseable {
   /** The candidate the scheduler would hand over for {@code p} now, under the policy in force. */
   Candidate due(PodRecord p) {
     Rules rules = path.rules();
-    Decision d = rules.evaluator().evaluate(p, source).orElseThrow().decide(p, now);
+    Decision d = rules.evaluator().evaluate(p, source).orElseThrow().decide(p, clock.instant());
     return new Candidate(d, false, rules.generation(), rules.policy().dryRun(), d.dueAt());
   }
 

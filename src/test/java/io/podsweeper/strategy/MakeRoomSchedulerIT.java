@@ -166,18 +166,7 @@ class MakeRoomSchedulerIT {
    */
   @Test
   void aNominationHoldsTheNodeForThePendingPod() {
-    ns = server.newNamespace("nominate");
-    String n1 = ns + "-1";
-    String n2 = ns + "-2";
-    String n3 = ns + "-3";
-    nodes(2000, n1, n2, n3);
-    pod("cache-a", n1, "1500m", "cache", true);
-    pod("cache-b", n2, "1500m", "cache", true);
-    pod("small-1", n3, "300m", "small", false);
-    pod("small-2", n3, "300m", "small", false);
-    replicaSet("small", 2, "300m", false);
-    pod("cache-c", null, "1800m", "cache", true);
-    awaitUnschedulable("cache-c");
+    String n3 = twoSmallPodsInTheWay("nominate")[2];
 
     // Without a nomination, the room goes back to where it was.
     assertThat(evict(get("small-1")).outcome()).isEqualTo(RequestResult.Outcome.REMOVED);
@@ -257,6 +246,24 @@ class MakeRoomSchedulerIT {
   }
 
   /**
+   * Three 2000m nodes of a new namespace: cache-a and cache-b (1500m, one per node) on the first two, two small
+   * ReplicaSet pods (300m) on the third, and cache-c (1800m) pending: it fits the third only once both small pods left.
+   */
+  private String[] twoSmallPodsInTheWay(String prefix) {
+    ns = server.newNamespace(prefix);
+    String[] n = {ns + "-1", ns + "-2", ns + "-3"};
+    nodes(2000, n);
+    pod("cache-a", n[0], "1500m", "cache", true);
+    pod("cache-b", n[1], "1500m", "cache", true);
+    pod("small-1", n[2], "300m", "small", false);
+    pod("small-2", n[2], "300m", "small", false);
+    replicaSet("small", 2, "300m", false);
+    pod("cache-c", null, "1800m", "cache", true);
+    awaitUnschedulable("cache-c");
+    return n;
+  }
+
+  /**
    * The README's fragmentation example on nodes of a new namespace: a cache replica (one per node) pending on four
    * 2000m nodes, each partly filled by small ReplicaSet pods. Its plan moves batch-p7 off node 2; returns the nodes.
    */
@@ -326,18 +333,7 @@ class MakeRoomSchedulerIT {
    */
   @Test
   void aPlanAbandonedMidWayEvictsNothingMoreAndClearsTheNomination() throws Exception {
-    ns = server.newNamespace("abandon");
-    String n1 = ns + "-1";
-    String n2 = ns + "-2";
-    String n3 = ns + "-3";
-    nodes(2000, n1, n2, n3);
-    pod("cache-a", n1, "1500m", "cache", true);
-    pod("cache-b", n2, "1500m", "cache", true);
-    pod("small-1", n3, "300m", "small", false);
-    pod("small-2", n3, "300m", "small", false);
-    replicaSet("small", 2, "300m", false);
-    pod("cache-c", null, "1800m", "cache", true);
-    awaitUnschedulable("cache-c");
+    String n3 = twoSmallPodsInTheWay("abandon")[2];
 
     try (RunningService service = makeRoomService("limits: {perSecond: 0.05, burst: 1}")) {
       await().atMost(Duration.ofSeconds(30)).until(() -> server.removalRequests(ns).size() == 1);

@@ -3,6 +3,7 @@ package io.podsweeper.strategy;
 import static io.podsweeper.cluster.PodFixtures.NOW;
 import static io.podsweeper.cluster.PodFixtures.node;
 import static io.podsweeper.cluster.PodFixtures.pod;
+import static io.podsweeper.cluster.PodFixtures.rebuilt;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -360,15 +361,6 @@ class MakeRoomTest {
     return s.pods().stream().filter(p -> p.name().equals(name)).findFirst().orElseThrow();
   }
 
-  /** A builder of the same pod (name, namespace, uid, labels, owner, requests), to change. */
-  private static PodFixtures.PodBuilder rebuilt(PodRecord p) {
-    PodFixtures.PodBuilder b = pod(p.name()).ns(p.namespace()).uid(p.uid()).on(p.nodeName()).phase(p.phase());
-    p.labels().forEach(b::label);
-    p.controller().ifPresent(o -> b.ownedBy(o.kind(), o.name()));
-    p.scheduling().requests().forEach(b::requests);
-    p.scheduling().requiredPodAntiAffinity().forEach(b::antiAffinity);
-    return b;
-  }
 
   /** The snapshot with {@code pod} replaced by {@code by} (none: removed). */
   private static ClusterSnapshot replace(ClusterSnapshot s, PodRecord pod, PodRecord... by) {
