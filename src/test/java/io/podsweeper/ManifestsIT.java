@@ -26,11 +26,15 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.podsweeper.policy.Policy;
 import io.podsweeper.policy.PolicyLoader;
+import io.podsweeper.strategy.RoomPlan;
 import io.podsweeper.testing.ApiServerExtension;
 import io.podsweeper.testing.AsDeployed;
 import io.podsweeper.testing.Manifests;
 import io.podsweeper.app.Service;
+import io.podsweeper.kube.EventRecorder;
 import io.podsweeper.kube.Leadership;
+import io.podsweeper.kube.PodNominations;
+import io.podsweeper.kube.PodRemover;
 import io.podsweeper.testing.RunningService;
 import io.podsweeper.testing.TestApiServer;
 import io.podsweeper.testing.TestPods;
@@ -40,6 +44,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeAll;
@@ -176,6 +181,35 @@ class ManifestsIT {
         "patch coordination.k8s.io//evictionrequests/status other")) {
       assertThat(allowed(admin, user, denied)).as(denied).isFalse();
     }
+  }
+
+  /**
+   * MakeRoom's hold on a node, as the ServiceAccount: the pending pod's nomination is written and cleared by a JSON
+   * patch of pods/status, with no get of the pod (kube/PodNominations; fabric8's own patch would read it first).
+   */
+  @Test
+  @Order(2)
+  void theServiceAccountNominatesAPendingPodAndClearsTheNomination(TestApiServer server) throws Exception {
+    KubernetesClient admin = server.client();
+    String ns = server.newNamespace("mf-room");
+    Pod pending = TestPods.create(admin, ns, "pending", null, Map.of());
+    RoomPlan.PodRef pod = new RoomPlan.PodRef(ns, "pending", pending.getMetadata().getUid());
+    try (KubernetesClient asSa = new KubernetesClientBuilder().withConfig(Manifests.serviceAccountConfig(server, SA)).build()) {
+      PodNominations nominations = new PodNominations(PodRemover.create(asSa, OptionalLong::empty), new EventRecorder(asSa));
+
+      assertThat(nominations.nominate(pod, "node-b")).isTrue();
+      assertThat(nominatedNode(admin, ns)).isEqualTo("node-b");
+      // Not that pod (its uid), or not the plan's node: nothing changes.
+      assertThat(nominations.nominate(new RoomPlan.PodRef(ns, "pending", "another-uid"), "node-c")).isFalse();
+      nominations.clear(pod, "node-c");
+      assertThat(nominatedNode(admin, ns)).isEqualTo("node-b");
+      nominations.clear(pod, "node-b");
+      assertThat(nominatedNode(admin, ns)).isNull();
+    }
+  }
+
+  private static String nominatedNode(KubernetesClient admin, String ns) {
+    return admin.pods().inNamespace(ns).withName("pending").get().getStatus().getNominatedNodeName();
   }
 
   @Test

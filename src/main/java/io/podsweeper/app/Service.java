@@ -199,7 +199,7 @@ public final class Service implements AutoCloseable {
         .<GuardWindowStore>map(c -> new GuardWindowConfigMap(client, c.namespace(), c.name() + "-guard"))
         .orElse(GuardWindowStore.NONE);
     this.sweeper = new Sweeper(policy, cache, this::send, metrics, clock, recent, killSwitch, this::guardTripped, guardWindow);
-    sweeper.holdRoomWith(new PodNominations(client, events));
+    sweeper.holdRoomWith(new PodNominations(remover, events));
     this.evictionRequests = EvictionRequests.discover(client, remover);
     evictionRequests.ifPresent(sweeper::requestEvictionsThrough);
     if (options.eventsPerSecond() > 0) {

@@ -1,11 +1,8 @@
 package io.podsweeper.kube;
 
 import com.fasterxml.jackson.databind.node.TextNode;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.podsweeper.engine.RoomHolds;
+import io.podsweeper.removal.RequestResult;
 import io.podsweeper.strategy.RoomPlan;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -14,15 +11,17 @@ import org.slf4j.LoggerFactory;
  * A pending pod's {@code status.nominatedNodeName}, written and cleared for MakeRoom's plans, and their Events on it.
  * Both writes are JSON patches of the {@code pods/status} subresource with a test first: nominating, that the pod is
  * still the one of the plan (its uid); clearing, that the nomination still names the plan's node (one the scheduler's
- * own preemption wrote since stays).
+ * own preemption wrote since stays). Sent as they are, not through fabric8's patch, which reads the pod first (a
+ * {@code get} the service's RBAC does not grant): {@code patch pods/status} is all it needs.
  */
 public final class PodNominations implements RoomHolds {
   private static final Logger LOG = LoggerFactory.getLogger(PodNominations.class);
-  private final KubernetesClient client;
+  private final PodRemover http;
   private final EventRecorder events;
 
-  public PodNominations(KubernetesClient client, EventRecorder events) {
-    this.client = client;
+  /** @param http sends the patches (its client has no HTTP-layer retries) */
+  public PodNominations(PodRemover http, EventRecorder events) {
+    this.http = http;
     this.events = events;
   }
 
@@ -44,14 +43,14 @@ public final class PodNominations implements RoomHolds {
   }
 
   private boolean patch(RoomPlan.PodRef pod, String jsonPatch, String what) {
-    try {
-      client.pods().inNamespace(pod.namespace()).withName(pod.name()).subresource("status").patch(PatchContext.of(PatchType.JSON), jsonPatch);
-      return true;
-    } catch (KubernetesClientException e) {
+    String path = "/api/v1/namespaces/" + PodRemover.encode(pod.namespace()) + "/pods/" + PodRemover.encode(pod.name()) + "/status";
+    RequestResult result = http.exchange(http.request(path).patch("application/json-patch+json", jsonPatch));
+    if (result.outcome() != RequestResult.Outcome.REMOVED) {
       // 404: gone; 422: a test failed (another pod of the name, or another nomination); 403: not allowed.
-      LOG.warn("cannot {} (pod {}): {} {}", what, pod.key(), e.getCode(), e.getMessage());
+      LOG.warn("cannot {} (pod {}): {} {}", what, pod.key(), result.code(), result.message());
       return false;
     }
+    return true;
   }
 
   private static String test(String path, String value) {
