@@ -195,7 +195,7 @@ class ManifestsIT {
     Pod pending = TestPods.create(admin, ns, "pending", null, Map.of());
     RoomPlan.PodRef pod = new RoomPlan.PodRef(ns, "pending", pending.getMetadata().getUid());
     try (KubernetesClient asSa = new KubernetesClientBuilder().withConfig(Manifests.serviceAccountConfig(server, SA)).build()) {
-      PodNominations nominations = new PodNominations(PodRemover.create(asSa, OptionalLong::empty), new EventRecorder(asSa));
+      PodNominations nominations = new PodNominations(PodRemover.create(asSa, OptionalLong::empty), new EventRecorder(asSa, "test"));
 
       assertThat(nominations.nominate(pod, "node-b")).isTrue();
       assertThat(nominatedNode(admin, ns)).isEqualTo("node-b");
