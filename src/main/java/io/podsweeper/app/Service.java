@@ -217,7 +217,7 @@ public final class Service implements AutoCloseable {
     }
     auditLog.ifPresent(sweeper::addListener);
     this.namespacedPolicies = new NamespacedPolicies(clients, policy, sweeper::reload);
-    sweeper.policiesCurrentWhile(namespacedPolicies::isCurrent);
+    sweeper.policiesCurrentWhile(namespacedPolicies);
     sweeper.reportThrottledTeams((namespace, why) -> namespacedPolicies.throttled(namespace, why, clock.instant()));
     sweeper.addListener(o -> {
       if (o.result() == Result.SUCCESS && !o.dryRun()) {

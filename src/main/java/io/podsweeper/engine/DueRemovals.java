@@ -97,7 +97,7 @@ final class DueRemovals {
         metrics.queuedRemovals.set(queue.ready());
         Answer answer;
         // Never decide on a cache or policy that may be stale (watch broken, relisting): wait for them to catch up.
-        boolean current = path.current();
+        boolean current = path.currentIn(key.substring(0, key.indexOf('/')));
         Balanced taken = current ? balanced.remove(key) : null;
         try {
           answer = current ? process(key, Optional.ofNullable(taken)) : Answer.retryAfter(STALE_RETRY);

@@ -8,6 +8,7 @@ import io.podsweeper.policy.Policy;
 import io.podsweeper.removal.Backoff;
 import io.podsweeper.removal.EvictionRequester;
 import io.podsweeper.removal.JobAdmission;
+import io.podsweeper.removal.PoliciesCurrent;
 import io.podsweeper.removal.RemovalPath;
 import io.podsweeper.removal.RemovalRequests;
 import io.podsweeper.removal.Rules;
@@ -115,8 +116,8 @@ public final class Sweeper implements PodListener, AutoCloseable {
     evaluations.addAll();
   }
 
-  /** While {@code current} is false (the namespaced policies' informers are behind), nothing is decided or sent. */
-  public void policiesCurrentWhile(BooleanSupplier current) {
+  /** While {@code current} says a namespace's policies are behind, nothing is decided or sent there. */
+  public void policiesCurrentWhile(PoliciesCurrent current) {
     path.policiesCurrentWhile(current);
   }
 

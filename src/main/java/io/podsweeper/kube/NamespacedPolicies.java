@@ -18,12 +18,15 @@ import io.podsweeper.policy.CleanupPolicies.ClusterRails;
 import io.podsweeper.policy.CleanupPolicies.Outcome;
 import io.podsweeper.policy.CleanupPolicies.Verdict;
 import io.podsweeper.policy.Policy;
+import io.podsweeper.removal.PoliciesCurrent;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -50,7 +53,7 @@ import org.slf4j.LoggerFactory;
  * reconcile, and the admin's change waits at most that interval whatever the tenants do. If the API server does not
  * serve the CRDs, the file policy runs alone.
  */
-public final class NamespacedPolicies implements AutoCloseable {
+public final class NamespacedPolicies implements AutoCloseable, PoliciesCurrent {
   private static final Logger LOG = LoggerFactory.getLogger(NamespacedPolicies.class);
   private static final ObjectMapper JSON = new ObjectMapper();
   static final String GROUP_VERSION = "podsweeper.io/v1alpha1";
@@ -76,8 +79,13 @@ public final class NamespacedPolicies implements AutoCloseable {
   private Policy applied;
   private volatile SharedIndexInformer<GenericKubernetesResource> namespaced;
   private volatile SharedIndexInformer<GenericKubernetesResource> cluster;
-  /** The specs the policy in force was composed from (each object's uid and generation); empty before the first. */
-  private volatile Set<String> appliedSpecs = Set.of();
+  /**
+   * The specs the policy in force was composed from (each object's uid and generation), by namespace ({@link #CLUSTER_WIDE}
+   * for the ClusterPodCleanupPolicies); empty before the first.
+   */
+  private volatile Map<String, Set<String>> appliedSpecs = Map.of();
+  /** The key of the cluster-scoped policies' specs: no namespace is named so. */
+  private static final String CLUSTER_WIDE = "";
 
   /** @param filePolicy the policy the sweeper already runs; {@code apply} gets every combined policy that differs */
   public NamespacedPolicies(KubeClients clients, Policy filePolicy, Consumer<Policy> apply) {
@@ -245,15 +253,32 @@ public final class NamespacedPolicies implements AutoCloseable {
   }
 
   /**
-   * True while removals may rely on the policy in force: the CRDs are not watched at all (the file policy alone), or
-   * both informers watch and the policy in force was composed from the specs they hold. False from the moment a watch
-   * ends until it has listed again, and from a change of any policy's spec (or a policy added or deleted) until the
-   * reconcile has applied it; a status write changes no generation, so the service's own writes hold nothing.
+   * True while removals in {@code namespace} may rely on the policy in force: the CRDs are not watched at all (the file
+   * policy alone), or both informers watch and the policy in force was composed from the specs they hold of the
+   * namespace's own PodCleanupPolicies and of the ClusterPodCleanupPolicies. False from the moment a watch ends until it
+   * has listed again, and from a change of such a spec (or a policy added or deleted) until the reconcile has applied it;
+   * a status write changes no generation, so the service's own writes hold nothing. A team's policies act in its
+   * namespace alone, so one whose many policies take a while to judge holds back its own pods, not another namespace's.
    */
-  public boolean isCurrent() {
+  @Override
+  public boolean in(String namespace) {
     SharedIndexInformer<GenericKubernetesResource> ns = namespaced;
     SharedIndexInformer<GenericKubernetesResource> cl = cluster;
-    return isWatching() && (ns == null || cl == null || specsHeld(ns, cl).equals(appliedSpecs));
+    if (!isWatching()) {
+      return false;
+    }
+    if (ns == null || cl == null) {
+      return true;
+    }
+    Map<String, Set<String>> held = specsHeld(ns, cl);
+    Map<String, Set<String>> applied = appliedSpecs;
+    return held.getOrDefault(CLUSTER_WIDE, Set.of()).equals(applied.getOrDefault(CLUSTER_WIDE, Set.of()))
+        && held.getOrDefault(namespace, Set.of()).equals(applied.getOrDefault(namespace, Set.of()));
+  }
+
+  @Override
+  public boolean watched() {
+    return isWatching();
   }
 
   /** True while both informers watch, or the CRDs are not watched at all: whether the API server is in reach. */
@@ -263,21 +288,25 @@ public final class NamespacedPolicies implements AutoCloseable {
     return ns == null || cl == null || ns.isWatching() && cl.isWatching();
   }
 
-  private static Set<String> specsHeld(SharedIndexInformer<GenericKubernetesResource> ns, SharedIndexInformer<GenericKubernetesResource> cl) {
-    Set<String> specs = new HashSet<>();
+  /** Each policy's uid and generation, by namespace ({@link #CLUSTER_WIDE} for the cluster-scoped ones). */
+  private static Map<String, Set<String>> specsHeld(SharedIndexInformer<GenericKubernetesResource> ns,
+      SharedIndexInformer<GenericKubernetesResource> cl) {
+    Map<String, Set<String>> specs = new HashMap<>();
     for (SharedIndexInformer<GenericKubernetesResource> informer : List.of(ns, cl)) {
       for (GenericKubernetesResource o : informer.getStore().list()) {
-        specs.add(o.getMetadata().getUid() + "/" + o.getMetadata().getGeneration());
+        specs.computeIfAbsent(Objects.requireNonNullElse(o.getMetadata().getNamespace(), CLUSTER_WIDE), k -> new HashSet<>())
+            .add(o.getMetadata().getUid() + "/" + o.getMetadata().getGeneration());
       }
     }
     return specs;
   }
 
+
   private void reconcile() {
     lastReconcileNanos = System.nanoTime();
     pending.set(false);
     // Read before the stores are: a change that lands meanwhile leaves the policy not current until it is applied too.
-    Set<String> specs = namespaced != null ? specsHeld(namespaced, cluster) : Set.of();
+    Map<String, Set<String>> specs = namespaced != null ? specsHeld(namespaced, cluster) : Map.of();
     try {
       List<Verdict> verdicts = new ArrayList<>();
       if (namespaced != null) {

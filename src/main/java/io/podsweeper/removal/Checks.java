@@ -25,7 +25,7 @@ final class Checks {
   private final BooleanSupplier mayLead;
   private final Clock clock;
   private volatile boolean closing;
-  private volatile BooleanSupplier policiesCurrent = () -> true;
+  private volatile PoliciesCurrent policiesCurrent = PoliciesCurrent.ALWAYS;
   private volatile BudgetCheck budgets = BudgetCheck.NONE;
   /** Whether the maker of a node-aware decision still wants it (a room plan's step, while its plan is in flight). */
   private volatile Predicate<Decision> madeWanted = d -> true;
@@ -50,9 +50,10 @@ final class Checks {
 
   /**
    * Whether the policy in force is composed from what the cluster says now (the namespaced policies' informers watch,
-   * and their last change was applied): while it may not be, nothing is sent. Always by default.
+   * and their last change that could touch a namespace was applied): while it may not be, nothing is sent there.
+   * Always by default.
    */
-  void policiesCurrentWhile(BooleanSupplier current) {
+  void policiesCurrentWhile(PoliciesCurrent current) {
     policiesCurrent = current;
   }
 
@@ -69,16 +70,22 @@ final class Checks {
     return !closing && mayLead.getAsBoolean();
   }
 
-  /** The cache is current, and so is the policy in force: decisions may be made and sent on them. */
+  /** The cache is current, and the policies are watched: the service is ready. */
   boolean current() {
-    return cache.isCurrent() && policiesCurrent.getAsBoolean();
+    return cache.isCurrent() && policiesCurrent.watched();
+  }
+
+  /** The cache is current, and so is the policy in force for {@code namespace}: decisions there may be made and sent. */
+  boolean currentIn(String namespace) {
+    return cache.isCurrent() && policiesCurrent.in(namespace);
   }
 
   /**
-   * Why nothing of this kind may be sent now, whichever pod: shutting down, no valid lease, paused, or a pause or a
-   * team's change that could go unseen (the cache, the PodCleanupPolicies, or the kill switch's ConfigMap, not current).
+   * Why nothing of this kind may be sent now to a pod of {@code namespace}: shutting down, no valid lease, paused, or a
+   * pause or a team's change that could go unseen (the cache, the PodCleanupPolicies that apply there, or the kill
+   * switch's ConfigMap, not current).
    */
-  Optional<String> heldNow(Action action) {
+  Optional<String> heldNow(Action action, String namespace) {
     if (closing) {
       return Optional.of("shutting down");
     }
@@ -91,7 +98,7 @@ final class Checks {
     if (!cache.isCurrent()) {
       return Optional.of("the cache is not current");
     }
-    if (!policiesCurrent.getAsBoolean()) {
+    if (!policiesCurrent.in(namespace)) {
       return Optional.of("the PodCleanupPolicies are not current: a team's change could go unapplied");
     }
     if (!pause.watched()) {
@@ -111,7 +118,7 @@ final class Checks {
    */
   Optional<String> finalCheck(Candidate candidate) {
     Decision decision = candidate.decision();
-    Optional<String> held = heldNow(decision.action());
+    Optional<String> held = heldNow(decision.action(), decision.namespace());
     if (held.isPresent()) {
       return held;
     }
@@ -126,7 +133,7 @@ final class Checks {
     }
     // Checked at admission too, but siblings may have become unavailable while this one waited for its turn.
     return ownerThrottle(current.get(), now.policy().limits()).or(() -> unwanted(current.get(), decision, candidate.balance(), now))
-        .or(() -> heldNow(decision.action()));
+        .or(() -> heldNow(decision.action(), decision.namespace()));
   }
 
   /**

@@ -120,7 +120,7 @@ public final class JobAdmission {
       return new JobSendResult(JobSend.HELD, "not admitted");
     }
     InProgress entry = held.get();
-    Optional<String> hold = heldNow().or(() -> parts.backoff().until(pod.key()).map(at -> "retried after " + at))
+    Optional<String> hold = heldNow(pod.namespace()).or(() -> parts.backoff().until(pod.key()).map(at -> "retried after " + at))
         // Judged at admission, and again now: siblings may have gone unavailable, or been admitted by the worker meanwhile.
         .or(() -> parts.checks().ownerThrottle(pod, rules.get().policy().limits()));
     if (hold.isPresent()) {
@@ -135,7 +135,7 @@ public final class JobAdmission {
     if (!parts.pacing().tryToken()) {
       return new JobSendResult(JobSend.HELD, "waiting for the removal rate");
     }
-    Optional<String> last = heldNow(); // again, last: the judging above takes a while on a large cluster
+    Optional<String> last = heldNow(pod.namespace()); // again, last: the judging above takes a while on a large cluster
     if (last.isPresent()) {
       return new JobSendResult(JobSend.HELD, last.get());
     }
@@ -169,9 +169,9 @@ public final class JobAdmission {
         : new JobSendResult(JobSend.HELD, result.code() + " " + result.message());
   }
 
-  /** What holds every job's eviction now; a job admitted while the policy was live also waits out a dry-run. */
-  private Optional<String> heldNow() {
-    return parts.checks().heldNow(Action.EVICT).or(() -> rules.get().policy().dryRun() ? Optional.of(JOBS_IN_DRY_RUN) : Optional.empty());
+  /** What holds a job's eviction in {@code namespace} now; a job admitted while the policy was live also waits out a dry-run. */
+  private Optional<String> heldNow(String namespace) {
+    return parts.checks().heldNow(Action.EVICT, namespace).or(() -> rules.get().policy().dryRun() ? Optional.of(JOBS_IN_DRY_RUN) : Optional.empty());
   }
 
   /** A job ended: it no longer holds its pod; its place goes back if it never sent its eviction. */

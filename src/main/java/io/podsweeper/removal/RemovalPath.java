@@ -161,8 +161,8 @@ public final class RemovalPath implements AutoCloseable {
     background.reconsiderAll();
   }
 
-  /** While {@code current} is false (the namespaced policies' informers are behind), nothing is sent. */
-  public void policiesCurrentWhile(BooleanSupplier current) {
+  /** While {@code current} says a namespace's policies are behind (their informers, or a change not applied), nothing is sent there. */
+  public void policiesCurrentWhile(PoliciesCurrent current) {
     checks.policiesCurrentWhile(current);
   }
 
@@ -179,9 +179,14 @@ public final class RemovalPath implements AutoCloseable {
     checks.balanceWantedWhile(wanted);
   }
 
-  /** The cache is current, and so is the policy in force: decisions may be made and sent on them. */
+  /** The cache is current, and the policies are watched: the service is ready. */
   public boolean current() {
     return checks.current();
+  }
+
+  /** The cache is current, and so is the policy in force for {@code namespace}: decisions there may be made and sent. */
+  public boolean currentIn(String namespace) {
+    return checks.currentIn(namespace);
   }
 
   /** Housekeeping, every few seconds: what aged out is forgotten, evictions in background past their timeout end. */

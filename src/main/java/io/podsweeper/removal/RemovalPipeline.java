@@ -133,7 +133,7 @@ final class RemovalPipeline {
         reports.once(d, Result.PAUSED, pause.why(), false);
         return Answer.DONE;
       }
-      return parts.checks().closing() ? Answer.DONE : Answer.retryAfter(parts.checks().current() && pause.watched() ? Duration.ZERO : Admission.STALE_RETRY);
+      return parts.checks().closing() ? Answer.DONE : Answer.retryAfter(parts.checks().currentIn(d.namespace()) && pause.watched() ? Duration.ZERO : Admission.STALE_RETRY);
     }
     if (c.dueSince() != null) {
       metrics.decisionToRequest.observe(Math.max(0, Duration.between(c.dueSince(), clock.instant()).toNanos() / 1e9));

@@ -1,9 +1,11 @@
 package io.podsweeper.removal;
 
+import static io.podsweeper.cluster.PodFixtures.pod;
 import static io.podsweeper.removal.PathFixture.START;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.podsweeper.cluster.NamespaceRecord;
+import io.podsweeper.cluster.PodFixtures;
 import io.podsweeper.cluster.PodRecord;
 import io.podsweeper.policy.CleanupPolicies;
 import io.podsweeper.policy.Policy;
@@ -47,6 +49,38 @@ class AdmissionPromisesTest {
       // Looked at again, it is held and says why, once.
       assertThat(f.admit(second)).isEqualTo(Answer.DONE);
       assertThat(f.outcomes).containsExactly("first success", "second paused");
+    }
+  }
+
+  /**
+   * A team's change not applied yet (its many policies still being judged) holds back its own namespace's removals,
+   * said once; another namespace's go on (before, every namespace waited for every team's change).
+   */
+  @Test
+  void aTeamsChangeNotYetAppliedHoldsItsOwnNamespaceOnly() {
+    try (PathFixture f = new PathFixture("rules: [{name: r, states: [Failed]}]\n")) {
+      f.path.policiesCurrentWhile(new PoliciesCurrent() {
+        @Override
+        public boolean watched() {
+          return true;
+        }
+
+        @Override
+        public boolean in(String namespace) {
+          return !namespace.equals("a");
+        }
+      });
+      PodRecord held = f.failed("held");
+      PodRecord other = pod("other").ns("b").on("n1").created(PathFixture.OLD).phase("Failed")
+          .container(PodFixtures.terminatedAt("c", "Error", 1, PathFixture.OLD.plusSeconds(1))).build();
+      f.source.put(other);
+
+      assertThat(f.admit(held).kind()).isEqualTo(Answer.Kind.RETRY);
+      assertThat(f.admit(other).kind()).isEqualTo(Answer.Kind.REMOVED);
+      assertThat(f.sentNames()).containsExactly("other");
+      assertThat(f.path.currentIn("a")).isFalse();
+      assertThat(f.path.currentIn("b")).isTrue();
+      assertThat(f.path.current()).as("ready: the policies are watched").isTrue();
     }
   }
 
