@@ -13,11 +13,9 @@ import io.podsweeper.removal.Rules;
 import io.podsweeper.strategy.Decision;
 import io.podsweeper.strategy.PolicyEvaluator;
 import io.podsweeper.testing.FakePodSource;
-import java.time.Clock;
+import io.podsweeper.testing.TestClock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -31,23 +29,7 @@ class BudgetRemovalsTest {
   private static final String BUDGET = "finishedPodBudget: {maxPods: 40, minRetention: 10m, phases: [Succeeded, Failed]}\n";
 
   private long nanos;
-  private Instant now = NOW;
-  private final Clock clock = new Clock() {
-    @Override
-    public ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-      return this;
-    }
-
-    @Override
-    public Instant instant() {
-      return now;
-    }
-  };
+  private final TestClock clock = new TestClock(NOW);
   private final FakePodSource cache = new FakePodSource();
   private final WorkQueue queue = new WorkQueue(() -> nanos, new Backoff(clock, () -> nanos));
   /** What was handed on to the removals due, in order, and under which generation. */
@@ -61,7 +43,7 @@ class BudgetRemovalsTest {
 
   private void advance(Duration by) {
     nanos += by.toNanos();
-    now = now.plus(by);
+    clock.advance(by);
   }
 
   private static Rules rules(String policy, long generation) {
@@ -69,9 +51,9 @@ class BudgetRemovalsTest {
     return new Rules(p, new PolicyEvaluator(p), generation);
   }
 
-  /** A Succeeded pod that finished {@code ago} before {@link #now}. */
+  /** A Succeeded pod that finished {@code ago} before the clock's now. */
   private PodRecord finished(String ns, String name, Duration ago) {
-    Instant at = now.minus(ago);
+    Instant at = clock.instant().minus(ago);
     return pod(name).ns(ns).phase("Succeeded").created(at.minusSeconds(60))
         .containers(terminatedAt("main", "Completed", 0, at)).build();
   }
