@@ -42,6 +42,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -269,13 +271,24 @@ public final class Service implements AutoCloseable {
       leadership = new Leadership(clients, le.namespace(), le.lease(), le.identity(), le.timing());
       sweeper.fenceWith(leadership::holdsValidLease);
     });
+    CompletableFuture<Void> cached = cache.start(sweeper);
+    // The EvictionRequests this service made before a restart are taken over before any pod is evaluated: they count.
+    CompletableFuture<Void> requestsListed = evictionRequests
+        .map(r -> r.watch(client, sweeper::evictionRequestObserved, sweeper::adoptEvictionRequests))
+        .orElse(CompletableFuture.completedFuture(null));
     try {
-      cache.start(sweeper).get(options.syncTimeoutSeconds(), TimeUnit.SECONDS);
+      cached.get(options.syncTimeoutSeconds(), TimeUnit.SECONDS);
     } catch (TimeoutException e) {
       throw new IllegalStateException("informers did not sync within " + options.syncTimeoutSeconds() + "s", e);
     }
+    try {
+      requestsListed.get(options.syncTimeoutSeconds(), TimeUnit.SECONDS);
+    } catch (TimeoutException | ExecutionException e) {
+      throw new IllegalStateException("cannot list the EvictionRequests (" + EvictionRequests.PLURAL + ") within "
+          + options.syncTimeoutSeconds() + "s: requests made before this start would not count against the limits; "
+          + "grant list and watch on evictionrequests (manifests/rbac.yaml, or the chart with rbac.create)", e);
+    }
     synced = true;
-    evictionRequests.ifPresent(r -> r.watch(client, sweeper::evictionRequestObserved, sweeper::adoptEvictionRequests));
     LOG.info("informers synced: {} pods cached", cache.pods().size());
     background.scheduleWithFixedDelay(this::reportCurrency, CURRENCY_CHECK.toMillis(), CURRENCY_CHECK.toMillis(), TimeUnit.MILLISECONDS);
     startMigrationJobs(sweeper.rules().policy());

@@ -22,6 +22,7 @@ import io.podsweeper.strategy.Decision;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -214,10 +215,11 @@ public final class EvictionRequests implements EvictionRequester {
   }
 
   /**
-   * Watches every EvictionRequest (they are few), without waiting for the first list: {@code changed} gets each add
-   * and change, on the informer's thread; {@code listed} runs once the first list is in.
+   * Watches every EvictionRequest (they are few): {@code changed} gets each add and change, on the informer's thread;
+   * {@code listed} runs once the first list is in, and the future returned completes after it. Nothing may be evaluated
+   * before: a request this service made in an earlier process counts against the limits from the start.
    */
-  public void watch(KubernetesClient client, Consumer<Observed> changed, Runnable listed) {
+  public CompletableFuture<Void> watch(KubernetesClient client, Consumer<Observed> changed, Runnable listed) {
     ResourceDefinitionContext context = new ResourceDefinitionContext.Builder()
         .withGroup(GROUP).withVersion(version).withKind(KIND).withPlural(PLURAL).withNamespaced(true).build();
     informer = client.genericKubernetesResources(context).inAnyNamespace().runnableInformer(0);
@@ -237,14 +239,7 @@ public final class EvictionRequests implements EvictionRequester {
         // Deleted after it ended (Evicted or Canceled, seen before) or with its pod: the pod's own events settle it.
       }
     });
-    informer.start().whenComplete((ok, failed) -> {
-      if (failed != null) {
-        LOG.error("cannot watch {} (RBAC: list and watch evictionrequests); requests in progress end only with their pods: {}",
-            PLURAL, failed.toString());
-      } else {
-        listed.run();
-      }
-    });
+    return informer.start().toCompletableFuture().thenRun(listed);
   }
 
   /** An EvictionRequest as JSON, read the KEP's way. */
