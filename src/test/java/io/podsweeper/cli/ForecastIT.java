@@ -63,10 +63,12 @@ class ForecastIT {
       Thread.sleep(1500);
       List<TestApiServer.AuditEvent> requests = server.removalRequests(ns);
       assertThat(requests).extracting(TestApiServer.AuditEvent::name).containsExactlyInAnyOrderElementsOf(forecast.keySet());
+      // Never before the forecast time (the due time, whole seconds), and within 2 s after it: on a loaded 2-core
+      // machine a request once reached the API server 1.009 s after its due time (while other builds ran).
       for (TestApiServer.AuditEvent request : requests) {
-        assertThat(Duration.between(forecast.get(request.name()), request.received()).abs())
-            .as("%s removed at %s, forecast at %s", request.name(), request.received(), forecast.get(request.name()))
-            .isLessThanOrEqualTo(Duration.ofSeconds(1));
+        Duration late = Duration.between(forecast.get(request.name()), request.received());
+        assertThat(late).as("%s removed at %s, forecast at %s", request.name(), request.received(), forecast.get(request.name()))
+            .isGreaterThanOrEqualTo(Duration.ZERO).isLessThanOrEqualTo(Duration.ofSeconds(2));
       }
     }
   }
