@@ -150,8 +150,8 @@ start() {
   run=$(cd "$run" && pwd)
   make_pki "$run/pki"
   # The witness of what was sent: every write to pods (DELETE, evictions, patches) and to the objects that steer
-  # the service (ConfigMaps, Leases), the reads of ConfigMaps, every write to EvictionRequests with its body (the
-  # patch a requester sent), and the lists of what the cache's informers cache, one JSON line per request in
+  # the service (ConfigMaps, Leases), the reads of ConfigMaps, every write to EvictionRequests and nodes with its
+  # body (the patch a requester sent, a taint), and the lists of what the cache's informers cache, one JSON line per request in
   # $run/audit.log (TestApiServer.audit()).
   cat > "$run/audit-policy.yaml" <<'AUDIT'
 apiVersion: audit.k8s.io/v1
@@ -177,6 +177,12 @@ rules:
     resources:
       - group: coordination.k8s.io
         resources: [evictionrequests]
+  # and what was written to a node, the patch included: MakeRoom's taint on the node it empties (MakeRoomSchedulerIT)
+  - level: Request
+    verbs: [patch, update]
+    resources:
+      - group: ""
+        resources: [nodes]
   # and how the cache's informers list, from etcd or from the watch cache, as their requestURI says (WatchRenewalsIT)
   - level: Metadata
     verbs: [list]

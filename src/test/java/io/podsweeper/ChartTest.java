@@ -65,6 +65,24 @@ class ChartTest {
     kustomized.keySet().removeIf(key -> key.startsWith("CustomResourceDefinition/"));
     Map<String, ObjectNode> charted = byKey(Chart.template("podsweeper", "podsweeper", null, MONITORING));
 
+    assertRendersAsKustomized(charted, kustomized);
+  }
+
+  /** {@code rbac.freeNodes} renders the free-nodes add-on ({@code manifests/free-nodes/}) as kustomize does; off, nothing of it. */
+  @Test
+  void freeNodesRendersTheAddOn() throws Exception {
+    Map<String, ObjectNode> addOn = byKey(Manifests.kustomize(Manifests.BASE.resolve("free-nodes")));
+    Map<String, ObjectNode> base = byKey(Chart.template("podsweeper", "podsweeper", null, Map.of()));
+    Map<String, ObjectNode> charted = byKey(Chart.template("podsweeper", "podsweeper", null, Map.of("rbac.freeNodes", true)));
+
+    assertThat(addOn).hasSize(2);
+    assertThat(base.keySet()).doesNotContainAnyElementsOf(addOn.keySet());
+    charted.keySet().retainAll(addOn.keySet());
+    assertRendersAsKustomized(charted, addOn);
+  }
+
+  /** The same objects, field for field; the chart may add labels and annotations, never drop or change one. */
+  private static void assertRendersAsKustomized(Map<String, ObjectNode> charted, Map<String, ObjectNode> kustomized) {
     assertThat(charted.keySet()).containsExactlyInAnyOrderElementsOf(kustomized.keySet());
     for (String key : kustomized.keySet()) {
       ObjectNode chart = charted.get(key);

@@ -123,8 +123,10 @@ class ManifestsIT {
     assertThat(network.getPolicyTypes()).containsExactly("Ingress");
     assertThat(network.getIngress()).singleElement().satisfies(rule -> {
       assertThat(rule.getPorts()).singleElement().satisfies(port -> assertThat(port.getPort().getStrVal()).isEqualTo("http-metrics"));
-      assertThat(rule.getFrom()).singleElement().satisfies(peer -> assertThat(peer.getNamespaceSelector().getMatchLabels())
-          .containsExactly(Map.entry("podsweeper.io/scrape", "true")));
+      assertThat(rule.getFrom()).hasSize(2);
+      assertThat(rule.getFrom().get(0).getNamespaceSelector().getMatchLabels()).containsExactly(Map.entry("podsweeper.io/scrape", "true"));
+      // The other replica, to which a follower forwards the decisions' requests.
+      assertThat(rule.getFrom().get(1).getPodSelector().getMatchLabels()).isEqualTo(network.getPodSelector().getMatchLabels());
     });
   }
 

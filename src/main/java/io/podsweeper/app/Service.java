@@ -1,7 +1,5 @@
 package io.podsweeper.app;
 
-import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
-import io.fabric8.kubernetes.api.model.coordination.v1.LeaseSpec;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -22,6 +20,7 @@ import io.podsweeper.kube.GuardWindowConfigMap;
 import io.podsweeper.kube.KubeClients;
 import io.podsweeper.kube.Leadership;
 import io.podsweeper.kube.NamespacedPolicies;
+import io.podsweeper.kube.NodeTaints;
 import io.podsweeper.kube.PodNominations;
 import io.podsweeper.kube.PodRemover;
 import io.podsweeper.kube.Refusals;
@@ -93,7 +92,16 @@ public final class Service implements AutoCloseable {
     /** A namespaced object's namespace and name. */
     public record ObjectName(String namespace, String name) {}
 
-    public record LeaderElection(String namespace, String lease, String identity, Leadership.Timing timing) {}
+    /**
+     * @param advertiseHost the host (an IP: $POD_IP, as the manifests run it) at which the other replicas reach this
+     *     one's HTTP port; empty: a follower cannot forward requests for the decisions to this replica when it leads
+     */
+    public record LeaderElection(String namespace, String lease, String identity, Optional<String> advertiseHost,
+        Leadership.Timing timing) {
+      public LeaderElection(String namespace, String lease, String identity, Leadership.Timing timing) {
+        this(namespace, lease, identity, Optional.empty(), timing);
+      }
+    }
 
     public static final double DEFAULT_EVENTS_PER_SECOND = 5;
 
@@ -202,6 +210,7 @@ public final class Service implements AutoCloseable {
         .orElse(GuardWindowStore.NONE);
     this.sweeper = new Sweeper(policy, cache, this::send, metrics, clock, recent, killSwitch, this::guardTripped, guardWindow);
     sweeper.holdRoomWith(new PodNominations(remover, events));
+    sweeper.holdNodesWith(new NodeTaints(remover, events, cache));
     this.evictionRequests = EvictionRequests.discover(client, remover);
     evictionRequests.ifPresent(sweeper::requestEvictionsThrough);
     if (options.eventsPerSecond() > 0) {
@@ -268,7 +277,8 @@ public final class Service implements AutoCloseable {
     // A follower until it wins the lease: the EvictionRequests' and PodMigrationJobs' watchers started below act at once.
     options.leaderElection().ifPresent(le -> {
       sweeper.setLeading(false);
-      leadership = new Leadership(clients, le.namespace(), le.lease(), le.identity(), le.timing());
+      leadership = new Leadership(clients, le.namespace(), le.lease(), le.identity(),
+          le.advertiseHost().map(host -> Leadership.address(host, ports.http())), le.timing());
       sweeper.fenceWith(leadership::holdsValidLease);
     });
     CompletableFuture<Void> cached = cache.start(sweeper);
@@ -380,24 +390,25 @@ public final class Service implements AutoCloseable {
   }
 
   /**
-   * Under leader election, whether this replica leads and, if not, who does (the Lease's holder, read when asked) and
-   * how to ask it: a port-forward to the leader's pod (identities are pod names, $POD_NAME, as the manifests run it).
+   * Under leader election, whether this replica leads and, if not, who does (the Lease's holder, read when asked),
+   * where its HTTP port is (written on the Lease by the holder) and how to ask it by hand: a port-forward to the
+   * leader's pod (identities are pod names, $POD_NAME, as the manifests run it).
    */
   private Optional<HttpApi.ReplicaRole> replicaRole() {
     return options.leaderElection().map(le -> {
       boolean leading = leadership != null && leadership.holdsValidLease();
-      Optional<String> leader = leading ? Optional.of(le.identity()) : leaseHolder(le);
+      Optional<Leadership.Holder> holder = leading ? Optional.empty() : leaseHolder(le);
+      Optional<String> leader = leading ? Optional.of(le.identity()) : holder.map(Leadership.Holder::identity);
       Optional<String> ask = leader.filter(l -> !leading).map(l -> "this replica follows and decides nothing; the leader's decisions: kubectl -n "
           + le.namespace() + " port-forward pod/" + l + " " + ports.http() + ", then GET /api/v1/decisions");
-      return new HttpApi.ReplicaRole(le.identity(), leading, leader, ask);
+      return new HttpApi.ReplicaRole(le.identity(), leading, leader, holder.flatMap(Leadership.Holder::address), ask);
     });
   }
 
   /** Empty when nobody holds the Lease, or it cannot be read now (the reply then names no leader rather than fail). */
-  private Optional<String> leaseHolder(Options.LeaderElection le) {
+  private Optional<Leadership.Holder> leaseHolder(Options.LeaderElection le) {
     try {
-      return Optional.ofNullable(client.leases().inNamespace(le.namespace()).withName(le.lease()).get())
-          .map(Lease::getSpec).map(LeaseSpec::getHolderIdentity).filter(holder -> !holder.isBlank());
+      return Optional.ofNullable(client.leases().inNamespace(le.namespace()).withName(le.lease()).get()).flatMap(Leadership.Holder::of);
     } catch (KubernetesClientException e) {
       LOG.debug("cannot read Lease {}/{}: {}", le.namespace(), le.lease(), e.toString());
       return Optional.empty();

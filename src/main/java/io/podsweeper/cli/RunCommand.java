@@ -80,6 +80,9 @@ final class RunCommand implements Callable<Integer> {
   @Option(names = "--leader-elect-identity", description = "This replica's identity; default: $POD_NAME, else host name and a random suffix.")
   String identity;
 
+  @Option(names = "--leader-elect-advertise-address", description = "The address (an IP) at which the other replicas reach this one's HTTP port, written on the Lease while it leads, so a follower forwards GET /api/v1/decisions to the leader; default: $POD_IP, else none (a follower then says how to reach the leader by hand).")
+  String advertiseAddress;
+
   @Option(names = "--leader-elect-lease-duration", description = "How long a Lease holds without renewal, in whole seconds; a follower waits this long before taking over (default: ${DEFAULT-VALUE}).")
   String leaseDuration = Durations.format(Leadership.Timing.DEFAULT.leaseDuration());
 
@@ -163,7 +166,8 @@ final class RunCommand implements Callable<Integer> {
     Service.Options options = new Service.Options(httpHost, httpPort, probePort, syncTimeoutSeconds, Optional.of(policyFile), adjust,
         Duration.ofSeconds(reloadSeconds),
         controlConfigMap.isEmpty() ? Optional.empty() : ownNamespace.map(ns -> new Service.Options.ObjectName(ns, controlConfigMap)),
-        leaderElect ? Optional.of(new Service.Options.LeaderElection(ownNamespace.get(), lease, identity(), timing))
+        leaderElect ? Optional.of(new Service.Options.LeaderElection(ownNamespace.get(), lease, identity(),
+            Optional.ofNullable(advertiseAddress).or(() -> Optional.ofNullable(System.getenv("POD_IP"))).filter(a -> !a.isBlank()), timing))
             : Optional.empty(),
         adminToken, publicDecisions, Optional.ofNullable(auditLog), eventsPerSecond,
         policyConfigMap().flatMap(name -> ownNamespace.map(ns -> new Service.Options.ObjectName(ns, name))));

@@ -1,6 +1,8 @@
 package io.podsweeper.engine;
 
+import io.podsweeper.cluster.NodeRecord;
 import io.podsweeper.cluster.PodRecord;
+import io.podsweeper.cluster.Taint;
 import io.podsweeper.cluster.PodSource;
 import io.podsweeper.metrics.Metrics;
 import io.podsweeper.policy.MakeRoomArgs;
@@ -41,7 +43,13 @@ import org.slf4j.LoggerFactory;
  * means the cluster is no longer what it planned on, and the next pass plans again from the cluster as it is. A plan not complete within its profile's
  * {@code planTimeout} is abandoned, and so is one whose profile no longer runs MakeRoom, or runs in dry-run, after a
  * reload. In dry-run nothing starts: each step's decision goes through the path as a dry-run, recorded as any other.
- * Freeing a node ({@link RoomPlan.Kind#FREE_NODE}) is not carried out: it needs the node cordoned first.
+ *
+ * <p>Freeing a node ({@link RoomPlan.Kind#FREE_NODE}) goes the same way, step by step, but what holds the room is the
+ * node itself: the plan starts by tainting it NoSchedule ({@link NodeHolds}), so each moved pod's replacement is
+ * bound elsewhere and nothing new lands there. An abandoned plan takes the taint off at once; a complete one moves its
+ * time to {@code keepEmptyFor} from then, for a scale-down to take the empty node; at each look the leader takes off
+ * every taint of this service whose time is up and that no plan in flight holds (one left by a process that stopped,
+ * or by another leader).
  *
  * <p>{@link #outcome} and {@link #involves} run on any thread without a lock (they only read what plans are in flight);
  * the rest hold this object's lock: the sweeper's timer thread looks and offers, a reload comes from the policy's.
@@ -70,21 +78,30 @@ final class RoomPlans {
   /** A plan being carried out, and the step last handed to the removal path. */
   private static final class InFlight {
     final RoomPlan plan;
-    final RoomPlan.PodRef pending;
     final Instant started;
     final Set<String> nodes;
     Duration timeout;
+    /** Freeing a node: how long it stays tainted once empty. */
+    Duration keepEmptyFor;
     int handedStep = -1;
     int hands;
     String handedVersion = "";
     Instant handedAt = Instant.MIN;
 
-    InFlight(RoomPlan plan, Instant started, Duration timeout) {
+    InFlight(RoomPlan plan, Instant started, MakeRoomArgs args) {
       this.plan = plan;
-      this.pending = plan.pending().orElseThrow();
       this.started = started;
-      this.timeout = timeout;
       this.nodes = nodes(plan);
+      took(args);
+    }
+
+    void took(MakeRoomArgs args) {
+      timeout = args.planTimeout();
+      keepEmptyFor = args.freeNodes().map(MakeRoomArgs.FreeNodes::keepEmptyFor).orElse(MakeRoomArgs.FreeNodes.DEFAULT_KEEP_EMPTY_FOR);
+    }
+
+    boolean freesNode() {
+      return plan.kind() == RoomPlan.Kind.FREE_NODE;
     }
   }
 
@@ -96,7 +113,8 @@ final class RoomPlans {
   private final BooleanSupplier mayStart;
   private final Runnable lookSoon;
   private volatile RoomHolds holds = RoomHolds.NONE;
-  /** By the pending pod's uid, in the order they started. */
+  private volatile NodeHolds nodeHolds = NodeHolds.NONE;
+  /** By {@link #key}: the pending pod's uid, or the node to empty; in the order they started. */
   private final Map<String, InFlight> inFlight = new LinkedHashMap<>();
   /** The uids of the pods (and moved pods' controllers) of plans in flight: an event of one brings a look. */
   private volatile Set<String> watched = Set.of();
@@ -123,13 +141,20 @@ final class RoomPlans {
     this.holds = value;
   }
 
+  void holdNodesWith(NodeHolds value) {
+    this.nodeHolds = value;
+  }
+
+  /** A plan's place among those in flight: its pending pod (uid), or the node it empties. */
+  private static String key(RoomPlan plan) {
+    return plan.pending().map(RoomPlan.PodRef::uid).orElse("node/" + plan.target());
+  }
+
   /** The plans of a balance pass made under {@code in}: each starts unless it overlaps one in flight (dry-run: recorded). */
   synchronized void offer(List<RoomPlan> plans, Rules in) {
     Instant now = clock.instant();
     for (RoomPlan plan : plans) {
-      if (plan.kind() != RoomPlan.Kind.MAKE_ROOM) {
-        LOG.debug("room plan not carried out (freeing a node needs it cordoned first; not yet): {}", plan.describe());
-      } else if (in.policy().dryRun()) {
+      if (in.policy().dryRun()) {
         dryRun(plan, in, now);
       } else if (mayStart.getAsBoolean() && free(plan)) {
         start(plan, in, now);
@@ -140,7 +165,7 @@ final class RoomPlans {
 
   /** Whether the plan's pod and nodes are clear of every plan in flight (at most one plan per node). */
   private boolean free(RoomPlan plan) {
-    if (inFlight.containsKey(plan.pending().orElseThrow().uid())) {
+    if (inFlight.containsKey(key(plan))) {
       return false;
     }
     Set<String> nodes = nodes(plan);
@@ -154,21 +179,38 @@ final class RoomPlans {
   }
 
   private void start(RoomPlan plan, Rules in, Instant now) {
-    RoomPlan.PodRef pending = plan.pending().orElseThrow();
     Optional<MakeRoomArgs> args = makeRoom(in.policy(), plan.profile());
     if (args.isEmpty()) {
       return;
     }
-    if (!holds.nominate(pending, plan.target())) {
-      LOG.warn("room plan not started: cannot nominate {} to {}: {}", pending.key(), plan.target(), plan.describe());
-      return;
+    InFlight f = new InFlight(plan, now, args.get());
+    if (f.freesNode()) {
+      Instant until = now.plus(f.timeout).plus(f.keepEmptyFor);
+      if (!nodeHolds.hold(plan.target(), until)) {
+        LOG.warn("room plan not started: cannot taint node {} {}:NoSchedule (needs patch on nodes: manifests/free-nodes/): {}",
+            plan.target(), NodeHolds.TAINT_KEY, plan.describe());
+        return;
+      }
+      LOG.info("room plan started (profile {}; node {} tainted {}:NoSchedule until {}): {}", plan.profile(), plan.target(),
+          NodeHolds.TAINT_KEY, until, plan.describe());
+    } else {
+      RoomPlan.PodRef pending = plan.pending().orElseThrow();
+      if (!holds.nominate(pending, plan.target())) {
+        LOG.warn("room plan not started: cannot nominate {} to {}: {}", pending.key(), plan.target(), plan.describe());
+        return;
+      }
+      LOG.info("room plan started (profile {}; {} nominated to {}): {}", plan.profile(), pending.key(), plan.target(), plan.describe());
     }
-    InFlight f = new InFlight(plan, now, args.get().planTimeout());
-    inFlight.put(pending.uid(), f);
+    inFlight.put(key(plan), f);
     metrics.roomPlansStarted.inc();
-    LOG.info("room plan started (profile {}; {} nominated to {}): {}", plan.profile(), pending.key(), plan.target(), plan.describe());
-    holds.event(pending, "Normal", "PodSweeperRoomPlanStarted", "making room on " + plan.target() + ": " + plan.describe());
+    event(f, "Normal", "PodSweeperRoomPlanStarted", (f.freesNode() ? "emptying node " : "making room on ") + plan.target() + ": "
+        + plan.describe());
     look(f, in, now);
+  }
+
+  /** An Event about the plan: on the pending pod, or on the node it empties. */
+  private void event(InFlight f, String type, String reason, String message) {
+    f.plan.pending().ifPresentOrElse(p -> holds.event(p, type, reason, message), () -> nodeHolds.event(f.plan.target(), type, reason, message));
   }
 
   /** Dry-run: every step whose pod is still there goes through the path as a dry-run decision; nothing is written. */
@@ -180,17 +222,40 @@ final class RoomPlans {
     }
   }
 
-  /** Every plan in flight, on the cluster as it is (not while the cache is behind). */
+  /**
+   * Every plan in flight, on the cluster as it is (not while the cache is behind); and, on the leader, every node whose
+   * taint of this service has had its time and that no plan in flight holds is let go.
+   */
   synchronized void look() {
     Rules in = rules.get();
-    if (inFlight.isEmpty() || !cache.isCurrent()) {
+    if (!cache.isCurrent()) {
       return;
     }
     Instant now = clock.instant();
+    if (mayStart.getAsBoolean()) {
+      releaseExpired(now);
+    }
+    if (inFlight.isEmpty()) {
+      return;
+    }
     for (InFlight f : new ArrayList<>(inFlight.values())) {
       look(f, in, now);
     }
     rewatch();
+  }
+
+  /** Takes off this service's taints whose time is up; a value that is not a time (hand-written) is left alone. */
+  private void releaseExpired(Instant now) {
+    for (NodeRecord node : cache.nodes()) {
+      for (Taint t : node.taints()) {
+        if (NodeHolds.TAINT_KEY.equals(t.key()) && !inFlight.containsKey("node/" + node.name())
+            && NodeHolds.until(t.value()).filter(until -> !now.isBefore(until)).isPresent()) {
+          if (nodeHolds.release(node.name())) {
+            LOG.info("node {}: its taint {}={}:NoSchedule has had its time, taken off", node.name(), t.key(), t.value());
+          }
+        }
+      }
+    }
   }
 
   private void look(InFlight f, Rules in, Instant now) {
@@ -208,7 +273,7 @@ final class RoomPlans {
     RoomPlan.Progress progress = f.plan.progress(cache);
     switch (progress.step()) {
       case EVICT -> evict(f, progress.index(), in, now);
-      case WAIT, BIND -> LOG.debug("room plan for {}: {}", f.pending.key(), progress.detail());
+      case WAIT, BIND -> LOG.debug("room plan for {}: {}", key(f.plan), progress.detail());
       case COMPLETE -> end(f, Optional.empty(), progress.detail());
       case ABANDON -> end(f, progress.abandon(), progress.detail());
     }
@@ -239,24 +304,36 @@ final class RoomPlans {
     return cache.pod(m.key()).filter(p -> p.uid().equals(m.uid()));
   }
 
-  /** The plan is complete (no reason) or abandoned: the nomination goes, it is counted, logged and told. */
+  /**
+   * The plan is complete (no reason) or abandoned: the nomination goes, it is counted, logged and told. A node emptied
+   * stays tainted {@code keepEmptyFor} from now; a node whose plan was abandoned is let go at once.
+   */
   private void end(InFlight f, Optional<PlanAbandon> abandon, String detail) {
-    inFlight.remove(f.pending.uid());
+    inFlight.remove(key(f.plan));
     f.plan.moves().forEach(m -> {
       refused.remove(m.uid());
       handed.remove(m.uid());
     });
-    holds.clear(f.pending, f.plan.target());
+    String told = detail;
+    if (!f.freesNode()) {
+      holds.clear(f.plan.pending().orElseThrow(), f.plan.target());
+    } else if (abandon.isPresent()) {
+      nodeHolds.release(f.plan.target());
+    } else {
+      Instant until = clock.instant().plus(f.keepEmptyFor);
+      told = detail + (nodeHolds.hold(f.plan.target(), until) ? "; tainted " + NodeHolds.TAINT_KEY + ":NoSchedule until " + until
+          + " for a scale-down to take it" : "; its taint keeps the time it had (it could not be moved)");
+    }
     if (abandon.isEmpty()) {
       metrics.roomPlansCompleted.inc();
-      LOG.info("room plan complete: {}: {}", detail, f.plan.describe());
-      holds.event(f.pending, "Normal", "PodSweeperRoomPlanCompleted", detail);
+      LOG.info("room plan complete: {}: {}", told, f.plan.describe());
+      event(f, "Normal", "PodSweeperRoomPlanCompleted", told);
       return;
     }
     String reason = abandon.get().wireName();
     metrics.roomPlansAbandoned.labels(reason).inc();
     LOG.warn("room plan abandoned ({}): {}; the plan was: {}", reason, detail, f.plan.describe());
-    holds.event(f.pending, "Warning", "PodSweeperRoomPlanAbandoned", reason + ": " + detail);
+    event(f, "Warning", "PodSweeperRoomPlanAbandoned", reason + ": " + detail);
   }
 
   /** A new policy: a plan whose profile no longer runs MakeRoom, or runs in dry-run, is abandoned; the others take its timeout. */
@@ -267,7 +344,7 @@ final class RoomPlans {
         end(f, Optional.of(PlanAbandon.POLICY_CHANGED), in.policy().dryRun() ? "the policy in force is a dry-run"
             : "profile " + f.plan.profile() + " no longer runs MakeRoom");
       } else {
-        f.timeout = args.get().planTimeout();
+        f.took(args.get());
       }
     }
     rewatch();
@@ -310,8 +387,13 @@ final class RoomPlans {
   /** Shutting down: every plan in flight stops here, and its nomination is cleared (nobody would clear it later). */
   synchronized void close() {
     for (InFlight f : inFlight.values()) {
-      holds.clear(f.pending, f.plan.target());
-      LOG.info("room plan stopped at shutdown, nomination cleared: {}", f.plan.describe());
+      if (f.freesNode()) {
+        nodeHolds.release(f.plan.target());
+        LOG.info("room plan stopped at shutdown, node {} untainted: {}", f.plan.target(), f.plan.describe());
+      } else {
+        holds.clear(f.plan.pending().orElseThrow(), f.plan.target());
+        LOG.info("room plan stopped at shutdown, nomination cleared: {}", f.plan.describe());
+      }
     }
     inFlight.clear();
     handed.clear();
@@ -321,7 +403,7 @@ final class RoomPlans {
   private void rewatch() {
     Set<String> w = new HashSet<>();
     for (InFlight f : inFlight.values()) {
-      w.add(f.pending.uid());
+      f.plan.pending().ifPresent(p -> w.add(p.uid()));
       f.plan.moves().forEach(m -> {
         w.add(m.uid());
         w.add(m.ownerUid());

@@ -192,6 +192,11 @@ public final class Sweeper implements PodListener, AutoCloseable {
     rooms.holdRoomWith(holds);
   }
 
+  /** Where MakeRoom's plans to free a node hold it (this service's NoSchedule taint) and tell what they do (Events). */
+  public void holdNodesWith(NodeHolds holds) {
+    rooms.holdNodesWith(holds);
+  }
+
   /** Told about every outcome (Events, the audit log). */
   public void addListener(OutcomeListener listener) {
     outcomes.addListener(listener);

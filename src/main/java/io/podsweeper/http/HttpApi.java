@@ -10,8 +10,12 @@ import io.podsweeper.strategy.Forecast;
 import io.prometheus.client.exporter.common.TextFormat;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.client.HttpRequest;
+import io.vertx.ext.web.client.WebClient;
+import io.vertx.ext.web.client.WebClientOptions;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.time.Duration;
@@ -24,6 +28,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
@@ -75,13 +80,22 @@ public final class HttpApi implements AutoCloseable {
       Supplier<Optional<String>> resume) {}
 
   /**
-   * This replica's part under leader election: only the leader decides, so a follower's decisions are empty and its
-   * reader is told where to look. {@code leader} is the Lease's holder, empty when nobody holds it or it is unknown;
-   * {@code askTheLeader}, on a follower, how to reach the leader's decisions (a port-forward lands on either replica).
+   * This replica's part under leader election: only the leader decides, so a follower's own decisions are empty.
+   * {@code leader} is the Lease's holder, empty when nobody holds it or it is unknown; {@code leaderAddress}, where the
+   * leader's HTTP port is (host:port, as the leader wrote it on the Lease), to which a follower forwards a request for
+   * the decisions; {@code askTheLeader}, on a follower, how to reach the leader's decisions by hand, for when it cannot.
    */
-  public record ReplicaRole(String thisReplica, boolean leading, Optional<String> leader, Optional<String> askTheLeader) {}
+  public record ReplicaRole(String thisReplica, boolean leading, Optional<String> leader, Optional<String> leaderAddress,
+      Optional<String> askTheLeader) {}
+
+  /** On a request a follower forwards to the leader: the follower's identity. A forwarded request is never forwarded again. */
+  static final String FORWARDED_BY = "X-Podsweeper-Forwarded-By";
+  /** How long a follower waits for the leader's decisions before it answers with its own and says why. */
+  static final Duration FORWARD_TIMEOUT = Duration.ofSeconds(3);
 
   private final Admin admin;
+  /** Where a follower forwards a request for the decisions; made at the first one. */
+  private WebClient leaderClient;
 
   /**
    * @param unhealthy empty while healthy, else why not
@@ -222,10 +236,14 @@ public final class HttpApi implements AutoCloseable {
   /**
    * Recent decisions, newest first; {@code ?namespace=}, {@code ?rule=}, {@code ?result=} (each may repeat) and
    * {@code ?since=} (an RFC 3339 instant) narrow them down. Under leader election the reply also says which replica
-   * leads and whether this one does: a follower decides nothing, and its empty list must not read as "nothing due".
+   * leads and whether this one does. A follower decides nothing: it forwards the request, its query and its
+   * Authorization header as they came, to the leader at the address the leader wrote on the Lease, and answers with
+   * the leader's reply (plus {@code via}: this replica), so a port-forward to the Service answers whichever replica it
+   * lands on. When the leader cannot be reached within {@link #FORWARD_TIMEOUT}, the follower answers with its own
+   * (empty) list, {@code leaderUnreachable} saying why and {@code askTheLeader} saying how to reach it by hand.
    */
   private void decisions(RoutingContext ctx) {
-    java.util.function.Predicate<RecentDecisions.Entry> filter;
+    Predicate<RecentDecisions.Entry> filter;
     try {
       filter = decisionFilter(ctx);
     } catch (java.time.format.DateTimeParseException e) {
@@ -233,9 +251,60 @@ public final class HttpApi implements AutoCloseable {
           .end("since: not an RFC 3339 instant (e.g. 2026-11-24T10:00:00Z): " + e.getParsedString());
       return;
     }
+    Optional<ReplicaRole> replica = role.get();
+    Optional<String> leaderAt = replica.filter(r -> !r.leading()).flatMap(ReplicaRole::leaderAddress)
+        .filter(a -> ctx.request().getHeader(FORWARDED_BY) == null);
+    if (leaderAt.isPresent()) {
+      forward(ctx, replica.get(), leaderAt.get(), filter);
+      return;
+    }
+    ctx.response().putHeader("content-type", "application/json").end(ownDecisions(replica, filter).toString());
+  }
+
+  /** The leader's reply to the same request, with {@code via}; its own list and why, when the leader does not answer. */
+  private void forward(RoutingContext ctx, ReplicaRole replica, String leaderAt,
+      Predicate<RecentDecisions.Entry> filter) {
+    HttpRequest<Buffer> request = leaderClient()
+        .getAbs("http://" + leaderAt + ctx.request().uri()).timeout(FORWARD_TIMEOUT.toMillis()).putHeader(FORWARDED_BY, replica.thisReplica());
+    Optional.ofNullable(ctx.request().getHeader("Authorization")).ifPresent(a -> request.putHeader("Authorization", a));
+    request.send().onComplete(answer -> {
+      ctx.response().putHeader("content-type", "application/json");
+      if (answer.succeeded() && answer.result().statusCode() == 200) {
+        try {
+          ObjectNode leaders = (ObjectNode) JSON.readTree(answer.result().bodyAsString());
+          ctx.response().end(leaders.put("via", replica.thisReplica()).toString());
+          return;
+        } catch (IOException | ClassCastException e) {
+          ctx.response().end(ownDecisions(Optional.of(replica), filter).put("leaderUnreachable", "the leader at " + leaderAt
+              + " answered what is not a decisions list: " + e.getMessage()).toString());
+          return;
+        }
+      }
+      if (answer.succeeded()) {
+        // Its own answer (401: the token; 400: the query): the leader's word, as it gave it.
+        ctx.response().setStatusCode(answer.result().statusCode())
+            .putHeader("content-type", Optional.ofNullable(answer.result().getHeader("content-type")).orElse("text/plain"))
+            .end(answer.result().bodyAsString());
+        return;
+      }
+      ctx.response().end(ownDecisions(Optional.of(replica), filter).put("leaderUnreachable", "the leader at " + leaderAt + " did not answer: "
+          + answer.cause().getMessage()).toString());
+    });
+  }
+
+  private synchronized WebClient leaderClient() {
+    if (leaderClient == null) {
+      leaderClient = WebClient.create(vertx, new WebClientOptions()
+          .setUserAgent("podsweeper").setConnectTimeout((int) FORWARD_TIMEOUT.toMillis()));
+    }
+    return leaderClient;
+  }
+
+  /** This replica's own recent decisions under {@code filter}, and its part under leader election. */
+  private ObjectNode ownDecisions(Optional<ReplicaRole> replica, Predicate<RecentDecisions.Entry> filter) {
     List<RecentDecisions.Entry> entries = recent.list(filter);
     ObjectNode root = JSON.createObjectNode();
-    role.get().ifPresent(r -> {
+    replica.ifPresent(r -> {
       root.put("leader", r.leader().orElse(null));
       root.put("thisReplica", r.thisReplica());
       root.put("leading", r.leading());
@@ -249,7 +318,7 @@ public final class HttpApi implements AutoCloseable {
       o.put("message", e.message());
       o.put("dryRun", e.dryRun());
     }
-    ctx.response().putHeader("content-type", "application/json").end(root.toString());
+    return root;
   }
 
   /** {@code ?within=} (default 1h, at most 30d): what will be removed by then, and when; only from a current cache. */
@@ -269,7 +338,7 @@ public final class HttpApi implements AutoCloseable {
     ctx.response().putHeader("content-type", "application/json").end(forecast.apply(within).writeTo(JSON.createObjectNode()).toString());
   }
 
-  private static java.util.function.Predicate<RecentDecisions.Entry> decisionFilter(RoutingContext ctx) {
+  private static Predicate<RecentDecisions.Entry> decisionFilter(RoutingContext ctx) {
     List<String> namespaces = ctx.queryParam("namespace");
     List<String> rules = ctx.queryParam("rule");
     List<String> results = ctx.queryParam("result");

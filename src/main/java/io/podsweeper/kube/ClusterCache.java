@@ -185,6 +185,11 @@ public final class ClusterCache implements PodSource, AutoCloseable {
     return Optional.ofNullable(nodes.record(name));
   }
 
+  /** The node's uid and resourceVersion as cached (kube/NodeTaints tests them when it writes the node's taints). */
+  Optional<RecordStore.Version> nodeVersion(String name) {
+    return nodes.version(name);
+  }
+
   @Override
   public Collection<NodeRecord> nodes() {
     return nodes.records();

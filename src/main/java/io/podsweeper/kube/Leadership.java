@@ -1,5 +1,8 @@
 package io.podsweeper.kube;
 
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseSpec;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfig;
@@ -50,6 +53,8 @@ public final class Leadership implements AutoCloseable {
   private final String namespace;
   private final String lease;
   private final String identity;
+  /** Where this replica's HTTP port is (host:port), for followers to forward to while it leads; empty: nowhere said. */
+  private final Optional<String> address;
   private final Timing timing;
   private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
     Thread t = new Thread(r, "leadership");
@@ -72,12 +77,15 @@ public final class Leadership implements AutoCloseable {
   /**
    * @param clients where leader election gets a client of its own, as kube-controller-manager does: each request
    *     bounded by the renew deadline and not retried by the HTTP layer
+   * @param address where this replica's HTTP port is reached (host:port): written on the Lease with every acquire and
+   *     renewal ({@link #ADDRESS_ANNOTATION}), so a follower can forward to the leader; empty: not written
    */
-  public Leadership(KubeClients clients, String namespace, String lease, String identity, Timing timing) {
+  public Leadership(KubeClients clients, String namespace, String lease, String identity, Optional<String> address, Timing timing) {
     this.client = clients.unretried(Optional.of(timing.renewDeadline()));
     this.namespace = namespace;
     this.lease = lease;
     this.identity = identity;
+    this.address = address;
     this.timing = timing;
     this.fence = newFence();
   }
@@ -105,7 +113,28 @@ public final class Leadership implements AutoCloseable {
   }
 
   private FencedLock newFence() {
-    return new FencedLock(new LeaseLock(namespace, lease, identity), timing.fenceValidity(), System::nanoTime, this::answered);
+    ObjectMetaBuilder meta = new ObjectMetaBuilder().withNamespace(namespace).withName(lease);
+    // fabric8 writes the lock's metadata with every acquire and renewal (a merge patch): the holder and its address
+    // are always written together.
+    address.ifPresent(a -> meta.addToAnnotations(ADDRESS_ANNOTATION, identity + "@" + a));
+    return new FencedLock(new LeaseLock(meta.build(), identity), timing.fenceValidity(), System::nanoTime, this::answered);
+  }
+
+  /** On the Lease: {@code identity@host:port}, written by the holder with the lease itself. */
+  public static final String ADDRESS_ANNOTATION = "podsweeper.io/leader-address";
+
+  /** Who holds the Lease, and where its HTTP port is if it said so on the Lease itself (an older holder's is not taken). */
+  public record Holder(String identity, Optional<String> address) {
+    public static Optional<Holder> of(Lease lease) {
+      Optional<String> identity = Optional.ofNullable(lease.getSpec()).map(LeaseSpec::getHolderIdentity).filter(h -> !h.isBlank());
+      return identity.map(id -> new Holder(id, Optional.ofNullable(lease.getMetadata().getAnnotations())
+          .map(a -> a.get(ADDRESS_ANNOTATION)).filter(v -> v.startsWith(id + "@")).map(v -> v.substring(id.length() + 1))));
+    }
+  }
+
+  /** {@code host:port}, brackets around an IPv6 host. */
+  public static String address(String host, int port) {
+    return (host.contains(":") ? "[" + host + "]" : host) + ":" + port;
   }
 
   private synchronized void campaign() {

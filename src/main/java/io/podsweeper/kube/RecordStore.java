@@ -8,6 +8,7 @@ import java.util.AbstractCollection;
 import java.util.Collection;
 import java.util.Iterator;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -75,6 +76,15 @@ final class RecordStore<T extends HasMetadata, R> implements ItemStore<T> {
   R record(String key) {
     Entry<R> entry = entries.get(key);
     return entry == null ? null : entry.record();
+  }
+
+  /** Which object, in which version: what a write's preconditions test. */
+  record Version(String uid, String resourceVersion) {}
+
+  /** The uid and resourceVersion of the object under a key as cached. */
+  Optional<Version> version(String key) {
+    Entry<R> entry = entries.get(key);
+    return entry == null ? Optional.empty() : Optional.of(new Version(entry.uid(), entry.resourceVersion()));
   }
 
   /** Every record, as a live view. */

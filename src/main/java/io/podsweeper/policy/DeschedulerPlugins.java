@@ -379,19 +379,30 @@ public final class DeschedulerPlugins {
         args.bool("topologyBalanceNodeFit", true));
   }
 
+  /** How long a node MakeRoom emptied stays tainted for a scale-down: a positive Go duration, at most a day. */
+  private static Duration keepEmptyFor(ConfigNode free) {
+    Duration keep = free.optionalGoDuration("keepEmptyFor").orElse(MakeRoomArgs.FreeNodes.DEFAULT_KEEP_EMPTY_FOR);
+    if (keep.isZero() || keep.compareTo(MakeRoomArgs.FreeNodes.MAX_KEEP_EMPTY_FOR) > 0) {
+      throw free.child("keepEmptyFor").error("must be more than 0s and at most 24h: the emptied node stays tainted that long, "
+          + "for a scale-down to take it");
+    }
+    return keep;
+  }
+
   /** MakeRoom's args, with their defaults (docs/configuration.md "MakeRoom"). */
   static MakeRoomArgs makeRoom(ConfigNode args) {
     args.requireObjectOrAbsent(Set.of("pendingFor", "namespaces", "labelSelector", "maxMovesPerPlan", "maxPlans", "freeNodes", "planTimeout"));
     Duration pendingFor = args.optionalGoDuration("pendingFor").orElse(MakeRoomArgs.DEFAULT_PENDING_FOR);
     Optional<MakeRoomArgs.FreeNodes> freeNodes = Optional.empty();
     if (args.has("freeNodes")) {
-      ConfigNode free = args.child("freeNodes").requireObject(Set.of("thresholds", "maxNodes", "maxMovesPerNode"));
+      ConfigNode free = args.child("freeNodes").requireObject(Set.of("thresholds", "maxNodes", "maxMovesPerNode", "keepEmptyFor"));
       Map<String, Double> thresholds = thresholds(free, "thresholds");
       thresholds.keySet().forEach(resource -> resourceName(free.child("thresholds").child(resource), resource));
       freeNodes = Optional.of(new MakeRoomArgs.FreeNodes(thresholds,
           free.optionalInt("maxNodes", 1, MakeRoomArgs.MAX_PLANS).orElse(MakeRoomArgs.FreeNodes.DEFAULT_MAX_NODES),
           free.optionalInt("maxMovesPerNode", 1, MakeRoomArgs.FreeNodes.MAX_MOVES_PER_NODE)
-              .orElse(MakeRoomArgs.FreeNodes.DEFAULT_MAX_MOVES_PER_NODE)));
+              .orElse(MakeRoomArgs.FreeNodes.DEFAULT_MAX_MOVES_PER_NODE),
+          keepEmptyFor(free)));
     }
     Duration planTimeout = args.optionalGoDuration("planTimeout").orElse(MakeRoomArgs.DEFAULT_PLAN_TIMEOUT);
     if (planTimeout.isZero()) {

@@ -285,7 +285,7 @@ public final class NativePolicyWriter {
     a.freeNodes().ifPresent(f -> {
       ObjectNode free = o.putObject("freeNodes");
       putPercents(free.putObject("thresholds"), f.thresholds());
-      free.put("maxNodes", f.maxNodes()).put("maxMovesPerNode", f.maxMovesPerNode());
+      free.put("maxNodes", f.maxNodes()).put("maxMovesPerNode", f.maxMovesPerNode()).put("keepEmptyFor", exact(f.keepEmptyFor()));
     });
     o.put("planTimeout", exact(a.planTimeout()));
   }

@@ -65,7 +65,7 @@ final class MakeRoom implements NodeStrategy {
     for (NodeRecord n : pass.nodes()) {
       Map<String, Long> requested = planner.requested(n.name());
       double most = 0;
-      boolean under = !n.unschedulable();
+      boolean under = !n.unschedulable() && n.taints().stream().noneMatch(t -> RoomPlan.EMPTYING_TAINT.equals(t.key()));
       for (Map.Entry<String, Double> t : free.thresholds().entrySet()) {
         long allocatable = n.allocatable().getOrDefault(t.getKey(), 0L);
         double percent = allocatable <= 0 ? 100 : requested.getOrDefault(t.getKey(), 0L) * 100.0 / allocatable;

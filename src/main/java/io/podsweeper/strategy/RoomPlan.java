@@ -26,6 +26,12 @@ import java.util.Optional;
  */
 public record RoomPlan(Kind kind, String profile, Optional<PodRef> pending, String pendingWhy, String target, List<Move> moves,
     Instant plannedAt) {
+  /**
+   * The NoSchedule taint a node being emptied carries while its plan is carried out, and after for a scale-down; its
+   * value is until when (epoch seconds). A node that carries it is not planned to be emptied again.
+   */
+  public static final String EMPTYING_TAINT = "podsweeper.io/emptying";
+
   public RoomPlan {
     moves = List.copyOf(moves);
   }

@@ -23,6 +23,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -90,8 +91,12 @@ class LeadershipIT {
     }
   }
 
+  /**
+   * A port-forward to the Service lands on either replica (issue 41): the follower answers with the leader's
+   * decisions, forwarded to the address the leader wrote on the Lease with its holder identity.
+   */
   @Test
-  void aFollowersDecisionsNameTheLeaderInsteadOfLookingLikeNothingIsDue(TestApiServer server) throws Exception {
+  void aFollowerAnswersWithTheLeadersDecisions(TestApiServer server) throws Exception {
     String ns = server.newNamespace("wholeads");
     Map<String, RunningService> replicas = new LinkedHashMap<>();
     try {
@@ -99,13 +104,15 @@ class LeadershipIT {
       String leader = removesTheNextDuePod(server, replicas, ns, "job-0");
       String follower = replicas.keySet().stream().filter(id -> !id.equals(leader)).findFirst().orElseThrow();
 
+      Lease lease = server.client().resources(Lease.class).inNamespace(ns).withName("podsweeper").get();
+      assertThat(lease.getMetadata().getAnnotations()).containsEntry(Leadership.ADDRESS_ANNOTATION,
+          leader + "@127.0.0.1:" + replicas.get(leader).service().httpPort());
       JsonNode followers = JSON.readTree(replicas.get(follower).get("/api/v1/decisions"));
       assertThat(followers.get("leader").asText()).isEqualTo(leader);
-      assertThat(followers.get("thisReplica").asText()).isEqualTo(follower);
-      assertThat(followers.get("leading").asBoolean()).isFalse();
-      assertThat(followers.get("decisions")).isEmpty();
-      // A port-forward that lands on the follower is told how to reach the leader's decisions (issue 41).
-      assertThat(followers.get("askTheLeader").asText()).contains("kubectl -n " + ns + " port-forward pod/" + leader + " ");
+      assertThat(followers.get("thisReplica").asText()).isEqualTo(leader);
+      assertThat(followers.get("leading").asBoolean()).isTrue();
+      assertThat(followers.get("via").asText()).isEqualTo(follower);
+      assertThat(followers.get("decisions")).extracting(d -> d.get("name").asText()).containsExactly("job-0");
       JsonNode leaders = JSON.readTree(replicas.get(leader).get("/api/v1/decisions"));
       assertThat(leaders.get("leader").asText()).isEqualTo(leader);
       assertThat(leaders.get("thisReplica").asText()).isEqualTo(leader);
@@ -228,8 +235,10 @@ class LeadershipIT {
     await().atMost(Duration.ofSeconds(20)).until(() -> leaders(replicas) == 1.0);
   }
 
+  /** A replica on loopback, which says so on the Lease while it leads (as $POD_IP does in a pod). */
   private static Service.Options withLeaderElection(String ns, String identity) {
-    return Service.Options.local(0).withLeaderElection(new Service.Options.LeaderElection(ns, "podsweeper", identity, FAST));
+    return Service.Options.local(0).withLeaderElection(new Service.Options.LeaderElection(ns, "podsweeper", identity,
+        Optional.of("127.0.0.1"), FAST));
   }
 
   private static double leaders(Map<String, RunningService> replicas) {

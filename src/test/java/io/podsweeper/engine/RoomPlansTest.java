@@ -4,8 +4,10 @@ import static io.podsweeper.cluster.PodFixtures.rebuilt;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.podsweeper.cluster.ClusterSnapshot;
+import io.podsweeper.cluster.NodeRecord;
 import io.podsweeper.cluster.PodFixtures;
 import io.podsweeper.cluster.PodRecord;
+import io.podsweeper.cluster.Taint;
 import io.podsweeper.kube.SnapshotReader;
 import io.podsweeper.metrics.Metrics;
 import io.podsweeper.policy.Policy;
@@ -57,10 +59,34 @@ class RoomPlansTest {
     }
   }
 
+  /** What the executor wrote on nodes: taints held (with their time) and taken off, and Events, in order. */
+  private static final class Nodes implements NodeHolds {
+    final List<String> writes = new ArrayList<>();
+    boolean refuse;
+
+    @Override
+    public boolean hold(String node, Instant until) {
+      writes.add("hold " + node + " until " + until);
+      return !refuse;
+    }
+
+    @Override
+    public boolean release(String node) {
+      writes.add("release " + node);
+      return true;
+    }
+
+    @Override
+    public void event(String node, String type, String reason, String message) {
+      writes.add(reason);
+    }
+  }
+
   private final TestClock clock = new TestClock(START);
   private final FakePodSource cluster = new FakePodSource();
   private final Metrics metrics = new Metrics();
   private final Holds holds = new Holds();
+  private final Nodes nodes = new Nodes();
   private final List<Decision> handed = new ArrayList<>();
   private final Policy policy = PolicyLoader.load(Path.of("config/examples/anti-affinity-fragmentation-makeroom.yaml"));
   private Rules rules = new Rules(policy, new PolicyEvaluator(policy), 1);
@@ -68,15 +94,17 @@ class RoomPlansTest {
   private int looksAsked;
   private RoomPlans rooms;
   private RoomPlan plan;
+  private ClusterSnapshot example;
 
   @BeforeEach
   void example() {
-    ClusterSnapshot example = SnapshotReader.read(Path.of("config/examples/anti-affinity-fragmentation-snapshot.yaml"));
+    example = SnapshotReader.read(Path.of("config/examples/anti-affinity-fragmentation-snapshot.yaml"));
     example.pods().forEach(cluster::put);
     cluster.nodes.addAll(example.nodes());
     plan = rules.evaluator().pass(example, START, new RemovalBudget(policy.limits()), false).plans().get(0);
     rooms = new RoomPlans(cluster, clock, metrics, (d, generation) -> handed.add(d), () -> rules, () -> leading, () -> looksAsked++);
     rooms.holdRoomWith(holds);
+    rooms.holdNodesWith(nodes);
   }
 
   private PodRecord cached(String name) {
@@ -243,5 +271,115 @@ class RoomPlansTest {
     assertThat(rooms.inFlight()).isEmpty();
     assertThat(handed).isEmpty();
     assertThat(metrics.roomPlansStarted.get()).isZero();
+  }
+
+  /** The example under a profile that makes room for nobody and frees nodes at most 30% used: node-2, then node-3. */
+  private RoomPlan freeNodePlan() {
+    Policy freeing = PolicyLoader.parse("""
+        apiVersion: podsweeper.io/v1alpha1
+        kind: PodSweeperPolicy
+        profiles:
+        - name: make-room
+          pluginConfig:
+          - {name: MakeRoom, args: {namespaces: {include: [nobody]}, freeNodes: {thresholds: {cpu: 30}, keepEmptyFor: 15m}, planTimeout: 10m}}
+          plugins: {balance: {enabled: [MakeRoom]}}
+        """, "p");
+    rules = new Rules(freeing, new PolicyEvaluator(freeing), 1);
+    RoomPlan free = rules.evaluator().pass(example, START, new RemovalBudget(freeing.limits()), false).plans().get(0);
+    assertThat(free.kind()).isEqualTo(RoomPlan.Kind.FREE_NODE);
+    return free;
+  }
+
+  /** Each step's pod leaves, and its replacement is bound where the plan put it. */
+  private void moved(RoomPlan.Move m) {
+    PodRecord pod = cached(m.name());
+    cluster.pods.remove(pod.key());
+    cluster.put(rebuilt(pod).uid("uid-new-" + m.name()).on(m.to()).build());
+  }
+
+  private void tainted(String node, String value) {
+    NodeRecord n = cluster.node(node).orElseThrow();
+    cluster.nodes.remove(n);
+    cluster.nodes.add(new NodeRecord(n.name(), n.labels(), n.ready(), n.unschedulable(),
+        List.of(new Taint(NodeHolds.TAINT_KEY, value, "NoSchedule")), n.allocatable()));
+  }
+
+  /**
+   * Freeing a node: its taint goes on first (until the plan's timeout plus keepEmptyFor), each pod is evicted in
+   * turn once the one before has its replacement bound, and once empty the taint's time moves to keepEmptyFor from then.
+   */
+  @Test
+  void emptiesANodeUnderItsTaintAndKeepsItEmptyForAScaleDown() {
+    RoomPlan free = freeNodePlan();
+    assertThat(free.moves()).hasSizeGreaterThanOrEqualTo(2);
+    rooms.offer(List.of(free), rules);
+
+    assertThat(nodes.writes).containsExactly("hold " + free.target() + " until " + START.plus(Duration.ofMinutes(25)),
+        "PodSweeperRoomPlanStarted");
+    assertThat(holds.writes).isEmpty();
+    for (int k = 0; k < free.moves().size(); k++) {
+      RoomPlan.Move m = free.moves().get(k);
+      assertThat(handed).hasSize(k + 1).last().satisfies(d -> assertThat(d.podKey()).isEqualTo(m.key()));
+      assertThat(handed.get(k).reason()).contains("empties node " + free.target());
+      moved(m);
+      clock.set(START.plusSeconds(10L * (k + 1)));
+      rooms.look();
+    }
+
+    assertThat(rooms.inFlight()).isEmpty();
+    Instant done = START.plusSeconds(10L * free.moves().size());
+    assertThat(nodes.writes).endsWith("hold " + free.target() + " until " + done.plus(Duration.ofMinutes(15)), "PodSweeperRoomPlanCompleted");
+    assertThat(nodes.writes).doesNotContain("release " + free.target());
+    assertThat(metrics.roomPlansCompleted.get()).isEqualTo(1);
+  }
+
+  @Test
+  void aNodeWhosePlanIsAbandonedIsUntaintedAtOnce() {
+    RoomPlan free = freeNodePlan();
+    rooms.offer(List.of(free), rules);
+    cluster.nodes.removeIf(n -> n.name().equals(free.target()));
+    rooms.look();
+
+    assertThat(rooms.inFlight()).isEmpty();
+    assertThat(nodes.writes).endsWith("release " + free.target(), "PodSweeperRoomPlanAbandoned");
+    assertThat(abandoned("node-gone")).isEqualTo(1);
+  }
+
+  @Test
+  void aNodeThatCannotBeTaintedIsNotEmptied() {
+    RoomPlan free = freeNodePlan();
+    nodes.refuse = true;
+    rooms.offer(List.of(free), rules);
+
+    assertThat(rooms.inFlight()).isEmpty();
+    assertThat(handed).isEmpty();
+    assertThat(metrics.roomPlansStarted.get()).isZero();
+  }
+
+  /**
+   * A taint of this service whose time is up is taken off by the leader at its next look, whoever wrote it (a process
+   * that stopped); one still in its time, one a plan in flight holds, or one whose value is no time of ours stays.
+   */
+  @Test
+  void theLeaderTakesOffTaintsWhoseTimeIsUp() {
+    tainted("node-1", NodeHolds.value(START.plusSeconds(60)));
+    tainted("node-4", "keep-it");
+    rooms.look();
+    assertThat(nodes.writes).isEmpty();
+
+    clock.set(START.plusSeconds(60));
+    leading = false;
+    rooms.look();
+    assertThat(nodes.writes).as("a follower writes nothing").isEmpty();
+    leading = true;
+    rooms.look();
+    assertThat(nodes.writes).containsExactly("release node-1");
+
+    RoomPlan free = freeNodePlan();
+    rooms.offer(List.of(free), rules);
+    tainted(free.target(), NodeHolds.value(START));
+    nodes.writes.clear();
+    rooms.look();
+    assertThat(nodes.writes).doesNotContain("release " + free.target());
   }
 }

@@ -3,8 +3,12 @@ package io.podsweeper.http;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.podsweeper.engine.RecentDecisions;
 import io.podsweeper.metrics.Metrics;
+import io.podsweeper.strategy.Action;
+import io.podsweeper.strategy.Decision;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -16,6 +20,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -31,6 +36,7 @@ class HttpApiTest {
   private static final String TOKEN = "0123456789abcdef-token";
   private static final HttpApi.Admin PRIVATE = new HttpApi.Admin(Optional.empty(), false, Optional::empty, Optional::empty);
   private static final HttpClient HTTP = HttpClient.newHttpClient();
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   private final Metrics metrics = new Metrics();
 
@@ -153,6 +159,69 @@ class HttpApiTest {
     }
     try (HttpApi api = api(new HttpApi.Admin(Optional.empty(), true, Optional::empty, Optional::empty), ConnectionGuard.Limits.DEFAULT)) {
       assertThat(get(port(api), "/api/v1/decisions", null).statusCode()).isEqualTo(200);
+    }
+  }
+
+  /**
+   * A follower forwards a request for the decisions to the leader, at the address the Lease gives, with its query and
+   * Authorization header, and answers with the leader's list ({@code via}: itself); the leader's own refusal comes
+   * back as it was; a request that was forwarded once is never forwarded again; and with the leader gone the follower
+   * answers with its own (empty) list and says why.
+   */
+  @Test
+  void aFollowerAnswersWithTheLeadersDecisions() throws Exception {
+    HttpApi.Admin admin = new HttpApi.Admin(Optional.of(TOKEN), false, Optional::empty, Optional::empty);
+    RecentDecisions leaders = new RecentDecisions(10);
+    for (String name : List.of("job-0", "job-1")) {
+      Decision d = new Decision("ns", name, "uid-" + name, "", "", "PodLifeTime", "p", "failed", Action.DELETE, "failed long ago",
+          Instant.parse("2026-11-28T10:00:00Z"), "");
+      leaders.add(new RecentDecisions.Entry(Instant.parse("2026-11-28T10:00:01Z"), d, "success", "", false));
+    }
+    int leaderPort;
+    int followerPort;
+    try (HttpApi leader = new HttpApi(metrics, () -> true, Optional::empty, leaders,
+            () -> Optional.of(new HttpApi.ReplicaRole("replica-a", true, Optional.of("replica-a"), Optional.empty(), Optional.empty())),
+            within -> { throw new UnsupportedOperationException(); }, admin, ConnectionGuard.Limits.DEFAULT)) {
+      leaderPort = port(leader);
+      int[] pointsAt = new int[1]; // where the Lease says the leader is
+      try (HttpApi api = new HttpApi(new Metrics(), () -> true, Optional::empty, new RecentDecisions(10),
+          () -> Optional.of(new HttpApi.ReplicaRole("replica-b", false, Optional.of("replica-a"), Optional.of("127.0.0.1:" + pointsAt[0]),
+              Optional.of("port-forward to replica-a"))),
+          within -> { throw new UnsupportedOperationException(); }, admin, ConnectionGuard.Limits.DEFAULT)) {
+        pointsAt[0] = leaderPort;
+        followerPort = port(api);
+
+        HttpResponse<String> answer = get(followerPort, "/api/v1/decisions?namespace=ns&since=2026-11-28T09:00:00Z", TOKEN);
+        assertThat(answer.statusCode()).isEqualTo(200);
+        JsonNode body = JSON.readTree(answer.body());
+        assertThat(body.get("thisReplica").asText()).isEqualTo("replica-a");
+        assertThat(body.get("leading").asBoolean()).isTrue();
+        assertThat(body.get("via").asText()).isEqualTo("replica-b");
+        assertThat(body.get("decisions")).extracting(d -> d.get("name").asText()).containsExactly("job-1", "job-0");
+        assertThat(get(followerPort, "/api/v1/decisions?namespace=other", TOKEN).body()).contains("\"decisions\":[]", "\"via\":\"replica-b\"");
+        // The leader's word on the token, as it gave it (the follower checked it too, first).
+        assertThat(get(followerPort, "/api/v1/decisions", "not-the-token").statusCode()).isEqualTo(401);
+
+        // Pointed at itself (an address that is now another replica's), the forwarded request is not forwarded again:
+        // one hop, and the answer is its own.
+        pointsAt[0] = followerPort;
+        JsonNode own = JSON.readTree(get(followerPort, "/api/v1/decisions", TOKEN).body());
+        assertThat(own.get("thisReplica").asText()).isEqualTo("replica-b");
+        assertThat(own.get("decisions")).isEmpty();
+        pointsAt[0] = leaderPort;
+      }
+    }
+    // The leader gone: its port answers no more.
+    int[] gone = {leaderPort};
+    try (HttpApi api = new HttpApi(new Metrics(), () -> true, Optional::empty, new RecentDecisions(10),
+        () -> Optional.of(new HttpApi.ReplicaRole("replica-b", false, Optional.of("replica-a"), Optional.of("127.0.0.1:" + gone[0]),
+            Optional.of("port-forward to replica-a"))),
+        within -> { throw new UnsupportedOperationException(); }, admin, ConnectionGuard.Limits.DEFAULT)) {
+      JsonNode own = JSON.readTree(get(port(api), "/api/v1/decisions", TOKEN).body());
+      assertThat(own.get("thisReplica").asText()).isEqualTo("replica-b");
+      assertThat(own.get("decisions")).isEmpty();
+      assertThat(own.get("leaderUnreachable").asText()).startsWith("the leader at 127.0.0.1:" + leaderPort + " did not answer");
+      assertThat(own.get("askTheLeader").asText()).isEqualTo("port-forward to replica-a");
     }
   }
 

@@ -27,11 +27,11 @@ class MakeRoomPolicyTest {
     assertThat(read("{}")).isEqualTo(new MakeRoomArgs(Duration.ofMinutes(5), NamespaceFilter.ALL, LabelSelector.EVERYTHING, 3, 5,
         Optional.empty(), Duration.ofMinutes(10)));
     MakeRoomArgs full = read("{pendingFor: 90s, namespaces: {include: [shop]}, labelSelector: {matchLabels: {app: cache}},"
-        + " maxMovesPerPlan: 2, maxPlans: 7, freeNodes: {thresholds: {cpu: 20, memory: 30.5}, maxNodes: 2, maxMovesPerNode: 12}, planTimeout: 3m}");
+        + " maxMovesPerPlan: 2, maxPlans: 7, freeNodes: {thresholds: {cpu: 20, memory: 30.5}, maxNodes: 2, maxMovesPerNode: 12, keepEmptyFor: 30m}, planTimeout: 3m}");
     assertThat(full).isEqualTo(new MakeRoomArgs(Duration.ofSeconds(90), new NamespaceFilter(java.util.List.of("shop"), java.util.List.of()),
         new LabelSelector(Map.of("app", "cache"), java.util.List.of()), 2, 7,
-        Optional.of(new MakeRoomArgs.FreeNodes(Map.of("cpu", 20.0, "memory", 30.5), 2, 12)), Duration.ofMinutes(3)));
-    assertThat(read("{freeNodes: {thresholds: {cpu: 20}}}").freeNodes()).hasValue(new MakeRoomArgs.FreeNodes(Map.of("cpu", 20.0), 1, 10));
+        Optional.of(new MakeRoomArgs.FreeNodes(Map.of("cpu", 20.0, "memory", 30.5), 2, 12, Duration.ofMinutes(30))), Duration.ofMinutes(3)));
+    assertThat(read("{freeNodes: {thresholds: {cpu: 20}}}").freeNodes()).hasValue(new MakeRoomArgs.FreeNodes(Map.of("cpu", 20.0), 1, 10, Duration.ofMinutes(15)));
   }
 
   @ParameterizedTest(name = "{1}")
@@ -52,6 +52,8 @@ class MakeRoomPolicyTest {
     "{freeNodes: {thresholds: {cpu: 20}, maxNodes: 0}} | profiles[0].pluginConfig[0].args.freeNodes.maxNodes: must be between 1 and 100",
     "{freeNodes: {thresholds: {cpu: 20}, maxMovesPerNode: 51}} | profiles[0].pluginConfig[0].args.freeNodes.maxMovesPerNode: must be between 1 and 50",
     "{freeNodes: {thresholds: {cpu: 20}, nodes: 1}} | profiles[0].pluginConfig[0].args.freeNodes.nodes: unknown field",
+    "{freeNodes: {thresholds: {cpu: 20}, keepEmptyFor: 0s}} | profiles[0].pluginConfig[0].args.freeNodes.keepEmptyFor: must be more than 0s and at most 24h",
+    "{freeNodes: {thresholds: {cpu: 20}, keepEmptyFor: 25h}} | profiles[0].pluginConfig[0].args.freeNodes.keepEmptyFor: must be more than 0s and at most 24h",
   })
   void badArgumentsAreRefusedAtTheirPlace(String args, String message) {
     assertThatThrownBy(() -> read(args)).isInstanceOf(PolicyException.class).hasMessageContaining(message);

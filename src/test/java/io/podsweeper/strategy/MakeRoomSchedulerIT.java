@@ -16,6 +16,7 @@ import io.podsweeper.kube.PodRemover;
 import io.podsweeper.kube.SnapshotReader;
 import io.podsweeper.policy.PolicyLoader;
 import io.podsweeper.safety.RemovalBudget;
+import io.podsweeper.testing.Manifests;
 import io.podsweeper.removal.RequestResult;
 import io.podsweeper.testing.RunningService;
 import io.podsweeper.testing.TestApiServer;
@@ -356,6 +357,73 @@ class MakeRoomSchedulerIT {
       assertThat(server.removalRequests(ns)).hasSize(1);
       assertThat(get("cache-c").getSpec().getNodeName()).isNull();
     }
+  }
+
+  /**
+   * Freeing a node, as the manifests' ServiceAccount with the free-nodes add-on (manifests/free-nodes/): two 1000m
+   * nodes half used and a third with two small ReplicaSet pods, under the 35% threshold. The service taints the third
+   * NoSchedule (beside a taint of someone else's, which stays), evicts its pods one at a time, each replacement bound to another node (the taint keeps them off), keeps
+   * the emptied node tainted for keepEmptyFor and then takes the taint off. The audit log shows the two evictions and
+   * the ServiceAccount's patches of that node and of no other.
+   */
+  @Test
+  void theServiceEmptiesANodeUnderItsTaintAndLetsItGoAfterKeepEmptyFor() throws Exception {
+    ns = server.newNamespace("free-node");
+    String[] n = {ns + "-1", ns + "-2", ns + "-3"};
+    nodes(2000, n);
+    // Someone else's taint on the node to empty: this service's is added beside it, and it stays as it was.
+    io.fabric8.kubernetes.api.model.Taint theirs = new io.fabric8.kubernetes.api.model.Taint("PreferNoSchedule", "example.com/spot", null, "true");
+    client.nodes().withName(n[2]).edit(node -> {
+      node.getSpec().setTaints(List.of(theirs));
+      return node;
+    });
+    pod("big-1", n[0], "1000m", "big", false);
+    pod("big-2", n[1], "1000m", "big", false);
+    pod("small-1", n[2], "300m", "small", false);
+    pod("small-2", n[2], "300m", "small", false);
+    replicaSet("small", 2, "300m", false);
+    // The ServiceAccount's grants only (not the base's Deployment, whose pod the scheduler would put on these nodes).
+    Manifests.kubectl(server, "apply", "-f", Manifests.BASE.resolve("namespace.yaml").toString(), "-f", Manifests.BASE.resolve("rbac.yaml").toString());
+    Manifests.kubectlApplyKustomization(server, Manifests.BASE.resolve("free-nodes"));
+    String sa = Manifests.user(Manifests.SERVICE_ACCOUNT);
+
+    try (RunningService service = RunningService.start(Manifests.serviceAccountConfig(server, Manifests.SERVICE_ACCOUNT), """
+        apiVersion: podsweeper.io/v1alpha1
+        kind: PodSweeperPolicy
+        fullPassInterval: 2s
+        gracePeriodSeconds: 0
+        profiles:
+        - name: free-nodes
+          pluginConfig:
+          - {name: MakeRoom, args: {namespaces: {include: [nobody]}, freeNodes: {thresholds: {cpu: 35}, keepEmptyFor: 8s}}}
+          plugins: {balance: {enabled: [MakeRoom]}}
+        """)) {
+      await().atMost(Duration.ofSeconds(30)).until(() -> taint(n[2]) != null);
+      await().atMost(Duration.ofSeconds(60)).until(() -> service.metric("podsweeper_room_plans_completed_total") == 1);
+      assertThat(boundNodes("small")).hasSize(2).doesNotContain(n[2]);
+      assertThat(taint(n[2])).as("kept for a scale-down").isNotNull();
+      await().atMost(Duration.ofSeconds(30)).until(() -> taint(n[2]) == null);
+      assertThat(client.nodes().withName(n[2]).get().getSpec().getTaints()).containsExactly(theirs);
+      assertThat(boundNodes("small")).hasSize(2).doesNotContain(n[2]);
+      assertThat(service.metric("podsweeper_room_plans_started_total")).isEqualTo(1);
+    }
+    assertThat(server.removalRequests(ns)).extracting(TestApiServer.AuditEvent::name).containsExactlyInAnyOrder("small-1", "small-2");
+    List<TestApiServer.AuditEvent> patches = server.audit().stream()
+        .filter(e -> "nodes".equals(e.resource()) && "patch".equals(e.verb()) && sa.equals(e.user())).toList();
+    assertThat(patches).extracting(TestApiServer.AuditEvent::name).containsOnly(n[2]);
+    assertThat(patches).extracting(TestApiServer.AuditEvent::code).containsOnly(200);
+    assertThat(patches).hasSizeGreaterThanOrEqualTo(3); // tainted, re-timed once empty, taken off
+    // Each a JSON patch of the taints alone, its test first.
+    assertThat(patches).allSatisfy(e -> assertThat(e.body()).allSatisfy(op -> assertThat(op.get("path").asText()).matches(
+        "/spec/taints(/-|/\\d+(/key|/value)?)?|/metadata/(uid|resourceVersion)")));
+    assertThat(client.v1().events().inNamespace("default").list().getItems()).filteredOn(e -> n[2].equals(e.getInvolvedObject().getName()))
+        .extracting(e -> e.getReason()).contains("PodSweeperRoomPlanStarted", "PodSweeperRoomPlanCompleted");
+  }
+
+  /** This service's taint on the node, or null. */
+  private static io.fabric8.kubernetes.api.model.Taint taint(String node) {
+    return client.nodes().withName(node).get().getSpec().getTaints().stream()
+        .filter(t -> RoomPlan.EMPTYING_TAINT.equals(t.getKey()) && "NoSchedule".equals(t.getEffect())).findFirst().orElse(null);
   }
 
   private static void sleep() {

@@ -101,6 +101,7 @@ public final class AsDeployed implements AutoCloseable {
         environment.put(variable.getName(), switch (field) {
           case "metadata.name" -> pod;
           case "metadata.namespace" -> namespace;
+          case "status.podIP" -> "127.0.0.1";
           default -> throw new IllegalStateException("a kubelet would give " + field + "; this test does not");
         });
       }
