@@ -300,7 +300,7 @@ final class ResumingInformers implements AutoCloseable {
    * Lists and watches one collection for its informer: lists as {@link #next} says; watches with a {@link ResumingWatch},
    * which resumes after a break, and tells {@link CatchUp} what it applies.
    */
-  final class Resuming<T extends HasMetadata, L extends KubernetesResourceList<T>> implements ListerWatcher<T, L> {
+  final class Resuming<T extends HasMetadata, L extends KubernetesResourceList<T>> implements Wrapping<T, L> {
     private final BaseOperation<T, L, ?> source;
     /** Consistent lists, in pages from etcd. */
     private final PagedLists<L> pages;
@@ -396,23 +396,8 @@ final class ResumingInformers implements AutoCloseable {
     }
 
     @Override
-    public Long getLimit() {
-      return PAGE;
-    }
-
-    @Override
-    public int getWatchReconnectInterval() {
-      return source.getWatchReconnectInterval();
-    }
-
-    @Override
-    public String getApiEndpointPath() {
-      return source.getApiEndpointPath();
-    }
-
-    @Override
-    public Config getConfig() {
-      return source.getConfig();
+    public ListerWatcher<T, L> source() {
+      return source;
     }
 
     /** The informer's watcher, told by a watch that resumes by itself; and CatchUp, told what the store applied. */
@@ -506,7 +491,7 @@ final class ResumingInformers implements AutoCloseable {
 
   /** Watches as {@code source} does, except that its watches are not resumed; lists with {@code list}. */
   record ListsAgain<T extends HasMetadata, L>(ListerWatcher<T, L> source, Function<ListOptions, CompletableFuture<L>> list)
-      implements ListerWatcher<T, L> {
+      implements Wrapping<T, L> {
     @Override
     public CompletableFuture<AbstractWatchManager<T>> submitWatch(ListOptions options, Watcher<T> informer) {
       return source.submitWatch(options, new Watcher<>() {
@@ -538,25 +523,33 @@ final class ResumingInformers implements AutoCloseable {
       return list.apply(options);
     }
 
-    /** Paged, so that fabric8 makes no first list from the watch cache (resourceVersion 0), which may lag behind etcd. */
+  }
+
+  /**
+   * A lister-watcher over a collection's own operation ({@link #source}): paged, so that fabric8 makes no first list
+   * from the watch cache (resourceVersion 0), which may lag behind etcd; its other settings are the operation's.
+   */
+  interface Wrapping<T extends HasMetadata, L> extends ListerWatcher<T, L> {
+    ListerWatcher<T, L> source();
+
     @Override
-    public Long getLimit() {
+    default Long getLimit() {
       return PAGE;
     }
 
     @Override
-    public int getWatchReconnectInterval() {
-      return source.getWatchReconnectInterval();
+    default int getWatchReconnectInterval() {
+      return source().getWatchReconnectInterval();
     }
 
     @Override
-    public String getApiEndpointPath() {
-      return source.getApiEndpointPath();
+    default String getApiEndpointPath() {
+      return source().getApiEndpointPath();
     }
 
     @Override
-    public Config getConfig() {
-      return source.getConfig();
+    default Config getConfig() {
+      return source().getConfig();
     }
   }
 }
