@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.APIResourceList;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.Resource;
@@ -13,7 +14,9 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.client.informers.cache.Cache;
 import io.podsweeper.policy.CleanupPolicies;
+import io.podsweeper.policy.Judgements;
 import io.podsweeper.policy.CleanupPolicies.ClusterRails;
 import io.podsweeper.policy.CleanupPolicies.Outcome;
 import io.podsweeper.policy.CleanupPolicies.Verdict;
@@ -23,6 +26,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -84,6 +88,8 @@ public final class NamespacedPolicies implements AutoCloseable, PoliciesCurrent 
    * for the ClusterPodCleanupPolicies); empty before the first.
    */
   private volatile Map<String, Set<String>> appliedSpecs = Map.of();
+  /** The verdicts of the last reconcile: a policy unchanged since is not judged again. */
+  private final Judgements judgements = new Judgements();
   /** The key of the cluster-scoped policies' specs: no namespace is named so. */
   private static final String CLUSTER_WIDE = "";
 
@@ -207,7 +213,7 @@ public final class NamespacedPolicies implements AutoCloseable, PoliciesCurrent 
     }
     ClusterRails rails = rails(
         Optional.ofNullable(client.genericKubernetesResources(CLUSTER).withName(CleanupPolicies.CLUSTER_POLICY_NAME).get()));
-    return judge(oldestFirst(client.genericKubernetesResources(NAMESPACED).inAnyNamespace().list().getItems()), rails);
+    return CleanupPolicies.judgeAll(sources(oldestFirst(client.genericKubernetesResources(NAMESPACED).inAnyNamespace().list().getItems())), rails);
   }
 
   /** The guard rails ClusterPodCleanupPolicy {@value CleanupPolicies#CLUSTER_POLICY_NAME} sets, if it exists. */
@@ -223,10 +229,9 @@ public final class NamespacedPolicies implements AutoCloseable, PoliciesCurrent 
         .toList();
   }
 
-  /** The verdicts on {@code oldestFirst}, in the same order. */
-  private static List<Verdict> judge(List<GenericKubernetesResource> oldestFirst, ClusterRails rails) {
-    return CleanupPolicies.judgeAll(oldestFirst.stream()
-        .map(p -> new CleanupPolicies.Source(p.getMetadata().getNamespace(), p.getMetadata().getName(), spec(p))).toList(), rails);
+  /** The policies as the judgement reads them, in the same order. */
+  private static List<CleanupPolicies.Source> sources(List<GenericKubernetesResource> oldestFirst) {
+    return oldestFirst.stream().map(p -> new CleanupPolicies.Source(p.getMetadata().getNamespace(), p.getMetadata().getName(), spec(p))).toList();
   }
 
   private static boolean served(KubernetesClient client) {
@@ -270,10 +275,25 @@ public final class NamespacedPolicies implements AutoCloseable, PoliciesCurrent 
     if (ns == null || cl == null) {
       return true;
     }
-    Map<String, Set<String>> held = specsHeld(ns, cl);
+    // Asked per due pod, and again last before a send: the namespace's own policies by the informer's namespace
+    // index, and the cluster's (a few), not every policy of every team.
     Map<String, Set<String>> applied = appliedSpecs;
-    return held.getOrDefault(CLUSTER_WIDE, Set.of()).equals(applied.getOrDefault(CLUSTER_WIDE, Set.of()))
-        && held.getOrDefault(namespace, Set.of()).equals(applied.getOrDefault(namespace, Set.of()));
+    return specVersions(cl.getStore().list()).equals(applied.getOrDefault(CLUSTER_WIDE, Set.of()))
+        && specVersions(ns.getIndexer().byIndex(Cache.NAMESPACE_INDEX, namespace)).equals(applied.getOrDefault(namespace, Set.of()));
+  }
+
+  /** Each policy's uid and generation. */
+  private static Set<String> specVersions(Collection<GenericKubernetesResource> policies) {
+    Set<String> specs = new HashSet<>();
+    for (GenericKubernetesResource o : policies) {
+      specs.add(specVersion(o.getMetadata()));
+    }
+    return specs;
+  }
+
+  /** Which spec of which policy: its uid and generation (a status write changes neither). */
+  private static String specVersion(ObjectMeta meta) {
+    return meta.getUid() + "/" + meta.getGeneration();
   }
 
   @Override
@@ -295,7 +315,7 @@ public final class NamespacedPolicies implements AutoCloseable, PoliciesCurrent 
     for (SharedIndexInformer<GenericKubernetesResource> informer : List.of(ns, cl)) {
       for (GenericKubernetesResource o : informer.getStore().list()) {
         specs.computeIfAbsent(Objects.requireNonNullElse(o.getMetadata().getNamespace(), CLUSTER_WIDE), k -> new HashSet<>())
-            .add(o.getMetadata().getUid() + "/" + o.getMetadata().getGeneration());
+            .add(specVersion(o.getMetadata()));
       }
     }
     return specs;
@@ -317,7 +337,7 @@ public final class NamespacedPolicies implements AutoCloseable, PoliciesCurrent 
                   : new Outcome(false, "Ignored", "only ClusterPodCleanupPolicy \"" + CleanupPolicies.CLUSTER_POLICY_NAME + "\" is read"));
         }
         List<GenericKubernetesResource> oldestFirst = oldestFirst(namespaced.getStore().list());
-        List<Verdict> judged = judge(oldestFirst, rails);
+        List<Verdict> judged = judgements.judgeAll(sources(oldestFirst), rails);
         for (int i = 0; i < oldestFirst.size(); i++) {
           GenericKubernetesResource p = oldestFirst.get(i);
           writeStatus(client.genericKubernetesResources(NAMESPACED).inNamespace(p.getMetadata().getNamespace())

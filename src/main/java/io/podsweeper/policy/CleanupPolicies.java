@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 import java.util.OptionalInt;
 import java.util.Set;
 
@@ -103,6 +104,11 @@ public final class CleanupPolicies {
    * is rejected ({@code TooManyBudgets}).
    */
   public static List<Verdict> judgeAll(List<Source> oldestFirst, ClusterRails cluster) {
+    return judgeAll(oldestFirst, cluster, policy -> judge(policy, cluster));
+  }
+
+  /** As {@link #judgeAll(List, ClusterRails)}, each policy judged alone by {@code judge} (e.g. {@link Judgements}). */
+  static List<Verdict> judgeAll(List<Source> oldestFirst, ClusterRails cluster, Function<Source, Verdict> judge) {
     int maxPerNamespace = cluster.rails().map(GuardRails::maxPoliciesPerNamespace).orElse(Integer.MAX_VALUE);
     Map<String, Integer> seen = new HashMap<>();
     Map<String, String> budgetSetBy = new HashMap<>();
@@ -111,7 +117,7 @@ public final class CleanupPolicies {
       Verdict verdict = seen.merge(policy.namespace(), 1, Integer::sum) > maxPerNamespace
           ? rejected(policy, "TooManyPolicies", "namespace " + policy.namespace() + " has more than " + maxPerNamespace
               + " PodCleanupPolicy objects (the cluster's maxPoliciesPerNamespace); only the oldest are considered")
-          : judge(policy, cluster);
+          : judge.apply(policy);
       if (verdict.budget().isPresent()) {
         String first = budgetSetBy.putIfAbsent(policy.namespace(), policy.name());
         if (first != null) {

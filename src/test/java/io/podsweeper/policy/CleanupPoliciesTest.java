@@ -191,6 +191,31 @@ class CleanupPoliciesTest {
     assertThat(verdicts.get(4).budget()).isEmpty();
   }
 
+  /**
+   * Judged again after one team's change, the unchanged policies keep the very verdicts they had (not judged again:
+   * a verdict is made anew by every judgement), the changed one is judged anew, and what depends on the others (one
+   * budget per namespace) is worked out anew; new guard rails judge every policy again.
+   */
+  @Test
+  void judgedAgainOnlyWhatChanged() {
+    JsonNode rules = yaml("rules: [{name: a, maxAge: 2h}]");
+    JsonNode budget = yaml("finishedPodBudget: {maxPods: 200, phases: [Failed]}");
+    Judgements judgements = new Judgements();
+    List<Verdict> first = judgements.judgeAll(List.of(new Source("team-a", "p", rules), new Source("team-b", "p", rules),
+        new Source("team-b", "budget", budget)), rails(RAILS));
+
+    List<Verdict> second = judgements.judgeAll(List.of(new Source("team-a", "p", yaml("rules: [{name: a, maxAge: 3h}]")),
+        new Source("team-b", "p", rules), new Source("team-b", "budget", budget), new Source("team-b", "another", budget)), rails(RAILS));
+    assertThat(second.get(0)).isNotSameAs(first.get(0)).isEqualTo(CleanupPolicies.judge(second.get(0).source(), rails(RAILS)));
+    assertThat(second.get(1)).isSameAs(first.get(1));
+    assertThat(second.get(2)).isSameAs(first.get(2));
+    assertThat(second.get(3).outcome().reason()).isEqualTo("TooManyBudgets");
+
+    List<Verdict> stricter = judgements.judgeAll(List.of(new Source("team-b", "p", rules)), rails("{minMaxAge: 3h}"));
+    assertThat(stricter.get(0)).isNotSameAs(second.get(1));
+    assertThat(stricter.get(0).outcome().reason()).isEqualTo("ExceedsGuardRails");
+  }
+
   @Test
   void composeAddsTheTeamsBudgetsAfterTheFilesHeldAtLeastAsLongAsTheClustersRetention() {
     Policy file = PolicyLoader.parse("""
