@@ -91,7 +91,7 @@ class BeingRemovedTest {
       await().atMost(Duration.ofSeconds(2)).until(() -> sent.contains("other"));
       source.put(pod("sibling").ns("x").uid("uid-sibling").rv("2").created(Instant.now()).ownedBy("ReplicaSet", "rs")
           .condition("Ready", "False", "", Instant.now()).build());
-      await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(4)).until(() -> !sent.contains("due"));
+      await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(6)).until(() -> !sent.contains("due"));
     }
   }
 }

@@ -288,7 +288,7 @@ class SweeperTest {
       s.start();
       PodRecord p = failed("a", "p", "n1");
       arrive(s, p);
-      await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(3)).until(sent::isEmpty);
+      await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(5)).until(sent::isEmpty);
       source.current = true;
       await().atMost(Duration.ofSeconds(5)).until(() -> sent.size() == 1);
     }
