@@ -232,7 +232,7 @@ public final class LoadTest {
     double seconds = seconds(started);
     report("evictions in a namespace of " + pods + " running pods at perSecond " + RATE_PER_SECOND, "%.0f in %.1f s: %.1f per second",
         before + RATE_DUE - first, seconds, (before + RATE_DUE - first) / seconds);
-    // What bounds the rate when it is missed: requests in flight (RemovalGate) over the time each one takes.
+    // What bounds the rate when it is missed: requests in flight (removal/Pacing) over the time each one takes.
     report("  their requests' mean duration", "%.0f ms", 1000 * (metric(REQUEST_SECONDS + "_sum") - requestsBefore[0])
         / (metric(REQUEST_SECONDS + "_count") - requestsBefore[1]));
   }

@@ -23,12 +23,12 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The final gate against a real API server, with its audit log as the witness: a removal waiting for its turn on a
+ * The last check before a send, against a real API server, with its audit log as the witness: a removal waiting for its turn on a
  * slow rate is not sent once the kill switch is thrown. (Protection and reload while node-aware decisions wait:
- * {@code BalanceIT}; the unit-level cases: {@code RemovalGateTest}.)
+ * {@code BalanceIT}; the unit-level cases: {@code WhileARemovalWaitsTest}.)
  */
 @ExtendWith(ApiServerExtension.class)
-class RemovalGateIT {
+class WhileARemovalWaitsIT {
 
   @Test
   void noRequestAfterThePauseWhileARemovalWaitsOnTheRate(TestApiServer server) throws Exception {

@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Test;
  * The world moves while a removal waits for its turn (a slow rate here): whatever changed by the instant before the
  * request decides, not what held when the pod became due.
  */
-class RemovalGateTest {
+class WhileARemovalWaitsTest {
   private static final Instant OLD = Instant.now().minus(Duration.ofHours(5));
   private static final String HEAD = "apiVersion: podsweeper.io/v1alpha1\nkind: PodSweeperPolicy\n";
   /** One removal at once (the bucket's burst), the next 2 s later: the second waits while the test changes things. */
