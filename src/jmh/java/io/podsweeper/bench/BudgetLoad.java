@@ -16,6 +16,7 @@ import io.fabric8.kubernetes.client.utils.Serialization;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.IntSummaryStatistics;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -184,32 +185,18 @@ final class BudgetLoad {
         witness.held(worst), limits.get(worst));
     int quietLost = 0;
     int quietNamespacesLosing = 0;
+    IntSummaryStatistics quietHeld = new IntSummaryStatistics();
     for (int i = 1; i < namespaces; i++) {
       int lost = witness.removed(namespace(i));
       quietLost += lost;
       quietNamespacesLosing += lost > 0 ? 1 : 0;
+      quietHeld.accept(witness.held(namespace(i)));
     }
     report("quiet namespaces (max-min fairness: each under the level keeps all)", "%d of %d lost pods, %d pods in all; each holds %d to %d"
-            + " (it was given %d or %d)", quietNamespacesLosing, namespaces - 1, quietLost, minHeld(witness), maxHeld(witness),
+            + " (it was given %d or %d)", quietNamespacesLosing, namespaces - 1, quietLost, quietHeld.getMin(), quietHeld.getMax(),
         before / namespaces, (before + namespaces - 1) / namespaces);
     report("the bursting namespace", "holds %d, fair share %.0f, lost %d of the %d removals", witness.held(burstNamespace),
         limits.get(burstNamespace), witness.removed(burstNamespace), witness.removed());
-  }
-
-  private int minHeld(Witness witness) {
-    int min = Integer.MAX_VALUE;
-    for (int i = 1; i < namespaces; i++) {
-      min = Math.min(min, witness.held(namespace(i)));
-    }
-    return min;
-  }
-
-  private int maxHeld(Witness witness) {
-    int max = 0;
-    for (int i = 1; i < namespaces; i++) {
-      max = Math.max(max, witness.held(namespace(i)));
-    }
-    return max;
   }
 
   private static double between(Instant from, Instant to) {
