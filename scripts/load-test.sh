@@ -11,6 +11,10 @@
 # other flags). RATE_PODS=20000 adds a last phase: that many running pods in one namespace, 1,500 of them expired,
 # evicted at perSecond 100 (the rate reached, and the requests' mean duration, are printed). Class histograms go to
 # target/load-test/.
+# BUDGET_PODS=100000 runs the finished-pod budget's phase instead of all the above (PODS is then ignored; bench/BudgetLoad):
+# that many Succeeded pods, BUDGET_BURST (default a fifth) of them finishing at once in one of BUDGET_NAMESPACES (default
+# 200) namespaces, the rest spread over all of them; budget BUDGET_PODS - BUDGET_BURST/2 at perSecond 100. It prints the
+# time to get under budget, the largest share over fair share at the end, what the quiet namespaces lost, and CPU.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PODS=${1:-10000}

@@ -83,10 +83,10 @@ public final class LoadTest {
   private static final String SUCCESSES = "podsweeper_removals_total{result=\"success\"";
   private static final String REQUEST_SECONDS = "podsweeper_removal_request_duration_seconds";
 
-  private final KubernetesClient client;
-  private final Properties env;
-  private final Path runDir;
-  private final ExecutorService pool = Executors.newFixedThreadPool(32);
+  final KubernetesClient client;
+  final Properties env;
+  final Path runDir;
+  final ExecutorService pool = Executors.newFixedThreadPool(32);
   private final HttpClient http = HttpClient.newHttpClient();
   private int httpPort;
 
@@ -111,9 +111,15 @@ public final class LoadTest {
 
   public static void main(String[] args) throws Exception {
     int pods = Integer.parseInt(args[0]);
+    int budgetPods = Integer.parseInt(System.getenv().getOrDefault("BUDGET_PODS", "0"));
     LoadTest test = new LoadTest(Path.of(args[1]));
     try {
-      test.run(pods);
+      if (budgetPods > 0) {
+        new BudgetLoad(test, budgetPods, Integer.parseInt(System.getenv().getOrDefault("BUDGET_NAMESPACES", "200")),
+            Integer.parseInt(System.getenv().getOrDefault("BUDGET_BURST", String.valueOf(budgetPods / 5)))).run();
+      } else {
+        test.run(pods);
+      }
     } finally {
       test.pool.shutdownNow();
       test.client.close();
@@ -139,7 +145,7 @@ public final class LoadTest {
         Serialization.asJson(sample.getMetadata().getManagedFields()).length());
     listAllPods(env);
 
-    Process service = startService();
+    Process service = startService(POLICY.formatted(PER_SECOND, AFTER_FINISH.toSeconds()));
     long[] cpuBefore = {cpu(env.getProperty("APISERVER_PID")) + cpu(env.getProperty("ETCD_PID")), cpu(String.valueOf(service.pid()))};
     started = System.nanoTime();
     while (!ready()) {
@@ -283,12 +289,13 @@ public final class LoadTest {
     return Double.parseDouble(out[0]);
   }
 
-  private Process startService() throws IOException {
+  /** Starts {@code podsweeper run} with {@code policyYaml} (its file is RUN_DIR/load-policy.yaml, for a reload). */
+  Process startService(String policyYaml) throws IOException {
     try (ServerSocket s = new ServerSocket(0)) {
       httpPort = s.getLocalPort();
     }
     Path policy = runDir.resolve("load-policy.yaml");
-    Files.writeString(policy, POLICY.formatted(PER_SECOND, AFTER_FINISH.toSeconds()));
+    Files.writeString(policy, policyYaml);
     List<String> command = serviceJava();
     command.addAll(List.of("-jar", "target/podsweeper.jar", "run", "--policy", policy.toString(),
         "--kubeconfig", runDir.resolve("kubeconfig").toString(), "--http-host", "127.0.0.1", "--http-port", String.valueOf(httpPort),
@@ -310,7 +317,7 @@ public final class LoadTest {
     return command;
   }
 
-  private boolean ready() throws InterruptedException {
+  boolean ready() throws InterruptedException {
     try {
       return http.send(request("/readyz"), HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
     } catch (IOException e) {
@@ -318,12 +325,12 @@ public final class LoadTest {
     }
   }
 
-  private String scrape() throws IOException, InterruptedException {
+  String scrape() throws IOException, InterruptedException {
     return http.send(request("/metrics"), HttpResponse.BodyHandlers.ofString()).body();
   }
 
   /** The sum of the samples whose line starts with {@code prefix} (a name, or a name and its first labels). */
-  private double metric(String prefix) throws IOException, InterruptedException {
+  double metric(String prefix) throws IOException, InterruptedException {
     double sum = 0;
     for (String line : scrape().split("\n")) {
       if (line.startsWith(prefix + " ") || line.startsWith(prefix + "{") || line.startsWith(prefix + ",")) {
@@ -337,7 +344,7 @@ public final class LoadTest {
     return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + path)).timeout(Duration.ofSeconds(30)).build();
   }
 
-  /** Creates {@code n} pods and writes each one's status, 32 at a time. */
+  /** Creates {@code n} pods and writes each one's status (none where {@code statuses} gives null: Pending), 32 at a time. */
   static void create(KubernetesClient client, ExecutorService pool, int n, IntFunction<Pod> pods, IntFunction<PodStatus> statuses) {
     AtomicInteger done = new AtomicInteger();
     List<CompletableFuture<Void>> futures = new ArrayList<>(n);
@@ -346,8 +353,11 @@ public final class LoadTest {
       futures.add(CompletableFuture.runAsync(() -> {
         Pod pod = pods.apply(index);
         Pod created = client.pods().inNamespace(pod.getMetadata().getNamespace()).resource(pod).create();
-        created.setStatus(statuses.apply(index));
-        client.pods().inNamespace(pod.getMetadata().getNamespace()).resource(created).updateStatus();
+        PodStatus status = statuses.apply(index);
+        if (status != null) {
+          created.setStatus(status);
+          client.pods().inNamespace(pod.getMetadata().getNamespace()).resource(created).updateStatus();
+        }
         if (done.incrementAndGet() % 10_000 == 0) {
           System.out.printf("  ... %d pods%n", done.get());
         }

@@ -239,7 +239,7 @@ public final class SideBySide {
    * seconds between them for a rate a minute), those under {@code least} left out. Counted per thread, so a thread
    * that ended in between takes only its own CPU out, not its group's.
    */
-  private static String byThreadGroup(Map<String, LoadTest.ThreadCpu> before, Map<String, LoadTest.ThreadCpu> after, double scale, double least) {
+  static String byThreadGroup(Map<String, LoadTest.ThreadCpu> before, Map<String, LoadTest.ThreadCpu> after, double scale, double least) {
     Map<String, Long> nanos = new HashMap<>();
     after.forEach((tid, now) -> {
       LoadTest.ThreadCpu then = before.get(tid);
