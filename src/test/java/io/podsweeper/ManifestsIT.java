@@ -300,7 +300,7 @@ class ManifestsIT {
           .contains("system:serviceaccount:podsweeper:" + sa)
           .contains("cannot create resource \"pods/eviction\"");
       assertThat(logged.list).anySatisfy(e -> {
-        assertThat(e.getFormattedMessage()).isEqualTo("evict pod " + ns + "/crashing");
+        assertThat(e.getFormattedMessage()).isEqualTo("did not evict pod " + ns + "/crashing");
         assertThat(e.getKeyValuePairs()).anySatisfy(kv -> assertThat(kv.key + "=" + kv.value).isEqualTo("result=error"))
             .anySatisfy(kv -> assertThat(kv.key + "=" + kv.value).startsWith("detail=403").contains("pods/eviction"));
       });

@@ -184,12 +184,19 @@ public final class Service implements AutoCloseable {
   private volatile boolean synced;
   /** Why the policy file could not be used at start; null once a valid one runs. Not ready meanwhile. */
   private volatile String policyProblem;
-  /** What the last {@link #reportCurrency} saw; only the background thread reads and writes it, like the two below. */
-  private boolean wasCurrent = true;
+  /**
+   * How many looks of {@link #reportCurrency} in a row found the cache not current; only the background thread reads
+   * and writes it, like the four below.
+   */
+  private int notCurrentLooks;
+  /** Whether this outage was said (a WARN): its end is said only then. */
+  private boolean outageLogged;
   /** How many reads had been refused when the cache was last seen current: one refused since is why it is not. */
   private long refusalsWhileCurrent;
   /** The last refusal logged, 0 for none since the cache was current. */
   private long refusalLogged;
+  /** What it said (answer and request), so that the same refusal retried every few seconds is said once. */
+  private String refusalSaid = "";
   private HttpApi.Ports ports;
 
   public Service(Config config, Policy policy, Clock clock, Options options) {
@@ -422,31 +429,47 @@ public final class Service implements AutoCloseable {
    */
   static final Duration CURRENCY_CHECK = Duration.ofSeconds(5);
 
-  /** One line when an outage starts holding removals, one when it ends: fabric8's reconnect attempts are not logged. */
+  /**
+   * One line when an outage holding removals has lasted two looks (5 to 10 s; a watch's routine renewal is no outage),
+   * or at once when the API server refused a read, one when it ends: fabric8's reconnect attempts are not logged.
+   */
   private void reportCurrency() {
     boolean controlWatched = killSwitch.watched();
     controlMap.ifPresent(m -> metrics.informerWatching.labels("configmaps").set(controlWatched ? 1 : 0));
     // About reaching the API server: a team's change waiting for its reconcile (a second at most) holds removals too,
     // but is no outage to report.
     boolean current = cache.isCurrent() && controlWatched && namespacedPolicies.isWatching();
-    Optional<Refusals.Refusal> refused = current ? Optional.empty() : clients.refusals().lastAfter(Math.max(refusalsWhileCurrent, refusalLogged));
-    if (current && !wasCurrent) {
-      LOG.info(refusalLogged != 0 ? "API server {} grants the service's reads again and every watch resumed: removals resume"
-          : "API server {} reachable again and every watch resumed: removals resume", clientConfig.getMasterUrl());
+    if (current) {
+      if (outageLogged) {
+        LOG.info(refusalLogged != 0 ? "API server {} grants the service's reads again and every watch resumed: removals resume"
+            : "API server {} reachable again and every watch resumed: removals resume", clientConfig.getMasterUrl());
+      }
+      notCurrentLooks = 0;
+      outageLogged = false;
       refusalLogged = 0;
-    } else if (refused.isPresent()) {
-      // RBAC revoked or changed under a running replica: its watches end and cannot start again. Said once per refusal.
+      refusalSaid = "";
+      refusalsWhileCurrent = clients.refusals().count();
+      return;
+    }
+    notCurrentLooks++;
+    Optional<Refusals.Refusal> refused = clients.refusals().lastAfter(Math.max(refusalsWhileCurrent, refusalLogged));
+    if (refused.isPresent()) {
+      // RBAC revoked or changed under a running replica: its watches end and cannot start again. Said once per refusal
+      // of another request; the same one, retried by the informers every few seconds, is not said again.
       Refusals.Refusal r = refused.get();
-      LOG.warn("API server {} answered {} to {}: the cache is not current, holding removals; grant the service's reads again"
-          + " (manifests/rbac.yaml, or the chart with rbac.create)", clientConfig.getMasterUrl(), r.answer(), r.request());
       refusalLogged = r.sequence();
-    } else if (!current && wasCurrent) {
+      if (!refusalSaid.equals(r.answer() + " " + r.request())) {
+        refusalSaid = r.answer() + " " + r.request();
+        outageLogged = true;
+        LOG.warn("API server {} answered {} to {}: the cache is not current, holding removals; grant the service's reads again"
+            + " (manifests/rbac.yaml, or the chart with rbac.create)", clientConfig.getMasterUrl(), r.answer(), r.request());
+      }
+    } else if (notCurrentLooks == 2 && !outageLogged) {
+      // Not current at two looks in a row, 5 s apart: not a watch's routine renewal (removals were held meanwhile all
+      // the same; the removal path asks the cache itself before every request).
+      outageLogged = true;
       LOG.warn("API server {} unreachable or a watch broken: the cache is not current, holding removals", clientConfig.getMasterUrl());
     }
-    if (current) {
-      refusalsWhileCurrent = clients.refusals().count();
-    }
-    wasCurrent = current;
   }
 
   private void guardTripped(String why) {

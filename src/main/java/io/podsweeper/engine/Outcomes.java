@@ -54,8 +54,9 @@ final class Outcomes implements OutcomeSink {
         LOG.warn("outcome listener failed: {}", e.toString());
       }
     }
-    // The message says what happened to which pod; every field is a key of its own: top-level keys in the JSON format
-    // (so the message repeats none of them), appended as key="value" in the text format (cli/LogFormat).
+    // The message says what happened to which pod, and whether it did ("did not evict pod ..." when it was held, refused
+    // or failed: `result` says how); every field is a key of its own: top-level keys in the JSON format (so the message
+    // repeats none of them), appended as key="value" in the text format (cli/LogFormat).
     LOG.atInfo()
         .addKeyValue("namespace", d.namespace())
         .addKeyValue("pod", d.name())
@@ -67,7 +68,12 @@ final class Outcomes implements OutcomeSink {
         .addKeyValue("result", result.label())
         .addKeyValue("reason", d.reason())
         .addKeyValue("detail", message)
-        .log("{} pod {}", dryRun ? "would " + d.action().wireName() : d.action().wireName(), d.podKey());
+        .log("{} pod {}", (dryRun ? "would " : "") + (happened(result) ? "" : dryRun ? "not " : "did not ") + d.action().wireName(), d.podKey());
+  }
+
+  /** Whether the removal was made (or, in dry-run, would have been): sent and taken, or under way in the background. */
+  private static boolean happened(Result result) {
+    return result == Result.SUCCESS || result == Result.BACKGROUND || result == Result.DRY_RUN;
   }
 
   /**

@@ -19,8 +19,8 @@ public interface Pause {
   /** Stops evictions only (finished pods are still deleted). */
   Optional<String> pauseEvictions(String why);
 
-  /** The one way a held removal says why: the reason of the pause in force. */
+  /** The one way a held removal says why: the reason of the pause in force, if it has one. */
   default String why() {
-    return "removals are paused: " + reason();
+    return reason().isBlank() ? "removals are paused (the kill switch gives no reason)" : "removals are paused: " + reason();
   }
 }
