@@ -71,13 +71,14 @@ final class PlanCommand implements Callable<Integer> {
     Policy policy = input.policy();
     ClusterSnapshot snapshot = input.snapshot();
     PolicyEvaluator evaluator = new PolicyEvaluator(policy);
-    PassResult result = evaluator.pass(snapshot, at, new RemovalBudget(policy.limits()), true);
+    RemovalBudget limits = new RemovalBudget(policy.limits());
+    PassResult result = evaluator.pass(snapshot, at, limits, true);
     Optional<Forecast> forecast = horizon.map(h -> evaluator.forecast(snapshot, at, h));
     List<Decision> decisions = result.decisions();
     List<String> warnings = warnings(policy, decisions, snapshot);
     PrintWriter out = spec.commandLine().getOut();
     if (output == Output.json) {
-      out.println(json(result, forecast, at, policy, warnings));
+      out.println(json(result, forecast, at, policy, warnings, limits.heldBack()));
     } else {
       out.print(DecisionTable.render(decisions));
       warnings.forEach(w -> out.println("warning: " + w));
@@ -85,6 +86,7 @@ final class PlanCommand implements Callable<Integer> {
       result.notes().forEach(n -> out.println("note: " + n));
       result.faults().forEach(f -> out.println("fault: " + f));
       result.plans().forEach(p -> out.println("plan: " + p.describe()));
+      heldBack(limits.heldBack()).ifPresent(h -> out.println("held back: " + h));
       out.printf("%d decision(s)%s for %d pod(s) at %s%s%n", decisions.size(),
           result.plans().isEmpty() ? "" : ", " + result.plans().size() + " plan(s)", snapshot.pods().size(), at,
           policy.dryRun() ? " (policy is dry-run)" : "");
@@ -127,7 +129,22 @@ final class PlanCommand implements Callable<Integer> {
     return warnings;
   }
 
-  private static String json(PassResult result, Optional<Forecast> forecast, Instant at, Policy policy, List<String> warnings) {
+  /**
+   * The pass's removals the limits held back, which the table does not list (the service reports them as limited, and
+   * takes them in a later pass): how many, and by which cap.
+   */
+  static Optional<String> heldBack(Map<String, Integer> byCap) {
+    if (byCap.isEmpty()) {
+      return Optional.empty();
+    }
+    int total = byCap.values().stream().mapToInt(Integer::intValue).sum();
+    List<String> caps = byCap.entrySet().stream().map(e -> e.getKey() + ": " + e.getValue()).toList();
+    return Optional.of(total + " due removal(s) not in the table, over the policy's limits for one pass (" + String.join("; ", caps)
+        + "); the service takes them in later passes, `explain` says it per pod");
+  }
+
+  private static String json(PassResult result, Optional<Forecast> forecast, Instant at, Policy policy, List<String> warnings,
+      Map<String, Integer> heldBack) {
     ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
     ObjectNode root = mapper.createObjectNode();
     root.put("now", at.toString());
@@ -137,6 +154,9 @@ final class PlanCommand implements Callable<Integer> {
     result.notes().forEach(n -> root.withArray("notes").add(n));
     result.faults().forEach(f -> root.withArray("faults").add(f));
     warnings.forEach(w -> root.withArray("warnings").add(w));
+    if (!heldBack.isEmpty()) {
+      heldBack.forEach((cap, n) -> root.with("heldBack").put(cap, n));
+    }
     ArrayNode array = root.putArray("decisions");
     for (Decision d : result.decisions()) {
       d.writeTo(array.addObject());

@@ -23,6 +23,8 @@ public final class RemovalBudget {
   private final Map<String, Integer> perNode = new HashMap<>();
   private final Map<String, Integer> perNamespace = new HashMap<>();
   private int total;
+  /** The removals refused since the last reset, by the cap that refused them. */
+  private final Map<String, Integer> heldBack = new java.util.TreeMap<>();
 
   public RemovalBudget(Limits limits) {
     this.limits = limits;
@@ -30,6 +32,12 @@ public final class RemovalBudget {
 
   /** Takes one removal from the budget, or says which cap is reached (and takes nothing). */
   public Optional<String> take(Removal decision) {
+    Optional<String> cap = reached(decision);
+    cap.ifPresentOrElse(c -> heldBack.merge(c, 1, Integer::sum), () -> carry(decision));
+    return cap;
+  }
+
+  private Optional<String> reached(Removal decision) {
     if (reached(limits.maxTotal(), total)) {
       return Optional.of(TOTAL_REACHED);
     }
@@ -39,8 +47,12 @@ public final class RemovalBudget {
     if (reached(limits.maxPerNamespace(), perNamespace.getOrDefault(decision.namespace(), 0))) {
       return Optional.of(NAMESPACE_REACHED);
     }
-    carry(decision);
     return Optional.empty();
+  }
+
+  /** The removals {@link #take} refused since the last {@link #reset}, by the cap that refused them (its message). */
+  public Map<String, Integer> heldBack() {
+    return Map.copyOf(heldBack);
   }
 
   /**
@@ -76,6 +88,7 @@ public final class RemovalBudget {
     total = 0;
     perNode.clear();
     perNamespace.clear();
+    heldBack.clear();
   }
 
   private static boolean reached(OptionalInt limit, int used) {

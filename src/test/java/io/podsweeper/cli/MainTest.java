@@ -102,6 +102,26 @@ class MainTest {
             + " (status.disruptionsAllowed 0); the service retries it with backoff until the budget allows one");
   }
 
+  /** What the limits hold back in the pass is not in the table, so {@code plan} says how many, and by which cap. */
+  @Test
+  void planSaysWhatTheLimitsHoldBack(@TempDir Path dir) throws Exception {
+    Path policy = Files.writeString(dir.resolve("p.yaml"), """
+        apiVersion: podsweeper.io/v1alpha1
+        kind: PodSweeperPolicy
+        limits: {maxTotal: 1}
+        rules: [{name: finished, states: [Succeeded, Failed], maxAgeAfterFinish: 1m}]
+        """);
+    assertThat(run("plan", "--policy", policy.toString(), "--snapshot", "config/examples/snapshot.yaml", "--now", "2030-01-01T00:00:00Z"))
+        .isZero();
+    assertThat(out).contains("1 decision(s) for ").containsPattern("held back: [1-9][0-9]* due removal\\(s\\) not in the table, over the"
+        + " policy's limits for one pass \\(maximum number of evicted pods per a descheduling cycle reached: [1-9][0-9]*\\); the service takes"
+        + " them in later passes, `explain` says it per pod");
+    assertThat(run("plan", "--policy", policy.toString(), "--snapshot", "config/examples/snapshot.yaml", "--now", "2030-01-01T00:00:00Z",
+        "--output", "json")).isZero();
+    assertThat(new ObjectMapper().readTree(out).path("heldBack").path("maximum number of evicted pods per a descheduling cycle reached")
+        .asInt()).isPositive();
+  }
+
   @Test
   void aBadPolicyIsExitTwoWithThePlaceAndNoStackTrace(@TempDir Path dir) throws Exception {
     Path bad = dir.resolve("bad.yaml");
