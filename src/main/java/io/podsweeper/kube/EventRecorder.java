@@ -55,7 +55,7 @@ public final class EventRecorder {
         recorded.put(occurrence, new Recorded(create(occurrence, now).getMetadata().getName(), 1));
       }
     } catch (KubernetesClientException e) {
-      LOG.warn("cannot record event {} on {} {}/{}: {}", reason, kind, namespace, name, e.getMessage());
+      LOG.warn("cannot record event {} on {} {}/{}: {}", reason, kind, namespace, name, ApiAnswers.oneLine(e));
     }
   }
 

@@ -10,10 +10,13 @@ import io.podsweeper.removal.Result;
 import io.podsweeper.safety.TokenBucket;
 import io.podsweeper.strategy.Action;
 import io.podsweeper.strategy.Decision;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Kubernetes Events about removals, on the pod: {@code PodSweeperRemoved} (deleted) or {@code PodSweeperEvicted}
@@ -30,6 +33,12 @@ public final class RemovalEvents implements OutcomeListener, AutoCloseable {
   private final Metrics metrics;
   private final PodSource cluster;
   private final TokenBucket rate;
+  private final double perSecond;
+  private static final Logger LOG = LoggerFactory.getLogger(RemovalEvents.class);
+  private static final Duration DROPS_SAID_EVERY = Duration.ofMinutes(1);
+  /** When drops were last said (System.nanoTime), 0 for never; and how many since. */
+  private long droppedSaidAt;
+  private long droppedUnsaid;
   private final ThreadPoolExecutor sender = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS, new ArrayBlockingQueue<>(1000), r -> {
     Thread t = new Thread(r, "removal-events");
     t.setDaemon(true);
@@ -42,6 +51,7 @@ public final class RemovalEvents implements OutcomeListener, AutoCloseable {
     this.metrics = metrics;
     this.cluster = cluster;
     this.rate = new TokenBucket(perSecond);
+    this.perSecond = perSecond;
   }
 
   @Override
@@ -66,7 +76,7 @@ public final class RemovalEvents implements OutcomeListener, AutoCloseable {
       }
     }
     if (!rate.tryTake().isZero() || sender.getQueue().remainingCapacity() == 0) {
-      metrics.eventsDropped.inc();
+      dropped();
       return;
     }
     String eventType = type;
@@ -86,10 +96,23 @@ public final class RemovalEvents implements OutcomeListener, AutoCloseable {
 
   private void onPod(PodRecord pod, String type, String reason, String message) {
     if (!rate.tryTake().isZero() || sender.getQueue().remainingCapacity() == 0) {
-      metrics.eventsDropped.inc();
+      dropped();
       return;
     }
     sender.execute(() -> recorder.record(pod.namespace(), "Pod", pod.name(), pod.uid(), type, reason, message));
+  }
+
+  /** Over the rate: counted, and said at most once a minute (with how many since), so a quiet Event stream is not a mystery. */
+  private synchronized void dropped() {
+    metrics.eventsDropped.inc();
+    droppedUnsaid++;
+    long now = System.nanoTime();
+    if (droppedSaidAt == 0 || now - droppedSaidAt >= DROPS_SAID_EVERY.toNanos()) {
+      LOG.warn("{} Event(s) dropped over --events-per-second {} (podsweeper_events_dropped_total); every removal is in this log,"
+          + " the decisions and the metrics all the same", droppedUnsaid, perSecond);
+      droppedSaidAt = now;
+      droppedUnsaid = 0;
+    }
   }
 
   private String message(Outcome o) {
