@@ -57,7 +57,8 @@ final class Outcomes implements OutcomeSink {
     // The message says what happened to which pod, and whether it did ("did not evict pod ..." when it was held, refused
     // or failed: `result` says how); every field is a key of its own: top-level keys in the JSON format (so the message
     // repeats none of them), appended as key="value" in the text format (cli/LogFormat).
-    LOG.atInfo()
+    // A removal that failed (an API error: a 403 names a missing grant) is a WARN; every other outcome an INFO.
+    LOG.atLevel(result == Result.ERROR ? org.slf4j.event.Level.WARN : org.slf4j.event.Level.INFO)
         .addKeyValue("namespace", d.namespace())
         .addKeyValue("pod", d.name())
         .addKeyValue("uid", d.uid())

@@ -179,7 +179,7 @@ public final class Leadership implements AutoCloseable {
         .withLeaderCallbacks(new LeaderCallbacks(
             () -> elected(true),
             () -> elected(false),
-            newLeader -> LOG.info("leader is now {}", newLeader)))
+            newLeader -> LOG.info(newLeader == null ? "nobody leads now (the Lease was given up)" : "leader is now {}", newLeader)))
         .build();
   }
 

@@ -64,7 +64,11 @@ class OutcomesTest {
     outcomes.record(d, Result.PAUSED, "removals are paused: maintenance", false);
     outcomes.record(d, Result.WOULD_BE_LIMITED, "maxPerNamespace", true);
 
+    outcomes.record(d, Result.ERROR, "403 pods \"build-1\" is forbidden", false);
     assertThat(lines.list).extracting(ILoggingEvent::getFormattedMessage).containsExactly("delete pod ci/build-1",
-        "would delete pod ci/build-1", "did not delete pod ci/build-1", "did not delete pod ci/build-1", "would not delete pod ci/build-1");
+        "would delete pod ci/build-1", "did not delete pod ci/build-1", "did not delete pod ci/build-1", "would not delete pod ci/build-1",
+        "did not delete pod ci/build-1");
+    // A failed removal is a WARN (a 403 is a missing grant), every other outcome an INFO.
+    assertThat(lines.list).extracting(e -> e.getLevel().toString()).containsExactly("INFO", "INFO", "INFO", "INFO", "INFO", "WARN");
   }
 }
