@@ -350,6 +350,18 @@ final class RoomPlans {
     rewatch();
   }
 
+  /**
+   * This replica lost the lease: every plan in flight is abandoned at once and its hold let go (the nomination cleared,
+   * the node's taint taken off), before a new leader, a lease duration later, plans again from the cluster as it is.
+   * Kept, a deposed replica's plan would time out later and clear a nomination the new leader had written since.
+   */
+  synchronized void steppedDown() {
+    for (InFlight f : new ArrayList<>(inFlight.values())) {
+      end(f, Optional.of(PlanAbandon.LEADERSHIP_LOST), "this replica no longer leads; the new leader plans afresh");
+    }
+    rewatch();
+  }
+
   /** What became of a removal: a refused step of a plan in flight is noted for its next look, which comes soon. */
   void outcome(Outcome o) {
     Decision d = o.decision();

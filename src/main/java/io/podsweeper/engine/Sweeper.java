@@ -133,6 +133,9 @@ public final class Sweeper implements PodListener, AutoCloseable {
     metrics.leader.set(value ? 1 : 0);
     if (!value) {
       path.steppedDown();
+      if (was) {
+        rooms.steppedDown();
+      }
     }
     path.wake();
     if (value && !was && !stopping) {

@@ -176,7 +176,7 @@ public final class Metrics {
 
   public final Counter roomPlansAbandoned = Counter.build()
       .name("podsweeper_room_plans_abandoned_total")
-      .help("MakeRoom plans given up, by reason (pending-pod-gone, scheduled-elsewhere, node-gone, no-longer-fits, eviction-refused, timed-out, policy-changed).")
+      .help("MakeRoom plans given up, by reason (pending-pod-gone, scheduled-elsewhere, node-gone, no-longer-fits, eviction-refused, timed-out, policy-changed, leadership-lost).")
       .labelNames("reason")
       .register(registry);
 

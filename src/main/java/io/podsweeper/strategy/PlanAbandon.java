@@ -21,7 +21,9 @@ public enum PlanAbandon {
   /** The plan was not complete within its profile's {@code planTimeout} from its start. */
   TIMED_OUT,
   /** The policy in force no longer makes this plan (a reload removed the strategy or changed its profile). */
-  POLICY_CHANGED;
+  POLICY_CHANGED,
+  /** This replica no longer leads: the plan ends here, its hold let go, and the new leader plans afresh. */
+  LEADERSHIP_LOST;
 
   public String wireName() {
     return name().toLowerCase(Locale.ROOT).replace('_', '-');

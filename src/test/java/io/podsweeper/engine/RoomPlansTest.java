@@ -382,4 +382,26 @@ class RoomPlansTest {
     rooms.look();
     assertThat(nodes.writes).doesNotContain("release " + free.target());
   }
+
+  /**
+   * A replica that loses the lease abandons its plans at once and lets their holds go: kept, a deposed replica's plan
+   * would time out later and clear a nomination the new leader had written since.
+   */
+  @Test
+  void aReplicaThatStepsDownAbandonsItsPlansAndLetsTheirHoldsGo() {
+    rooms.offer(List.of(plan), rules);
+    assertThat(rooms.inFlight()).hasSize(1);
+    rooms.steppedDown();
+    assertThat(rooms.inFlight()).isEmpty();
+    assertThat(holds.writes).endsWith("clear shop/cache-7d9f-c3 node-2", "PodSweeperRoomPlanAbandoned");
+    assertThat(rooms.wants(handed.get(0))).as("the step still waiting in the path is taken back").isFalse();
+
+    RoomPlan free = freeNodePlan();
+    rooms.offer(List.of(free), rules);
+    assertThat(rooms.inFlight()).hasSize(1);
+    rooms.steppedDown();
+    assertThat(rooms.inFlight()).isEmpty();
+    assertThat(nodes.writes).endsWith("release " + free.target(), "PodSweeperRoomPlanAbandoned");
+    assertThat(abandoned("leadership-lost")).isEqualTo(2);
+  }
 }
