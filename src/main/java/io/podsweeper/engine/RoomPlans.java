@@ -147,7 +147,11 @@ final class RoomPlans {
 
   /** A plan's place among those in flight: its pending pod (uid), or the node it empties. */
   private static String key(RoomPlan plan) {
-    return plan.pending().map(RoomPlan.PodRef::uid).orElse("node/" + plan.target());
+    return plan.pending().map(RoomPlan.PodRef::uid).orElse(nodeKey(plan.target()));
+  }
+
+  private static String nodeKey(String node) {
+    return "node/" + node;
   }
 
   /** The plans of a balance pass made under {@code in}: each starts unless it overlaps one in flight (dry-run: recorded). */
@@ -248,7 +252,7 @@ final class RoomPlans {
   private void releaseExpired(Instant now) {
     for (NodeRecord node : cache.nodes()) {
       for (Taint t : node.taints()) {
-        if (NodeHolds.TAINT_KEY.equals(t.key()) && !inFlight.containsKey("node/" + node.name())
+        if (NodeHolds.TAINT_KEY.equals(t.key()) && !inFlight.containsKey(nodeKey(node.name()))
             && NodeHolds.until(t.value()).filter(until -> !now.isBefore(until)).isPresent()) {
           if (nodeHolds.release(node.name())) {
             LOG.info("node {}: its taint {}={}:NoSchedule has had its time, taken off", node.name(), t.key(), t.value());
@@ -315,10 +319,8 @@ final class RoomPlans {
       handed.remove(m.uid());
     });
     String told = detail;
-    if (!f.freesNode()) {
-      holds.clear(f.plan.pending().orElseThrow(), f.plan.target());
-    } else if (abandon.isPresent()) {
-      nodeHolds.release(f.plan.target());
+    if (!f.freesNode() || abandon.isPresent()) {
+      letGo(f);
     } else {
       Instant until = clock.instant().plus(f.keepEmptyFor);
       told = detail + (nodeHolds.hold(f.plan.target(), until) ? "; tainted " + NodeHolds.TAINT_KEY + ":NoSchedule until " + until
@@ -334,6 +336,15 @@ final class RoomPlans {
     metrics.roomPlansAbandoned.labels(reason).inc();
     LOG.warn("room plan abandoned ({}): {}; the plan was: {}", reason, detail, f.plan.describe());
     event(f, "Warning", "PodSweeperRoomPlanAbandoned", reason + ": " + detail);
+  }
+
+  /** What holds the plan's room goes: the pending pod's nomination, or the node's taint. */
+  private void letGo(InFlight f) {
+    if (f.freesNode()) {
+      nodeHolds.release(f.plan.target());
+    } else {
+      holds.clear(f.plan.pending().orElseThrow(), f.plan.target());
+    }
   }
 
   /** A new policy: a plan whose profile no longer runs MakeRoom, or runs in dry-run, is abandoned; the others take its timeout. */
@@ -399,13 +410,9 @@ final class RoomPlans {
   /** Shutting down: every plan in flight stops here, and its nomination is cleared (nobody would clear it later). */
   synchronized void close() {
     for (InFlight f : inFlight.values()) {
-      if (f.freesNode()) {
-        nodeHolds.release(f.plan.target());
-        LOG.info("room plan stopped at shutdown, node {} untainted: {}", f.plan.target(), f.plan.describe());
-      } else {
-        holds.clear(f.plan.pending().orElseThrow(), f.plan.target());
-        LOG.info("room plan stopped at shutdown, nomination cleared: {}", f.plan.describe());
-      }
+      letGo(f);
+      LOG.info("room plan stopped at shutdown, {}: {}", f.freesNode() ? "node " + f.plan.target() + " untainted" : "nomination cleared",
+          f.plan.describe());
     }
     inFlight.clear();
     handed.clear();
