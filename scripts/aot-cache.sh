@@ -34,7 +34,13 @@ RUN=${AOT_WORK:-$(mktemp -d /tmp/podsweeper-aot-XXXXXX)}
 RUN=$(realpath "$RUN")
 mkdir -p "$(dirname "$OUT")"
 rm -f "$OUT"
-trap 'bash scripts/test-apiserver.sh stop "$RUN/apiserver" >/dev/null 2>&1 || true' EXIT
+# Stops the test API server, then removes the work directory if it was made here (the pid files are in it: removed
+# first, the server and etcd were left running after every training).
+cleanup() {
+  bash scripts/test-apiserver.sh stop "$RUN/apiserver" >/dev/null 2>&1 || true
+  if [ -z "${AOT_WORK:-}" ]; then rm -rf "$RUN"; fi
+}
+trap cleanup EXIT
 bash scripts/test-apiserver.sh start "$RUN/apiserver" >/dev/null
 # shellcheck disable=SC1091
 source "$RUN/apiserver/env"
@@ -111,4 +117,3 @@ kill "$pid"
 wait "$pid" || true
 [ -s "$OUT" ] || { cp "$RUN/training.log" /tmp/podsweeper-aot-training.log; echo "aot-cache: no cache written; the training log: /tmp/podsweeper-aot-training.log" >&2; exit 1; }
 echo "aot-cache: $OUT ($(du -h "$OUT" | cut -f1)), trained with: ${JAVA[*]} $* -jar $JAR"
-if [ -z "${AOT_WORK:-}" ]; then rm -rf "$RUN"; fi

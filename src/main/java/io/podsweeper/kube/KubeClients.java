@@ -46,9 +46,28 @@ public final class KubeClients implements AutoCloseable {
   }
 
   public static KubeClients of(Config config) {
+    oneRoundForInMemoryKeys();
     Refusals refusals = new Refusals();
     return new KubeClients(new KubernetesClientBuilder().withConfig(config).withHttpClientFactory(new ApiHttpClientFactory(config))
         .withHttpClientBuilderConsumer(http -> http.addOrReplaceInterceptor(Refusals.class.getSimpleName(), refusals)).build(), refusals);
+  }
+
+  /** The JDK's setting for how many rounds of PBKDF2 protect a key put into a PKCS12 key store (default 10,000). */
+  static final String KEY_ROUNDS = "keystore.pkcs12.keyPbeIterationCount";
+
+  /**
+   * One round of PBKDF2 for a key put into a PKCS12 key store, unless the operator set a count.
+   *
+   * <p>Why: with a kubeconfig that holds a client certificate, fabric8 puts its key into a key store in memory, under
+   * its configured passphrase (by default the constant "changeit"), to hand it to the TLS context, and the JDK encrypts
+   * it there with 10,000 rounds of PBKDF2-HMAC-SHA256 and decrypts it with as many again: about 0.1 CPU-seconds of a
+   * start, on the main thread, that protect nothing, as the store never leaves memory (docs/benchmarks.md, issue 36).
+   * The JDK reads this setting whenever a key is put into such a store, and this process writes no other key store.
+   */
+  static void oneRoundForInMemoryKeys() {
+    if (System.getProperty(KEY_ROUNDS) == null) {
+      System.setProperty(KEY_ROUNDS, "1");
+    }
   }
 
   /** The reads the API server refused to any of these clients. */

@@ -6,8 +6,14 @@ import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.RequestConfig;
 import io.fabric8.kubernetes.client.http.StandardHttpClient;
+import java.io.ByteArrayOutputStream;
+import java.security.KeyStore;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Optional;
+import javax.crypto.spec.SecretKeySpec;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -45,6 +51,45 @@ class KubeClientsTest {
     assertThat(informers.getConfiguration().getWatchReconnectLimit()).isZero();
     assertThat(clients.main().getConfiguration().getWatchReconnectLimit()).isNotZero();
     assertThat(informers.getKubernetesSerialization()).isNotSameAs(clients.main().getKubernetesSerialization());
+  }
+
+  @Test
+  void aClientKeyIsKeptInMemoryUnderOneRoundOfPbkdf2UnlessTheOperatorSetACount() throws Exception {
+    // the service's clients are built: the setting is in place before fabric8 builds a key store
+    assertThat(System.getProperty(KubeClients.KEY_ROUNDS)).isEqualTo("1");
+    KeyStore store = KeyStore.getInstance("PKCS12");
+    store.load(null, null);
+    store.setKeyEntry("client", new SecretKeySpec(new byte[16], "AES"), "changeit".toCharArray(), null);
+    ByteArrayOutputStream written = new ByteArrayOutputStream();
+    store.store(written, "changeit".toCharArray());
+    // What the JDK wrote for the key: its PBKDF2 parameters name the rounds it was encrypted with.
+    assertThat(pbkdf2Rounds(written.toByteArray())).containsExactly(1);
+
+    System.setProperty(KubeClients.KEY_ROUNDS, "5000");
+    try {
+      KubeClients.oneRoundForInMemoryKeys();
+      assertThat(System.getProperty(KubeClients.KEY_ROUNDS)).as("the operator's count is kept").isEqualTo("5000");
+    } finally {
+      System.setProperty(KubeClients.KEY_ROUNDS, "1");
+    }
+  }
+
+  /** The iteration counts of every PBKDF2 parameter set in a DER encoding: OID, then SEQUENCE { OCTET STRING salt, INTEGER count, ... }. */
+  private static List<Integer> pbkdf2Rounds(byte[] der) {
+    byte[] oid = {0x06, 0x09, 0x2a, (byte) 0x86, 0x48, (byte) 0x86, (byte) 0xf7, 0x0d, 0x01, 0x05, 0x0c};
+    List<Integer> rounds = new ArrayList<>();
+    for (int i = 0; i + oid.length < der.length; i++) {
+      if (Arrays.equals(der, i, i + oid.length, oid, 0, oid.length)) {
+        int at = i + oid.length + 2; // the parameters' SEQUENCE tag and (short) length
+        at += 2 + der[at + 1]; // the salt
+        int count = 0;
+        for (int b = 0; b < der[at + 1]; b++) {
+          count = count << 8 | der[at + 2 + b] & 0xff;
+        }
+        rounds.add(count);
+      }
+    }
+    return rounds;
   }
 
   @Test
