@@ -84,7 +84,7 @@ class ExplainIT {
     assertThat(explain.out())
         .contains("rule nothing: namespace " + ns + " is not in include [no-such-namespace]")
         .contains("profile PodCleanupPolicy " + ns + "/cleanup: no profile-wide protection")
-        .containsPattern("rule cleanup/failed: due since \\S+: Failed, finished 2h ago; rule cleanup/failed allows 1h after finish")
+        .containsPattern("rule cleanup/failed: due since \\S+: Failed, finished 2h(\\d+s)? ago; rule cleanup/failed allows 1h after finish")
         .contains("verdict: delete now, by PodLifeTime (rule cleanup/failed)");
     try (RunningService service = RunningService.start(server, NOTHING_HERE)) {
       await().atMost(Duration.ofSeconds(10)).until(() -> client.pods().inNamespace(ns).withName("done").get() == null);
