@@ -8,9 +8,9 @@ import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 
 /**
- * How fast removals go: a token of the rate in force, then one of a few request slots. A wait gives up the moment its
- * removal can no longer go (pause, step-down, reload, shutdown), and the rate in force is read on every try, so a reload
- * that raises it frees a waiting removal at once. Time is injected: the bucket reads a nanosecond ticker and waiting
+ * How fast removals go: one of a few request slots, then (after the guard's write-ahead) a token of the rate in force.
+ * A wait gives up the moment its removal can no longer go (pause, step-down, reload, shutdown), and the rate in force is
+ * read on every try, so a reload that raises it frees a waiting removal at once. Time is injected: the bucket reads a nanosecond ticker and waiting
  * goes through {@link Waits}, so tests drive both without threads or sleeps.
  */
 final class Pacing {
@@ -107,14 +107,6 @@ final class Pacing {
   /** The ticker now, in nanoseconds. */
   long now() {
     return ticker.getAsLong();
-  }
-
-  /**
-   * Whether a token taken at {@code takenAt} is older than one interval of the rate in force: spent now, after a slow
-   * write-ahead, it would let requests held up together go out back to back.
-   */
-  boolean aged(long takenAt) {
-    return ticker.getAsLong() - takenAt > bucket.interval().toNanos();
   }
 
   /** Something a waiting removal depends on changed (leadership, policy, the kill switch): let it look again now. */

@@ -13,12 +13,12 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one path of a pod's removal: checks → reserve → pace → (on a sender) write-ahead → final check → send → settle.
+ * The one path of a pod's removal: checks → reserve → a request slot → (on a sender) write-ahead → a token of the rate →
+ * final check → send → settle.
  * The waits are where the world moves: they give up as soon as their removal can no longer go, and the final check,
  * immediately before the request with nothing waiting in between, reads everything again from what is current.
  */
@@ -63,10 +63,7 @@ final class RemovalPipeline {
       return admitted.otherwise();
     }
     Reservation r = admitted.reservation();
-    BooleanSupplier stillGoes = () -> parts.checks().mayStillGo(c);
-    boolean token = parts.pacing().awaitToken(stillGoes);
-    long tokenTaken = parts.pacing().now(); // before the slot: a wait for the slot ages the token too
-    if (!token || !parts.pacing().awaitSlot(stillGoes)) {
+    if (!parts.pacing().awaitSlot(() -> parts.checks().mayStillGo(c))) {
       parts.ledger().rollBack(r);
       return Answer.retryAfter(Duration.ZERO);
     }
@@ -74,7 +71,7 @@ final class RemovalPipeline {
     onTheirWay.put(d.podKey(), answered);
     parts.ledger().sending(d.podKey(), owner(pod));
     try {
-      senders.execute(() -> answered.complete(sendOnce(pod, c, r, tokenTaken)));
+      senders.execute(() -> answered.complete(sendOnce(pod, c, r)));
     } catch (RejectedExecutionException e) { // shutting down: nothing was sent
       parts.ledger().rollBack(r);
       done(d.podKey());
@@ -88,9 +85,9 @@ final class RemovalPipeline {
     return Optional.ofNullable(onTheirWay.get(key));
   }
 
-  private Answer sendOnce(PodRecord pod, Candidate c, Reservation r, long tokenTaken) {
+  private Answer sendOnce(PodRecord pod, Candidate c, Reservation r) {
     try {
-      return send(pod, c, r, tokenTaken);
+      return send(pod, c, r);
     } catch (InterruptedException e) {
       parts.ledger().rollBack(r); // shutting down: nothing was sent
       Thread.currentThread().interrupt();
@@ -111,17 +108,19 @@ final class RemovalPipeline {
   }
 
   /**
-   * On the sender's thread: the guard's write-ahead, the final check, then at once the request, then settle. A token
-   * that aged past the rate's interval during the write-ahead (a slow API server) is not spent on this request: it
-   * waits for a fresh one first, or requests held up together by a slow write would go out back to back.
+   * On the sender's thread: the guard's write-ahead, a token of the rate, the final check, then at once the request,
+   * then settle. The token is taken after the write-ahead, right before the request it paces: taken earlier, a slow
+   * write would let requests held up together go out back to back, and each removal is paced by one token, however
+   * long its write takes (a token taken before the write and another after it halved the rate whenever a write took
+   * longer than the rate's interval: 56 removals a second at perSecond 100, docs/benchmarks.md).
    */
-  private Answer send(PodRecord pod, Candidate c, Reservation r, long tokenTaken) throws InterruptedException {
+  private Answer send(PodRecord pod, Candidate c, Reservation r) throws InterruptedException {
     Decision d = c.decision();
     if (!c.dryRun() && parts.ledger().remembered(r) && !parts.journal().persist(parts.ledger().guard(r.guardEpoch()))) {
       parts.ledger().rollBack(r);
       return Answer.retryAfter(Admission.STALE_RETRY);
     }
-    if (parts.pacing().aged(tokenTaken) && !parts.pacing().awaitToken(() -> parts.checks().mayStillGo(c))) {
+    if (!parts.pacing().awaitToken(() -> parts.checks().mayStillGo(c))) {
       parts.ledger().rollBack(r);
       return Answer.retryAfter(Duration.ZERO);
     }

@@ -57,18 +57,6 @@ public final class TokenBucket {
     tokens = Math.min(tokens, capacity);
   }
 
-  /** How long one token takes to come back at the rate in force. */
-  public synchronized Duration interval() {
-    return Duration.ofNanos((long) Math.ceil(1e9 / perSecond));
-  }
-
-  /** Blocks until a token is taken. */
-  public void take() throws InterruptedException {
-    for (Duration wait = tryTake(); !wait.isZero(); wait = tryTake()) {
-      Thread.sleep(Math.max(1, wait.toMillis()));
-    }
-  }
-
   /**
    * The burst asked for; else one second's worth, and at least one token: a rate below 1/s still lets one request
    * through.

@@ -146,6 +146,29 @@ class AdmissionPromisesTest {
     }
   }
 
+  /**
+   * The guard's write-ahead takes 15 ms, longer than the 10 ms a token of perSecond 100 takes to come back: each
+   * removal still costs one token, taken after its write, so the writes alone set the pace. Before, the worker took a
+   * token, the write aged it, and the sender took a second: 25 ms a removal here, and 56 a second in the load test at
+   * perSecond 100 (docs/benchmarks.md, removal rate).
+   */
+  @Test
+  void aWriteAheadSlowerThanTheRatesIntervalCostsNoSecondToken() {
+    MemoryGuardWindowStore store = new MemoryGuardWindowStore();
+    try (PathFixture f = new PathFixture("limits: {perSecond: 100, burst: 1}\nguard: {maxRemovals: 100}\n"
+        + "rules: [{name: r, states: [Failed]}]\n", store)) {
+      store.beforeEachWrite(() -> f.advance(Duration.ofMillis(15)));
+      long started = f.nanos();
+      for (int i = 0; i < 20; i++) {
+        assertThat(f.admit(f.failed("p" + i))).isEqualTo(Answer.REMOVED);
+      }
+
+      assertThat(f.sentNames()).hasSize(20);
+      assertThat(f.waits()).as("no wait for a token: the write took longer than one").isZero();
+      assertThat(Duration.ofNanos(f.nanos() - started)).isEqualTo(Duration.ofMillis(20 * 15));
+    }
+  }
+
   @Test
   void aRequestRetriedAfterNoAnswerIsCountedOnceByTheGuard() {
     try (PathFixture f = new PathFixture("guard: {maxRemovals: 1}\nrules: [{name: r, states: [Failed]}]\n")) {

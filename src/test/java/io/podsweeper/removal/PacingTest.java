@@ -61,17 +61,6 @@ class PacingTest {
   }
 
   @Test
-  void aTokenOlderThanOneIntervalIsAged() throws InterruptedException {
-    Pacing pacing = pacing(1);
-    pacing.awaitToken(() -> true);
-    long takenAt = pacing.now();
-    nanos += 900_000_000L;
-    assertThat(pacing.aged(takenAt)).isFalse();
-    nanos += 200_000_000L;
-    assertThat(pacing.aged(takenAt)).as("a slow write-ahead: spent now, it would go back to back with the next").isTrue();
-  }
-
-  @Test
   void requestSlotsAreFewAndTheWaitForOneGivesWay() throws InterruptedException {
     Pacing pacing = pacing(1000);
     for (int i = 0; i < Pacing.MAX_IN_FLIGHT; i++) {

@@ -101,6 +101,11 @@ final class PathFixture implements AutoCloseable {
     return waits;
   }
 
+  /** The ticker now. */
+  long nanos() {
+    return nanos;
+  }
+
   private RequestResult send(Decision d, boolean dryRun) {
     RequestResult answer = answers.getOrDefault(d.name(), new RequestResult(RequestResult.Outcome.REMOVED, 200, ""));
     if (!dryRun && answer.outcome() != RequestResult.Outcome.ERROR) {
