@@ -132,7 +132,7 @@ public final class JobAdmission {
     if (refusal.isPresent()) {
       return new JobSendResult(JobSend.REFUSED, refusal.get());
     }
-    if (!parts.pacing().tryToken()) {
+    if (!parts.pacing().trySend()) {
       return new JobSendResult(JobSend.HELD, "waiting for the removal rate");
     }
     Optional<String> last = heldNow(pod.namespace()); // again, last: the judging above takes a while on a large cluster

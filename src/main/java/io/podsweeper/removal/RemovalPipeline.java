@@ -13,12 +13,13 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one path of a pod's removal: checks → reserve → a request slot → (on a sender) write-ahead → a token of the rate →
- * final check → send → settle.
+ * The one path of a pod's removal: checks → reserve → its turn → a request slot → (on a sender) write-ahead → its
+ * request's turn → final check → send → settle.
  * The waits are where the world moves: they give up as soon as their removal can no longer go, and the final check,
  * immediately before the request with nothing waiting in between, reads everything again from what is current.
  */
@@ -63,7 +64,8 @@ final class RemovalPipeline {
       return admitted.otherwise();
     }
     Reservation r = admitted.reservation();
-    if (!parts.pacing().awaitSlot(() -> parts.checks().mayStillGo(c))) {
+    BooleanSupplier stillGoes = () -> parts.checks().mayStillGo(c);
+    if (!parts.pacing().awaitTurn(stillGoes) || !parts.pacing().awaitSlot(stillGoes)) {
       parts.ledger().rollBack(r);
       return Answer.retryAfter(Duration.ZERO);
     }
@@ -108,11 +110,9 @@ final class RemovalPipeline {
   }
 
   /**
-   * On the sender's thread: the guard's write-ahead, a token of the rate, the final check, then at once the request,
-   * then settle. The token is taken after the write-ahead, right before the request it paces: taken earlier, a slow
-   * write would let requests held up together go out back to back, and each removal is paced by one token, however
-   * long its write takes (a token taken before the write and another after it halved the rate whenever a write took
-   * longer than the rate's interval: 56 removals a second at perSecond 100, docs/benchmarks.md).
+   * On the sender's thread: the guard's write-ahead, the request's turn (Pacing: right before the request it paces, so a
+   * slow write does not let requests held up together go out back to back), the final check, then at once the request,
+   * then settle.
    */
   private Answer send(PodRecord pod, Candidate c, Reservation r) throws InterruptedException {
     Decision d = c.decision();
@@ -120,7 +120,7 @@ final class RemovalPipeline {
       parts.ledger().rollBack(r);
       return Answer.retryAfter(Admission.STALE_RETRY);
     }
-    if (!parts.pacing().awaitToken(() -> parts.checks().mayStillGo(c))) {
+    if (!parts.pacing().awaitSend(() -> parts.checks().mayStillGo(c))) {
       parts.ledger().rollBack(r);
       return Answer.retryAfter(Duration.ZERO);
     }

@@ -36,8 +36,8 @@ class WorldMovesBeforeTheSendTest {
    * The sender writes the guard's window ahead (a ConfigMap write that may take up to the request timeout) and sends.
    * When the worker took each token before the write, requests whose tokens were taken a rate-interval apart while a
    * write was slow queued on the journal's lock and then went out back to back: at perSecond 1 (burst 1) two requests
-   * within milliseconds. The sender now takes the token after the write, right before the request. Whichever request
-   * gets the journal first, the two go out most of an interval apart (0.8 s or 1 s here).
+   * within milliseconds. The sender now takes the request's turn, from a second bucket at the rate, after the write
+   * and right before the request. Whichever request gets the journal first, the two go out an interval apart.
    */
   @Test
   void aSlowGuardWriteDoesNotLetTwoRequestsOutFasterThanTheRate() throws Exception {

@@ -31,33 +31,51 @@ class PacingTest {
   }
 
   @Test
-  void theRateWaitGivesUpTheMomentTheRemovalCanNoLongerGo() throws InterruptedException {
+  void theRateWaitsGiveUpTheMomentTheRemovalCanNoLongerGo() throws InterruptedException {
     Pacing pacing = pacing(0.1);
-    assertThat(pacing.awaitToken(() -> true)).as("the burst").isTrue();
+    assertThat(pacing.awaitTurn(() -> true)).as("the burst").isTrue();
+    assertThat(pacing.awaitSend(() -> true)).as("the burst").isTrue();
     AtomicBoolean goes = new AtomicBoolean(true);
     onWait = () -> goes.set(false);
 
-    assertThat(pacing.awaitToken(goes::get)).isFalse();
+    assertThat(pacing.awaitTurn(goes::get)).isFalse();
     assertThat(waits).as("one slice, not the ten seconds the token takes").isEqualTo(1);
+    goes.set(true);
+    assertThat(pacing.awaitSend(goes::get)).isFalse();
+    assertThat(waits).isEqualTo(2);
   }
 
   @Test
   void aRaisedRateAppliesToAWaitingRemovalAtOnce() throws InterruptedException {
     Pacing pacing = pacing(0.01);
-    pacing.awaitToken(() -> true);
+    pacing.awaitTurn(() -> true);
+    pacing.awaitSend(() -> true);
     onWait = () -> pacing.setRate(new Limits(OptionalInt.empty(), OptionalInt.empty(), OptionalInt.empty(), 100));
 
-    assertThat(pacing.awaitToken(() -> true)).isTrue();
+    assertThat(pacing.awaitTurn(() -> true)).isTrue();
+    assertThat(pacing.awaitSend(() -> true)).isTrue();
     assertThat(nanos - 1_000_000_000L).as("waited not the 100 s that 0.01/s would take").isLessThan(100_000_000L);
   }
 
   @Test
   void aReloadGivesNoFreshBurst() throws InterruptedException {
     Pacing pacing = pacing(1);
-    pacing.awaitToken(() -> true);
+    pacing.awaitTurn(() -> true);
+    pacing.awaitSend(() -> true);
     pacing.setRate(new Limits(OptionalInt.empty(), OptionalInt.empty(), OptionalInt.empty(), 1));
 
-    assertThat(pacing.tryToken()).as("the spent token stays spent").isFalse();
+    assertThat(pacing.awaitTurn(() -> false)).as("the spent turn stays spent").isFalse();
+    assertThat(pacing.trySend()).as("the spent send stays spent").isFalse();
+  }
+
+  /** A removal takes one token of each bucket: its turn on the worker does not spend its request's turn, or the reverse. */
+  @Test
+  void aTurnAndASendAreSpentApart() throws InterruptedException {
+    Pacing pacing = pacing(1);
+    assertThat(pacing.awaitTurn(() -> true)).isTrue();
+    assertThat(pacing.trySend()).isTrue();
+    assertThat(pacing.trySend()).isFalse();
+    assertThat(waits).isZero();
   }
 
   @Test
