@@ -1,6 +1,5 @@
 package io.podsweeper.kube;
 
-import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.podsweeper.cluster.ContainerStatus;
 import io.podsweeper.cluster.NodeSelectorTerm;
@@ -200,7 +199,7 @@ class PodReading {
     private final transient RuntimeException unreadable;
 
     private Decoded(PodReading pod, PodRecord record, RuntimeException unreadable) {
-      setMetadata(new ObjectMetaBuilder().withNamespace(pod.namespace).withName(pod.name).withUid(pod.uid).withResourceVersion(pod.resourceVersion).build());
+      setMetadata(RecordStore.identity(pod.namespace, pod.name, pod.uid, pod.resourceVersion));
       this.record = record;
       this.unreadable = unreadable;
     }

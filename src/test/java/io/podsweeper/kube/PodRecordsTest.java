@@ -10,7 +10,6 @@ import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.PodList;
 import io.fabric8.kubernetes.api.model.WatchEvent;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
@@ -135,7 +134,7 @@ class PodRecordsTest {
     Pod noQos = new PodBuilder(full).editStatus().withQosClass(null).endStatus().build();
     assertThat(PodRecords.pod(noQos).scheduling().qosClass()).isEqualTo("Burstable");
     assertThat(PodRecords.serialization().unmarshal(json, Pod.class).getMetadata())
-        .isEqualTo(new ObjectMetaBuilder().withNamespace("ns").withName("p").withUid("u").withResourceVersion("1").build());
+        .isEqualTo(RecordStore.identity("ns", "p", "u", "1"));
   }
 
   /**
