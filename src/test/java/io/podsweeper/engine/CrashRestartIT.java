@@ -65,8 +65,11 @@ class CrashRestartIT {
         """.formatted(ns));
 
     Process first = start(server, policy, dir.resolve("first.log"), ns, "--log-format", "text");
-    await().atMost(Duration.ofSeconds(60)).until(() -> remaining(client, ns, dueUids) <= DUE - 5);
-    first.destroyForcibly().waitFor();
+    try {
+      await().atMost(Duration.ofSeconds(60)).until(() -> remaining(client, ns, dueUids) <= DUE - 5);
+    } finally {
+      first.destroyForcibly().waitFor();
+    }
     int afterCrash = remaining(client, ns, dueUids);
     assertThat(afterCrash).as("killed mid-pass").isBetween(1, DUE - 5);
 
@@ -102,8 +105,11 @@ class CrashRestartIT {
     String ns = server.newNamespace("guard-restart");
     Path policy = tenCrashLoopingPodsUnderAHalfShare(client, ns, dir);
     Process first = start(server, policy, dir.resolve("first.log"), ns);
-    await().atMost(Duration.ofSeconds(60)).until(() -> server.removalRequests(ns).size() >= 3);
-    first.destroyForcibly().waitFor();
+    try {
+      await().atMost(Duration.ofSeconds(60)).until(() -> server.removalRequests(ns).size() >= 3);
+    } finally {
+      first.destroyForcibly().waitFor();
+    }
     Process second = start(server, policy, dir.resolve("second.log"), ns);
     try {
       await().atMost(Duration.ofSeconds(60)).until(() -> {
@@ -134,8 +140,11 @@ class CrashRestartIT {
     String ns = server.newNamespace("guard-corrupt");
     Path policy = tenCrashLoopingPodsUnderAHalfShare(client, ns, dir);
     Process first = start(server, policy, dir.resolve("first.log"), ns);
-    await().atMost(Duration.ofSeconds(60)).until(() -> server.removalRequests(ns).size() >= 2);
-    first.destroyForcibly().waitFor();
+    try {
+      await().atMost(Duration.ofSeconds(60)).until(() -> server.removalRequests(ns).size() >= 2);
+    } finally {
+      first.destroyForcibly().waitFor();
+    }
     int evictedBefore = server.removalRequests(ns).size();
     client.configMaps().inNamespace(ns).withName("podsweeper-control-guard")
         .edit(cm -> new io.fabric8.kubernetes.api.model.ConfigMapBuilder(cm).addToData("window", "evict " + ns + " garbled").build());

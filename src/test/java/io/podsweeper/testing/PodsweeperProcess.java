@@ -5,9 +5,21 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
-/** The real {@code podsweeper} command (the shaded jar that {@code mvn package} built) in a process of its own. */
+/**
+ * The real {@code podsweeper} command (the shaded jar that {@code mvn package} built) in a process of its own. None
+ * outlives the test JVM: a test that fails before it stops its process would otherwise leave a service running against
+ * the shared API server for the rest of the run.
+ */
 public final class PodsweeperProcess {
+  private static final Set<Process> RUNNING = ConcurrentHashMap.newKeySet();
+
+  static {
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> RUNNING.forEach(Process::destroyForcibly), "podsweeper-processes"));
+  }
+
   /** The JDK the image runs the service on (Temurin 25, beside the build's Java 17 on every machine of this kind). */
   public static final Path JAVA_25_HOME = Path.of(System.getProperty("podsweeper.java25", "/usr/lib/jvm/temurin-25-jdk-amd64"));
   public static final Path JAVA_25 = JAVA_25_HOME.resolve("bin/java");
@@ -36,6 +48,9 @@ public final class PodsweeperProcess {
     process.environment().remove("POD_NAMESPACE");
     process.environment().remove("KUBERNETES_NAMESPACE");
     process.environment().putAll(environment);
-    return process.start();
+    Process started = process.start();
+    RUNNING.add(started);
+    started.onExit().thenRun(() -> RUNNING.remove(started));
+    return started;
   }
 }
