@@ -31,7 +31,7 @@ import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * A Deployment's container, as stored on the test API server, run as the kubelet would run it: the real
- * {@code podsweeper} jar in a process of its own, with the container's arguments and environment, its ConfigMap and
+ * {@code podsweeper} jar in a process of its own on the image's JVM, with the container's arguments and environment, its ConfigMap and
  * Secret volumes written where it mounts them, and the credentials of the pod's ServiceAccount. What a test proves
  * with it holds for the manifests as shipped, not for arguments the test chose. The only changes, each needed on a
  * machine shared by tests: the paths of the mounts (under a directory of the test's), the HTTP port (a free one) on
@@ -107,7 +107,12 @@ public final class AsDeployed implements AutoCloseable {
       }
     }
     Path log = dir.resolve(pod + ".log");
-    return new AsDeployed(PodsweeperProcess.start(log, environment, args.toArray(String[]::new)), log, port);
+    // On the image's runtime: the Deployment's JAVA_TOOL_OPTIONS are Java 25's (compact object headers).
+    if (!Files.isExecutable(PodsweeperProcess.JAVA_25)) {
+      throw new IllegalStateException("the Deployment's JVM flags need the image's Java 25 at " + PodsweeperProcess.JAVA_25
+          + " (Temurin 25, on every machine of this kind; -Dpodsweeper.java25=JAVA_HOME for another)");
+    }
+    return new AsDeployed(PodsweeperProcess.start(PodsweeperProcess.JAVA_25, log, environment, args.toArray(String[]::new)), log, port);
   }
 
   private static int freePort() throws IOException {
