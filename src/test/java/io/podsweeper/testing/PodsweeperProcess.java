@@ -10,8 +10,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The real {@code podsweeper} command (the shaded jar that {@code mvn package} built) in a process of its own. None
- * outlives the test JVM: a test that fails before it stops its process would otherwise leave a service running against
- * the shared API server for the rest of the run.
+ * outlives the test JVM (a test stops its own in a {@code finally}; this is the backstop: a run that failed left two
+ * services running on the machine after it).
  */
 public final class PodsweeperProcess {
   private static final Set<Process> RUNNING = ConcurrentHashMap.newKeySet();
