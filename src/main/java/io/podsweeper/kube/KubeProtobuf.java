@@ -20,8 +20,8 @@ import java.util.OptionalLong;
  *
  * <p>Why protobuf: client-go asks for it, and the JSON of 10,000 pods took a fresh JVM about 0.9 CPU-seconds to
  * decode, plus what C1 spent compiling the decoder (docs/benchmarks.md). Protobuf has no field names to match and no
- * numbers or timestamps in text, and is about half the bytes. Only lists are asked for in it: watches come over
- * fabric8's WebSockets as JSON, a pod at a time.
+ * numbers or timestamps in text, and is about half the bytes. Only lists are asked for in it: watches come as JSON, a
+ * pod at a time ({@link StreamedWatch}).
  *
  * <p>The layout (k8s.io/apimachinery's runtime.Unknown, and every {@code *List} of k8s.io/api): the bytes "k8s\0",
  * then an Unknown whose field 2 ({@code raw}) holds the list; a list's field 1 is its ListMeta (resourceVersion 2,

@@ -17,7 +17,6 @@ import io.fabric8.kubernetes.client.dsl.Informable;
 import io.fabric8.kubernetes.client.dsl.internal.AbstractWatchManager;
 import io.fabric8.kubernetes.client.dsl.internal.BaseOperation;
 import io.fabric8.kubernetes.client.dsl.internal.OperationSupport;
-import io.fabric8.kubernetes.client.dsl.internal.WatchConnectionManager;
 import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.HttpResponse;
@@ -45,6 +44,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -165,8 +165,8 @@ final class ResumingInformers implements AutoCloseable {
    */
   @SuppressWarnings("unchecked") // every operation of the client is a BaseOperation: a ListerWatcher and an OperationSupport
   static <T extends HasMetadata, L extends KubernetesResourceList<T>> SharedIndexInformer<T> unresumed(Class<T> type, Informable<T> operation) {
-    ListerWatcher<T, L> source = (ListerWatcher<T, L>) operation;
-    return new DefaultSharedIndexInformer<>(type, new ListsAgain<>(source, source::submitList), 0,
+    BaseOperation<T, L, ?> source = (BaseOperation<T, L, ?>) operation;
+    return new DefaultSharedIndexInformer<>(type, new ListsAgain<>(source, source::submitList, (options, watcher) -> StreamedWatch.of(source, options, watcher)), 0,
         ((OperationSupport) operation).getOperationContext().getExecutor());
   }
 
@@ -352,7 +352,7 @@ final class ResumingInformers implements AutoCloseable {
       } catch (MalformedURLException e) {
         return CompletableFuture.failedFuture(KubernetesClientException.launderThrowable(e));
       }
-      return watch.getWebsocketFuture().thenApply(opened -> watch);
+      return watch.opened();
     }
 
     /** The watch starts over from the last resourceVersion applied: behind until the fence asked for now is reached. */
@@ -439,17 +439,17 @@ final class ResumingInformers implements AutoCloseable {
   }
 
   /**
-   * fabric8's WebSocket watch, which resumes from the last resourceVersion it saw whenever a request ends (fabric8's
-   * renewal, a cut connection, the server's timeout), and here also says so: each request after the first marks the
-   * store behind and asks for a fence.
+   * A watch on the client's HTTP/2 connection ({@link StreamedWatch}), which resumes from the last resourceVersion it saw
+   * whenever a request ends (fabric8's renewal, a cut connection, the server's timeout), and here also says so: each
+   * request after the first marks the store behind and asks for a fence.
    */
-  static final class ResumingWatch<T extends HasMetadata, L extends KubernetesResourceList<T>> extends WatchConnectionManager<T, L> {
+  static final class ResumingWatch<T extends HasMetadata, L extends KubernetesResourceList<T>> extends StreamedWatch<T, L> {
     /** Null while fabric8's constructor starts the first request, which follows a list: no fence is asked for it. */
     private final ResumingInformers.Resuming<T, L> owner;
 
     ResumingWatch(ResumingInformers.Resuming<T, L> owner, HttpClient http, BaseOperation<T, L, ?> source, ListOptions options, Watcher<T> watcher)
         throws MalformedURLException {
-      super(http, source, options, watcher, source.getWatchReconnectInterval(), -1, source.getConfig().getRequestTimeout());
+      super(new Answers(), http, source, options, watcher, -1);
       this.owner = owner;
     }
 
@@ -489,12 +489,15 @@ final class ResumingInformers implements AutoCloseable {
         : new WatcherException(cause.getMessage(), new KubernetesClientException(cause.getMessage(), HttpURLConnection.HTTP_GONE, null));
   }
 
-  /** Watches as {@code source} does, except that its watches are not resumed; lists with {@code list}. */
-  record ListsAgain<T extends HasMetadata, L>(ListerWatcher<T, L> source, Function<ListOptions, CompletableFuture<L>> list)
-      implements Wrapping<T, L> {
+  /**
+   * Watches with {@code watch} ({@link StreamedWatch}, what {@code source} selects), except that its watches are not
+   * resumed; lists with {@code list}.
+   */
+  record ListsAgain<T extends HasMetadata, L>(ListerWatcher<T, L> source, Function<ListOptions, CompletableFuture<L>> list,
+      BiFunction<ListOptions, Watcher<T>, CompletableFuture<AbstractWatchManager<T>>> watch) implements Wrapping<T, L> {
     @Override
     public CompletableFuture<AbstractWatchManager<T>> submitWatch(ListOptions options, Watcher<T> informer) {
-      return source.submitWatch(options, new Watcher<>() {
+      return watch.apply(options, new Watcher<>() {
         @Override
         public boolean reconnecting() {
           return false;

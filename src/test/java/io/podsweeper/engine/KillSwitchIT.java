@@ -290,7 +290,7 @@ class KillSwitchIT {
       Thread.sleep(3000);
 
       // The API server's audit log is the witness (scripts/test-apiserver.sh logs reads of ConfigMaps too). It logs a
-      // WebSocket watch only once the watch has ended, so the reads are looked at after the store has stopped.
+      // watch only once the watch has ended, so the reads are looked at after the store has stopped.
       Instant cut = Instant.now();
       server.cutConnections();
       await().atMost(Duration.ofSeconds(30)).until(store::isWatching);

@@ -86,7 +86,7 @@ class ResumingInformersTest {
 
   @Test
   void anUnresumedWatchThatEndsIsNotResumedButListedAgain() {
-    new ResumingInformers.ListsAgain<>(source, pages::page).submitWatch(new ListOptions(), informer);
+    new ResumingInformers.ListsAgain<>(source, pages::page, source::submitWatch).submitWatch(new ListOptions(), informer);
     // Not reconnecting itself, the watch is held to the client's reconnect limit (0): it ends instead of resuming.
     assertThat(handedToTheWatch.reconnecting()).isFalse();
 
@@ -100,7 +100,7 @@ class ResumingInformersTest {
   /** Unpaged, fabric8 would make the first list from the API server's watch cache (resourceVersion 0). */
   @Test
   void everyUnresumedListIsPaged() {
-    assertThat(new ResumingInformers.ListsAgain<>(source, pages::page).getLimit()).isEqualTo(ResumingInformers.PAGE);
+    assertThat(new ResumingInformers.ListsAgain<>(source, pages::page, source::submitWatch).getLimit()).isEqualTo(ResumingInformers.PAGE);
   }
 
   /**
