@@ -44,6 +44,8 @@ class FinishedPodBudgetIT {
   private static final int QUIET_PODS = 5;
   /** What "a few seconds" allows beyond excess ÷ rate: the informers' delay, the last requests' answers. */
   private static final Duration SLACK = Duration.ofSeconds(5);
+  /** How much later than the last request the first may take to reach the server. */
+  private static final Duration ARRIVAL = Duration.ofMillis(50);
 
   /** A pod of a Job on node-a, not started yet. */
   private static Pod pendingPod(KubernetesClient client, String ns, String name, boolean isProtected) {
@@ -161,8 +163,11 @@ class FinishedPodBudgetIT {
     Duration allowed = Duration.ofMillis(overThen * 1000 / RATE).plus(SLACK);
     assertThat(Duration.between(lastAppeared, last)).as("%d removals after the burst's last pod finished, at %d/s", overThen, RATE)
         .isLessThanOrEqualTo(allowed);
-    // And not faster than the rate: the whole run of removals took at least (removals - burst of the bucket) ÷ rate.
+    // And not faster than the rate: the whole run of removals took at least (removals - burst of the bucket) ÷ rate,
+    // less ARRIVAL: the times are when the server received the requests, and the first one's way there may be slower
+    // than the last one's (one HTTP/2 connection carries them and every watch; 16 ms seen once). Up to five tokens too
+    // many (10 ms each) pass unseen here (PacingTest counts them); a second bucket's burst, a second, does not.
     Duration took = Duration.between(removals.get(0).received(), last);
-    assertThat(took).isGreaterThanOrEqualTo(Duration.ofMillis((removals.size() - RATE) * 1000L / RATE));
+    assertThat(took).isGreaterThanOrEqualTo(Duration.ofMillis((removals.size() - RATE) * 1000L / RATE).minus(ARRIVAL));
   }
 }
