@@ -6,13 +6,11 @@ import static org.awaitility.Awaitility.await;
 import io.podsweeper.testing.ApiServerExtension;
 import io.podsweeper.testing.PodsweeperProcess;
 import io.podsweeper.testing.TestApiServer;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -43,20 +41,8 @@ class NettyJfrEventsIT {
   }
 
   private static String loadedClassesOfARun(TestApiServer server, Path dir, Map<String, String> environment) throws Exception {
-    Path policy = Files.writeString(dir.resolve("policy.yaml"), """
-        apiVersion: podsweeper.io/v1alpha1
-        kind: PodSweeperPolicy
-        dryRun: true
-        rules:
-          - name: crashloop
-            namespaces: {include: [nowhere]}
-            states: [CrashLoopBackOff]
-            maxAge: 1h
-        """);
-    int port;
-    try (ServerSocket free = new ServerSocket(0)) {
-      port = free.getLocalPort();
-    }
+    Path policy = PodsweeperProcess.idlePolicy(dir);
+    int port = PodsweeperProcess.freePort();
     Process run = PodsweeperProcess.start(dir.resolve("run.log"), environment, "run", "--policy", policy.toString(),
         "--kubeconfig", server.kubeconfig().toString(), "--http-host", "127.0.0.1", "--http-port", String.valueOf(port),
         "--probe-port", "0", "--dry-run", "--control-configmap", "");

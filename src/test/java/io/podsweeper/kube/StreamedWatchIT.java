@@ -18,7 +18,6 @@ import io.podsweeper.testing.Manifests;
 import io.podsweeper.testing.PodsweeperProcess;
 import io.podsweeper.testing.TestApiServer;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -56,20 +55,8 @@ class StreamedWatchIT {
     String ns = server.newNamespace("one-connection");
     server.client().configMaps().inNamespace(ns).resource(new ConfigMapBuilder().withNewMetadata().withName("podsweeper-control")
         .endMetadata().build()).create();
-    Path policy = Files.writeString(dir.resolve("policy.yaml"), """
-        apiVersion: podsweeper.io/v1alpha1
-        kind: PodSweeperPolicy
-        dryRun: true
-        rules:
-          - name: crashloop
-            namespaces: {include: [nowhere]}
-            states: [CrashLoopBackOff]
-            maxAge: 1h
-        """);
-    int port;
-    try (ServerSocket free = new ServerSocket(0)) {
-      port = free.getLocalPort();
-    }
+    Path policy = PodsweeperProcess.idlePolicy(dir);
+    int port = PodsweeperProcess.freePort();
     Process run = PodsweeperProcess.start(dir.resolve("run.log"), "run", "--policy", policy.toString(),
         "--kubeconfig", server.kubeconfig().toString(), "--http-host", "127.0.0.1", "--http-port", String.valueOf(port),
         "--probe-port", "0", "--namespace", ns);

@@ -1,6 +1,8 @@
 package io.podsweeper.testing;
 
 import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,6 +27,27 @@ public final class PodsweeperProcess {
   public static final Path JAVA_25 = JAVA_25_HOME.resolve("bin/java");
 
   private PodsweeperProcess() {}
+
+  /** A policy file in {@code dir} under which {@code run} removes nothing: dry-run, one rule for a namespace no one has. */
+  public static Path idlePolicy(Path dir) throws IOException {
+    return Files.writeString(dir.resolve("policy.yaml"), """
+        apiVersion: podsweeper.io/v1alpha1
+        kind: PodSweeperPolicy
+        dryRun: true
+        rules:
+          - name: crashloop
+            namespaces: {include: [nowhere]}
+            states: [CrashLoopBackOff]
+            maxAge: 1h
+        """);
+  }
+
+  /** A port free on this host now, for {@code --http-port}. */
+  public static int freePort() throws IOException {
+    try (ServerSocket free = new ServerSocket(0)) {
+      return free.getLocalPort();
+    }
+  }
 
   /**
    * Starts {@code java -jar target/podsweeper.jar ARGS}, its output (both streams) to {@code log}. The environment
