@@ -166,8 +166,8 @@ final class ResumingInformers implements AutoCloseable {
   @SuppressWarnings("unchecked") // every operation of the client is a BaseOperation: a ListerWatcher and an OperationSupport
   static <T extends HasMetadata, L extends KubernetesResourceList<T>> SharedIndexInformer<T> unresumed(Class<T> type, Informable<T> operation) {
     BaseOperation<T, L, ?> source = (BaseOperation<T, L, ?>) operation;
-    return new DefaultSharedIndexInformer<>(type, new ListsAgain<>(source, source::submitList, (options, watcher) -> StreamedWatch.of(source, options, watcher)), 0,
-        ((OperationSupport) operation).getOperationContext().getExecutor());
+    ListsAgain<T, L> listsAgain = new ListsAgain<>(source, source::submitList, (options, watcher) -> StreamedWatch.of(source, options, watcher));
+    return new DefaultSharedIndexInformer<>(type, listsAgain, 0, ((OperationSupport) operation).getOperationContext().getExecutor());
   }
 
   /**

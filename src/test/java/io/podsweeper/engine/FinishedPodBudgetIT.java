@@ -166,7 +166,8 @@ class FinishedPodBudgetIT {
     // And not faster than the rate: the whole run of removals took at least (removals - burst of the bucket) ÷ rate,
     // less ARRIVAL: the times are when the server received the requests, and the first one's way there may be slower
     // than the last one's (one HTTP/2 connection carries them and every watch; 16 ms seen once). Up to five tokens too
-    // many (10 ms each) pass unseen here (PacingTest counts them); a second bucket's burst, a second, does not.
+    // many (10 ms each) pass unseen here (SafetyTest.tokenBucketHoldsItsRate counts them); a second bucket's burst, a
+    // second, does not.
     Duration took = Duration.between(removals.get(0).received(), last);
     assertThat(took).isGreaterThanOrEqualTo(Duration.ofMillis((removals.size() - RATE) * 1000L / RATE).minus(ARRIVAL));
   }
