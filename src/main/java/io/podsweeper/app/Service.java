@@ -163,7 +163,8 @@ public final class Service implements AutoCloseable {
   private final ClusterCache cache;
   private final PodRemover remover;
   /** The EvictionRequest API (KEP-4563) if the cluster serves it. */
-  private final Optional<EvictionRequests> evictionRequests;
+  /** Discovered as the service starts. */
+  private volatile Optional<EvictionRequests> evictionRequests = Optional.empty();
   private final EventRecorder events;
   private final KillSwitch killSwitch;
   private final Sweeper sweeper;
@@ -197,7 +198,7 @@ public final class Service implements AutoCloseable {
   private long refusalLogged;
   /** What it said (answer and request), so that the same refusal retried every few seconds is said once. */
   private String refusalSaid = "";
-  private HttpApi.Ports ports;
+  private volatile HttpApi.Ports ports;
 
   public Service(Config config, Policy policy, Clock clock, Options options) {
     this.options = options;
@@ -218,8 +219,6 @@ public final class Service implements AutoCloseable {
     this.sweeper = new Sweeper(policy, cache, this::send, metrics, clock, recent, killSwitch, this::guardTripped, guardWindow);
     sweeper.holdRoomWith(new PodNominations(remover, events));
     sweeper.holdNodesWith(new NodeTaints(remover, events, cache));
-    this.evictionRequests = EvictionRequests.discover(client, remover);
-    evictionRequests.ifPresent(sweeper::requestEvictionsThrough);
     if (options.eventsPerSecond() > 0) {
       removalEvents = Optional.of(new RemovalEvents(events, metrics, options.eventsPerSecond(), cache));
       sweeper.addListener(removalEvents.get());
@@ -274,6 +273,13 @@ public final class Service implements AutoCloseable {
   }
 
   public void start() throws Exception {
+    // The first request opens the connection every later one shares (requests sent before it is open would open one each).
+    remover.evictionApiVersion();
+    // Then the pods' list: by far the longest wait of a start, the rest is set up while the server answers it. Nothing is
+    // evaluated before sweeper.start() below, nor removed before the kill switch is watched.
+    CompletableFuture<Void> cached = cache.start(sweeper);
+    evictionRequests = EvictionRequests.discover(client, remover);
+    evictionRequests.ifPresent(sweeper::requestEvictionsThrough);
     ports = http.start(options.httpHost(), options.httpPort(), options.probePort());
     LOG.info("HTTP on {}:{} (/metrics, /healthz, /readyz, /api/v1/decisions, /api/v1/forecast); probes on {}:{} (/healthz, /readyz)",
         options.httpHost(), ports.http(), options.httpHost(), ports.probes());
@@ -288,7 +294,6 @@ public final class Service implements AutoCloseable {
           le.advertiseHost().map(host -> Leadership.address(host, ports.http())), le.timing());
       sweeper.fenceWith(leadership::holdsValidLease);
     });
-    CompletableFuture<Void> cached = cache.start(sweeper);
     // The EvictionRequests this service made before a restart are taken over before any pod is evaluated: they count.
     CompletableFuture<Void> requestsListed = evictionRequests
         .map(r -> r.watch(client, sweeper::evictionRequestObserved, sweeper::adoptEvictionRequests))
@@ -508,7 +513,9 @@ public final class Service implements AutoCloseable {
   /** Stop deciding, let an in-flight request finish, step down, close informers and HTTP. */
   @Override
   public void close() {
-    LOG.info("shutting down");
+    if (ports != null) {
+      LOG.info("shutting down"); // else a start that failed before it served anything: its error says all there is
+    }
     background.shutdownNow();
     if (migrationJobs != null) {
       migrationJobs.close();

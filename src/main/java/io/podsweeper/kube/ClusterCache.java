@@ -30,6 +30,7 @@ import io.podsweeper.cluster.PodSource;
 import io.podsweeper.metrics.Metrics;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -82,26 +83,47 @@ public final class ClusterCache implements PodSource, AutoCloseable {
     this.prometheus = new PrometheusUsage(client);
   }
 
-  /** Starts the informers; the future completes when all have listed once and are watching. */
+  /**
+   * Starts the informers; the future completes when all have listed once and are watching (or fails with the first of
+   * them that fails).
+   *
+   * <p>The pods first: theirs is by far the longest list, and the others (and the discovery of the PDBs' version) are
+   * listed while the server answers it. Everything a pod's evaluation reads is cached before the first pod is evaluated:
+   * the pods' notifications wait, on the pods informer's own thread, until the others have listed and are watching.
+   */
   public CompletableFuture<Void> start(PodListener podListener) {
     this.listener = podListener;
-    ResumingInformers.Watched<Namespace> namespaceInformer = resuming.informer(Namespace.class, NamespaceList.class, c -> c.namespaces(), namespaces);
-    namespaceInformer.informer().addEventHandler(new NamespaceHandler());
-    informers.put("namespaces", namespaceInformer);
-    informers.put("nodes", resuming.informer(Node.class, NodeList.class, c -> c.nodes(), nodes));
-    informers.put("poddisruptionbudgets", pdbInformer());
-    informers.put("persistentvolumeclaims",
-        resuming.informer(PersistentVolumeClaim.class, PersistentVolumeClaimList.class, c -> c.persistentVolumeClaims().inAnyNamespace(), pvcs));
-    informers.put("priorityclasses",
-        resuming.informer(PriorityClass.class, PriorityClassList.class, c -> c.scheduling().v1().priorityClasses(), priorityClasses));
-    // Everything a pod's evaluation reads is cached before the first pod is evaluated: the pods are listed meanwhile
-    // (the longest list by far), and their notifications wait on the pods informer's own thread.
-    CompletableFuture<Void> othersWatching = CompletableFuture.allOf(
-        informers.values().stream().map(i -> i.informer().start().toCompletableFuture()).toArray(CompletableFuture[]::new));
+    CompletableFuture<Void> othersWatching = new CompletableFuture<>();
     ResumingInformers.Watched<Pod> podInformer = resuming.informer(Pod.class, PodList.class, c -> c.pods().inAnyNamespace(), pods);
     podInformer.informer().addEventHandler(new PodHandler(othersWatching));
     informers.put("pods", podInformer);
-    return CompletableFuture.allOf(othersWatching, podInformer.informer().start().toCompletableFuture());
+    CompletableFuture<Void> podsWatching = podInformer.informer().start().toCompletableFuture();
+    try {
+      ResumingInformers.Watched<Namespace> namespaceInformer = resuming.informer(Namespace.class, NamespaceList.class, c -> c.namespaces(), namespaces);
+      namespaceInformer.informer().addEventHandler(new NamespaceHandler());
+      Map<String, ResumingInformers.Watched<?>> others = new LinkedHashMap<>();
+      others.put("namespaces", namespaceInformer);
+      others.put("nodes", resuming.informer(Node.class, NodeList.class, c -> c.nodes(), nodes));
+      others.put("poddisruptionbudgets", pdbInformer());
+      others.put("persistentvolumeclaims",
+          resuming.informer(PersistentVolumeClaim.class, PersistentVolumeClaimList.class, c -> c.persistentVolumeClaims().inAnyNamespace(), pvcs));
+      others.put("priorityclasses",
+          resuming.informer(PriorityClass.class, PriorityClassList.class, c -> c.scheduling().v1().priorityClasses(), priorityClasses));
+      informers.putAll(others);
+      CompletableFuture.allOf(others.values().stream().map(i -> i.informer().start().toCompletableFuture()).toArray(CompletableFuture[]::new))
+          .whenComplete((done, failure) -> {
+            if (failure != null) {
+              othersWatching.completeExceptionally(failure);
+            } else {
+              othersWatching.complete(null);
+            }
+          });
+    } catch (RuntimeException e) {
+      // The PDBs' discovery failed: the pods informer's notifications must not wait for what will never come.
+      othersWatching.completeExceptionally(e);
+      throw e;
+    }
+    return CompletableFuture.allOf(othersWatching, podsWatching);
   }
 
   /** PDBs as the server serves them: policy/v1 since Kubernetes 1.21, policy/v1beta1 before. */

@@ -39,26 +39,24 @@ public final class PodRemover {
 
 
   private final KubernetesClient client;
-  private final String evictionApiVersion;
+  /** Discovered when first asked (the service asks as it starts: {@link #evictionApiVersion}). */
+  private volatile String evictionApiVersion;
   private final Supplier<OptionalLong> gracePeriodSeconds;
 
-  private PodRemover(KubernetesClient client, String evictionApiVersion, Supplier<OptionalLong> gracePeriodSeconds) {
+  private PodRemover(KubernetesClient client, Supplier<OptionalLong> gracePeriodSeconds) {
     this.client = client;
-    this.evictionApiVersion = evictionApiVersion;
     this.gracePeriodSeconds = gracePeriodSeconds;
   }
 
   /**
-   * A remover with the Eviction version the server serves.
+   * A remover of the Eviction version the server serves, asked of the server when first needed.
    *
    * @param client one whose requests the HTTP layer does not retry ({@link KubeClients#unretried}): a removal is sent once
    * @param gracePeriodSeconds the policy's {@code gracePeriodSeconds}, read for each request: the policy in force when
    *     it is sent, so a reload applies to the next request
    */
   public static PodRemover create(KubernetesClient client, Supplier<OptionalLong> gracePeriodSeconds) {
-    String version = discoverEvictionVersion(client);
-    LOG.info("evictions use {}", version);
-    return new PodRemover(client, version, gracePeriodSeconds);
+    return new PodRemover(client, gracePeriodSeconds);
   }
 
   /**
@@ -74,8 +72,22 @@ public final class PodRemover {
     return "policy/v1";
   }
 
+  /**
+   * The Eviction's group/version, asked of the server (API discovery) the first time: the service asks as it starts,
+   * once the pods' list is sent, so a server that cannot be asked fails the start, and no removal waits for it.
+   */
   public String evictionApiVersion() {
-    return evictionApiVersion;
+    String version = evictionApiVersion;
+    if (version == null) {
+      synchronized (this) {
+        if (evictionApiVersion == null) {
+          evictionApiVersion = discoverEvictionVersion(client);
+          LOG.info("evictions use {}", evictionApiVersion);
+        }
+        version = evictionApiVersion;
+      }
+    }
+    return version;
   }
 
   /** @param dryRun ask the API server to judge the request without acting on it ({@code dryRun=All}) */
@@ -97,7 +109,7 @@ public final class PodRemover {
       request = request(podPath + query).delete("application/json", deleteOptions.toString());
     } else {
       ObjectNode eviction = JSON.createObjectNode();
-      eviction.put("apiVersion", evictionApiVersion);
+      eviction.put("apiVersion", evictionApiVersion());
       eviction.put("kind", "Eviction");
       eviction.putObject("metadata").put("name", decision.name()).put("namespace", decision.namespace());
       eviction.set("deleteOptions", deleteOptions);
