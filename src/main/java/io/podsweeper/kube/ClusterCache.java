@@ -61,6 +61,8 @@ public final class ClusterCache implements PodSource, AutoCloseable {
   /** Of policy/v1 or policy/v1beta1, whichever the server serves: set by {@link #start}. */
   private volatile RecordStore<?, PdbRecord> pdbs;
   private final Map<String, ResumingInformers.Watched<?>> informers = new ConcurrentHashMap<>();
+  /** All of them are in {@link #informers}: until then the cache is not current, whatever the pods' informer is. */
+  private volatile boolean allStarted;
   private final KubernetesClient client;
   private final ResumingInformers resuming;
   private final Metrics metrics;
@@ -110,6 +112,7 @@ public final class ClusterCache implements PodSource, AutoCloseable {
       others.put("priorityclasses",
           resuming.informer(PriorityClass.class, PriorityClassList.class, c -> c.scheduling().v1().priorityClasses(), priorityClasses));
       informers.putAll(others);
+      allStarted = true;
       CompletableFuture.allOf(others.values().stream().map(i -> i.informer().start().toCompletableFuture()).toArray(CompletableFuture[]::new))
           .whenComplete((done, failure) -> {
             if (failure != null) {
@@ -155,7 +158,7 @@ public final class ClusterCache implements PodSource, AutoCloseable {
    */
   @Override
   public boolean isCurrent() {
-    boolean current = !informers.isEmpty();
+    boolean current = allStarted;
     for (Map.Entry<String, ResumingInformers.Watched<?>> e : informers.entrySet()) {
       boolean watching = e.getValue().current();
       metrics.informerWatching.labels(e.getKey()).set(watching ? 1 : 0);
