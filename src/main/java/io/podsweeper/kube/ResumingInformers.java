@@ -167,7 +167,7 @@ final class ResumingInformers implements AutoCloseable {
   static <T extends HasMetadata, L extends KubernetesResourceList<T>> SharedIndexInformer<T> unresumed(Class<T> type, Informable<T> operation) {
     BaseOperation<T, L, ?> source = (BaseOperation<T, L, ?>) operation;
     ListsAgain<T, L> listsAgain = new ListsAgain<>(source, source::submitList, (options, watcher) -> StreamedWatch.of(source, options, watcher));
-    return new DefaultSharedIndexInformer<>(type, listsAgain, 0, ((OperationSupport) operation).getOperationContext().getExecutor());
+    return new DefaultSharedIndexInformer<>(type, listsAgain, 0, source.getOperationContext().getExecutor());
   }
 
   /**
