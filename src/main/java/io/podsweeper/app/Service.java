@@ -162,8 +162,7 @@ public final class Service implements AutoCloseable {
   private final KubernetesClient client;
   private final ClusterCache cache;
   private final PodRemover remover;
-  /** The EvictionRequest API (KEP-4563) if the cluster serves it. */
-  /** Discovered as the service starts. */
+  /** The EvictionRequest API (KEP-4563) if the cluster serves it: discovered as the service starts. */
   private volatile Optional<EvictionRequests> evictionRequests = Optional.empty();
   private final EventRecorder events;
   private final KillSwitch killSwitch;
