@@ -25,6 +25,8 @@ import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.TrustManager;
 import javax.net.ssl.TrustManagerFactory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The JDK HTTP client of every client of the API server ({@link KubeClients}; its threads are named after this class),
@@ -39,6 +41,7 @@ import javax.net.ssl.TrustManagerFactory;
  * <p>And trusting the cluster's CA alone, where the configuration names one ({@link #trustingTheClusterCa}).
  */
 public final class ApiHttpClientFactory extends JdkHttpClientFactory {
+  private static final Logger LOG = LoggerFactory.getLogger(ApiHttpClientFactory.class);
   private final String[] protocols;
 
   /**
@@ -89,7 +92,7 @@ public final class ApiHttpClientFactory extends JdkHttpClientFactory {
     try (InputStream pem = CertUtils.getInputStreamFromDataOrFile(config.getCaCertData(), config.getCaCertFile())) {
       Collection<? extends Certificate> cas = CertificateFactory.getInstance("X.509").generateCertificates(pem);
       if (cas.isEmpty()) {
-        return Optional.empty();
+        return widerTrust("it holds no certificate");
       }
       KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
       store.load(null, null);
@@ -101,8 +104,15 @@ public final class ApiHttpClientFactory extends JdkHttpClientFactory {
       trust.init(store);
       return Optional.of(trust.getTrustManagers());
     } catch (GeneralSecurityException | IOException | RuntimeException e) {
-      return Optional.empty(); // fabric8's own reading then says what is wrong with it, or reads what this could not
+      return widerTrust(e.toString()); // fabric8's own reading then says what is wrong with it, or reads what this could not
     }
+  }
+
+  /** fabric8's trust after all, which adds the JDK's default CAs: said, as it trusts more than the CA named. */
+  private static Optional<TrustManager[]> widerTrust(String why) {
+    LOG.warn("cannot read the cluster's CA certificates here ({}): TLS to the API server falls back to fabric8's trust, the named CA "
+        + "and the JDK's default CAs beside it", why);
+    return Optional.empty();
   }
 
   @Override
