@@ -41,7 +41,7 @@ import java.util.concurrent.Executors;
  *
  * <p>One turn: 100 Failed pods already due (RemoveFailedPods) are created; the reference LIST is timed (every pod as
  * protobuf, compressed, in pages of 500 from etcd, a consistent read, as Podsweeper listed at start before it listed as
- * client-go does; and in one answer from the watch cache, as both tools list at start now); the tool is started; the first audited removal request is its first action. Then 60 Succeeded
+ * client-go does; and in one answer from the watch cache, as both tools list at start now); once the server has settled (under 0.15 CPU-s in a second), the tool is started; the first audited removal request is its first action. Then 60 Succeeded
  * pods are created one every half second in a namespace whose PodLifeTime is 60 s: each one's deadline is its creation
  * second + 61 s (older than 60 whole seconds), and the audited request time minus the deadline is its reaction. Then
  * nothing changes for STEADY_SECONDS: the steady CPU (long enough for several watch renewals: both tools renew each
@@ -55,6 +55,9 @@ public final class SideBySide {
   /** The pods whose deadlines measure the reaction; 0 (REACT_PODS=0) leaves the phase out, for a turn about the start only. */
   private static final int REACT = Integer.parseInt(System.getenv().getOrDefault("REACT_PODS", "60"));
   private static final long LIFETIME_SECONDS = 60;
+  /** A settled server: under 0.15 CPU-s in a second, the API server and etcd together (idle with 100k pods: ~0.1). */
+  private static final long SETTLED_TICKS = 15;
+  private static final long SETTLE_LIMIT_SECONDS = 60;
   static final String POLICY = """
       apiVersion: "descheduler/v1alpha2"
       kind: "DeschedulerPolicy"
@@ -148,14 +151,42 @@ public final class SideBySide {
   }
 
   /** One tool alone on the server: start, first action, reaction, steady state; returns its table row. */
+  /**
+   * Waits, after the reference LISTs, until the kube-apiserver and etcd together spend less than SETTLED_TICKS in one
+   * second (at most SETTLE_LIMIT_SECONDS): what they still do for those LISTs, or for etcd's compaction, is not the
+   * tool's start, and landing in one tool's window or the other's made the server's share of a start swing by more than
+   * the tools differ.
+   *
+   * @return the seconds waited
+   */
+  private double settle() throws IOException, InterruptedException {
+    long start = System.nanoTime();
+    long last = serverTicks();
+    while (LoadTest.seconds(start) < SETTLE_LIMIT_SECONDS) {
+      Thread.sleep(1000);
+      long now = serverTicks();
+      if (now - last < SETTLED_TICKS) {
+        break;
+      }
+      last = now;
+    }
+    return LoadTest.seconds(start);
+  }
+
+  private long serverTicks() throws IOException {
+    return LoadTest.cpu(env.getProperty("APISERVER_PID")) + LoadTest.cpu(env.getProperty("ETCD_PID"));
+  }
+
   private String turn(String name, List<String> command, int steadySeconds) throws Exception {
     Instant dueAt = Instant.now().minus(Duration.ofHours(1));
     LoadTest.create(client, pool, DUE, i -> LoadTest.pod("sbs-due", "due-" + i, i, NODES), i -> LoadTest.finished("Failed", "Error", dueAt));
     Thread.sleep(2000); // RemoveFailedPods wants them older than 0 s: by whole seconds, upstream's test is "> 0"
     ReferenceList.Timing etcdList = ReferenceList.pods(client, false);
     ReferenceList.Timing cacheList = ReferenceList.pods(client, true);
-    LoadTest.report(name + ", LIST", "from etcd %.2f s (%d pages, %.1f MiB), from the watch cache %.2f s (%.1f MiB); load %s", etcdList.seconds(),
-        etcdList.requests(), etcdList.bytes() / 1048576.0, cacheList.seconds(), cacheList.bytes() / 1048576.0, Files.readString(Path.of("/proc/loadavg")).strip());
+    double settled = settle();
+    LoadTest.report(name + ", LIST", "from etcd %.2f s (%d pages, %.1f MiB), from the watch cache %.2f s (%.1f MiB); server settled in %.0f s; load %s",
+        etcdList.seconds(), etcdList.requests(), etcdList.bytes() / 1048576.0, cacheList.seconds(), cacheList.bytes() / 1048576.0, settled,
+        Files.readString(Path.of("/proc/loadavg")).strip());
     auditOffset = Files.size(runDir.resolve("audit.log"));
     LoadTest.report(name, "%s", String.join(" ", command));
     long start = System.nanoTime();
