@@ -41,8 +41,9 @@ import java.util.concurrent.Executors;
  *
  * <p>One turn: 100 Failed pods already due (RemoveFailedPods) are created; the reference LIST is timed (every pod as
  * protobuf, compressed, in pages of 500 from etcd, a consistent read, as Podsweeper listed at start before it listed as
- * client-go does; and in one answer from the watch cache, as both tools list at start now); once the server has settled (under 0.15 CPU-s in a second), the tool is started; the first audited removal request is its first action. Then 60 Succeeded
- * pods are created one every half second in a namespace whose PodLifeTime is 60 s: each one's deadline is its creation
+ * client-go does; and in one answer from the watch cache, as both tools list at start now); once the server has settled
+ * (under 0.15 CPU-s in a second), the tool is started; the first audited removal request is its first action. Then 60
+ * Succeeded pods are created one every half second in a namespace whose PodLifeTime is 60 s: each one's deadline is its creation
  * second + 61 s (older than 60 whole seconds), and the audited request time minus the deadline is its reaction. Then
  * nothing changes for STEADY_SECONDS: the steady CPU (long enough for several watch renewals: both tools renew each
  * watch every 5 to 10 minutes, and neither lets that be shortened) and RSS. The bulk pods (a tenth Succeeded, the rest
@@ -150,12 +151,11 @@ public final class SideBySide {
     return command;
   }
 
-  /** One tool alone on the server: start, first action, reaction, steady state; returns its table row. */
   /**
    * Waits, after the reference LISTs, until the kube-apiserver and etcd together spend less than SETTLED_TICKS in one
-   * second (at most SETTLE_LIMIT_SECONDS): what they still do for those LISTs, or for etcd's compaction, is not the
-   * tool's start, and landing in one tool's window or the other's made the server's share of a start swing by more than
-   * the tools differ.
+   * second (at most SETTLE_LIMIT_SECONDS): what they still do for those LISTs is not the tool's start. (It takes 1-2 s;
+   * the swing of the server's share between turns is something else: it follows the turn's position in the run,
+   * docs/benchmarks.md.)
    *
    * @return the seconds waited
    */
@@ -177,6 +177,7 @@ public final class SideBySide {
     return LoadTest.cpu(env.getProperty("APISERVER_PID")) + LoadTest.cpu(env.getProperty("ETCD_PID"));
   }
 
+  /** One tool alone on the server: start, first action, reaction, steady state; returns its table row. */
   private String turn(String name, List<String> command, int steadySeconds) throws Exception {
     Instant dueAt = Instant.now().minus(Duration.ofHours(1));
     LoadTest.create(client, pool, DUE, i -> LoadTest.pod("sbs-due", "due-" + i, i, NODES), i -> LoadTest.finished("Failed", "Error", dueAt));
