@@ -3,9 +3,6 @@ package io.podsweeper;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -24,11 +21,13 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.podsweeper.engine.Sweeper;
 import io.podsweeper.policy.Policy;
 import io.podsweeper.policy.PolicyLoader;
 import io.podsweeper.strategy.RoomPlan;
 import io.podsweeper.testing.ApiServerExtension;
 import io.podsweeper.testing.AsDeployed;
+import io.podsweeper.testing.LogLines;
 import io.podsweeper.testing.Manifests;
 import io.podsweeper.app.Service;
 import io.podsweeper.kube.EventRecorder;
@@ -54,7 +53,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
-import org.slf4j.LoggerFactory;
 
 /**
  * The shipped kustomize base ({@code manifests/}) on a real API server with RBAC: every object is accepted by the
@@ -287,11 +285,8 @@ class ManifestsIT {
     Pod crashing = TestPods.create(admin, ns, "crashing", "node-a", Map.of());
     TestPods.setStatus(admin, crashing, "Running", null, List.of(TestPods.waiting("CrashLoopBackOff", 5)));
 
-    Logger sweeperLog = (Logger) LoggerFactory.getLogger("io.podsweeper.engine.Sweeper");
-    ListAppender<ILoggingEvent> logged = new ListAppender<>();
-    logged.start();
-    sweeperLog.addAppender(logged);
-    try (RunningService service = RunningService.start(Manifests.serviceAccountConfig(server, sa), policy(ns))) {
+    try (LogLines logged = LogLines.of(Sweeper.class);
+        RunningService service = RunningService.start(Manifests.serviceAccountConfig(server, sa), policy(ns))) {
       await().atMost(Duration.ofSeconds(15)).until(() -> service.decision(ns, "crashing") != null);
       JsonNode d = service.decision(ns, "crashing");
       assertThat(d.get("result").asText()).isEqualTo("error");
@@ -299,7 +294,7 @@ class ManifestsIT {
           .startsWith("403 ")
           .contains("system:serviceaccount:podsweeper:" + sa)
           .contains("cannot create resource \"pods/eviction\"");
-      assertThat(logged.list).anySatisfy(e -> {
+      assertThat(logged.events()).anySatisfy(e -> {
         assertThat(e.getFormattedMessage()).isEqualTo("did not evict pod " + ns + "/crashing");
         assertThat(e.getKeyValuePairs()).anySatisfy(kv -> assertThat(kv.key + "=" + kv.value).isEqualTo("result=error"))
             .anySatisfy(kv -> assertThat(kv.key + "=" + kv.value).startsWith("detail=403").contains("pods/eviction"));
@@ -310,8 +305,6 @@ class ManifestsIT {
       assertThat(service.status("/healthz")).isEqualTo(200);
       assertThat(service.status("/readyz")).isEqualTo(200);
       assertThat(admin.pods().inNamespace(ns).withName("crashing").get().getMetadata().getDeletionTimestamp()).isNull();
-    } finally {
-      sweeperLog.detachAppender(logged);
     }
   }
 
@@ -390,26 +383,22 @@ class ManifestsIT {
     serviceAccountWith(admin, sa, shipped.getRules());
     String ns = server.newNamespace("mf-revoked");
 
-    Logger serviceLog = (Logger) LoggerFactory.getLogger(Service.class);
-    ListAppender<ILoggingEvent> logged = new ListAppender<>();
-    logged.start();
-    serviceLog.addAppender(logged);
-    try (RunningService service = RunningService.start(Manifests.serviceAccountConfig(server, sa), policy(ns))) {
+    try (LogLines logged = LogLines.of(Service.class);
+        RunningService service = RunningService.start(Manifests.serviceAccountConfig(server, sa), policy(ns))) {
       admin.rbac().clusterRoleBindings().withName(sa).delete();
       // Its open watches would go on until their renewal: ended now, they must list and watch again, as the revoked.
       await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
         server.cutConnections();
         assertThat(service.status("/readyz")).isEqualTo(503);
       });
-      await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(logged.list).anySatisfy(e -> assertThat(e.getFormattedMessage())
+      await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(logged.events()).anySatisfy(e -> assertThat(e.getFormattedMessage())
           .contains("answered 403 Forbidden to ").containsPattern("(list|watch|get) [a-z.]+").contains("holding removals")));
-      assertThat(logged.list).noneSatisfy(e -> assertThat(e.getFormattedMessage()).contains("unreachable"));
+      assertThat(logged.events()).noneSatisfy(e -> assertThat(e.getFormattedMessage()).contains("unreachable"));
 
       serviceAccountWith(admin, sa, shipped.getRules());
-      await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> assertThat(logged.list).anySatisfy(e -> assertThat(e.getFormattedMessage())
+      await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> assertThat(logged.events()).anySatisfy(e -> assertThat(e.getFormattedMessage())
           .contains("grants the service's reads again")));
     } finally {
-      serviceLog.detachAppender(logged);
       admin.rbac().clusterRoleBindings().withName(sa).delete();
     }
   }

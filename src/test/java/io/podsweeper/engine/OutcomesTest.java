@@ -2,13 +2,12 @@ package io.podsweeper.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import io.podsweeper.metrics.Metrics;
 import io.podsweeper.removal.Result;
 import io.podsweeper.strategy.Action;
 import io.podsweeper.strategy.Decision;
+import io.podsweeper.testing.LogLines;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -16,29 +15,25 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
 
 /** The removal log line: readable as text, and every field a key of its own for the JSON format. */
 class OutcomesTest {
-  private final Logger log = (Logger) LoggerFactory.getLogger(Sweeper.class);
-  private final ListAppender<ILoggingEvent> lines = new ListAppender<>();
+  private final LogLines lines = LogLines.of(Sweeper.class);
 
   @AfterEach
   void detach() {
-    log.detachAppender(lines);
+    lines.close();
   }
 
   @Test
   void theRemovalLineCarriesItsFieldsAsKeyValuePairs() {
-    lines.start();
-    log.addAppender(lines);
     Outcomes outcomes = new Outcomes(new Metrics(), new RecentDecisions(10), Clock.fixed(Instant.EPOCH, ZoneOffset.UTC), () -> "policy.yaml");
     Decision d = new Decision("web", "canary-0", "u-1", "7", "node-a", "PodLifeTime", "rules", "crashloop", Action.EVICT,
         "CrashLoopBackOff for 2h", Instant.EPOCH, "ReplicaSet/canary");
 
     outcomes.record(d, Result.PDB_REFUSED, "Cannot evict pod", false);
 
-    ILoggingEvent line = lines.list.get(0);
+    ILoggingEvent line = lines.events().get(0);
     // The message repeats none of the keys (issue 41: in JSON it did, as text), and does not say a refused eviction was made.
     assertThat(line.getFormattedMessage()).isEqualTo("did not evict pod web/canary-0");
     Map<String, Object> keys = new LinkedHashMap<>();
@@ -52,8 +47,6 @@ class OutcomesTest {
   /** The message's verb says whether the removal was made (or would be, in dry-run); {@code result} says how not. */
   @Test
   void theMessageSaysWhetherTheRemovalWasMade() {
-    lines.start();
-    log.addAppender(lines);
     Outcomes outcomes = new Outcomes(new Metrics(), new RecentDecisions(10), Clock.fixed(Instant.EPOCH, ZoneOffset.UTC), () -> "policy.yaml");
     Decision d = new Decision("ci", "build-1", "u-2", "7", "node-a", "PodLifeTime", "rules", "failed", Action.DELETE,
         "Failed, finished 2h ago", Instant.EPOCH, "");
@@ -65,10 +58,10 @@ class OutcomesTest {
     outcomes.record(d, Result.WOULD_BE_LIMITED, "maxPerNamespace", true);
 
     outcomes.record(d, Result.ERROR, "403 pods \"build-1\" is forbidden", false);
-    assertThat(lines.list).extracting(ILoggingEvent::getFormattedMessage).containsExactly("delete pod ci/build-1",
+    assertThat(lines.events()).extracting(ILoggingEvent::getFormattedMessage).containsExactly("delete pod ci/build-1",
         "would delete pod ci/build-1", "did not delete pod ci/build-1", "did not delete pod ci/build-1", "would not delete pod ci/build-1",
         "did not delete pod ci/build-1");
     // A failed removal is a WARN (a 403 is a missing grant), every other outcome an INFO.
-    assertThat(lines.list).extracting(e -> e.getLevel().toString()).containsExactly("INFO", "INFO", "INFO", "INFO", "INFO", "WARN");
+    assertThat(lines.events()).extracting(e -> e.getLevel().toString()).containsExactly("INFO", "INFO", "INFO", "INFO", "INFO", "WARN");
   }
 }

@@ -3,11 +3,10 @@ package io.podsweeper.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.podsweeper.metrics.Metrics;
-import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import io.podsweeper.policy.Policy;
 import io.podsweeper.policy.PolicyLoader;
+import io.podsweeper.testing.LogLines;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -15,7 +14,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.slf4j.LoggerFactory;
 
 class PolicyWatcherTest {
   private static final String VALID = """
@@ -77,11 +75,7 @@ class PolicyWatcherTest {
           - {name: crashloop, states: [CrashLoopBackOff], maxAge: 1h}
         """);
     PolicyWatcher watcher = new PolicyWatcher(file, PolicyLoader.load(file), UnaryOperator.identity(), applied::add, rejected::add, metrics);
-    Logger log = (Logger) LoggerFactory.getLogger(PolicyWatcher.class);
-    ListAppender<ILoggingEvent> lines = new ListAppender<>();
-    lines.start();
-    log.addAppender(lines);
-    try {
+    try (LogLines lines = LogLines.of(PolicyWatcher.class)) {
       Files.writeString(file, """
           apiVersion: podsweeper.io/v1alpha1
           kind: PodSweeperPolicy
@@ -94,12 +88,9 @@ class PolicyWatcherTest {
       watcher.check();
       Files.writeString(file, Files.readString(file) + "# a comment\n");
       watcher.check();
-    } finally {
-      log.detachAppender(lines);
+      assertThat(lines.events()).extracting(ILoggingEvent::getFormattedMessage).containsExactly(
+          "policy " + file + " reloaded: dry-run off; rule failed changed; rule succeeded added; rule crashloop removed; limits: perSecond 10.0 -> 2.0",
+          "policy " + file + " reloaded: nothing that acts changed");
     }
-
-    assertThat(lines.list).extracting(ILoggingEvent::getFormattedMessage).containsExactly(
-        "policy " + file + " reloaded: dry-run off; rule failed changed; rule succeeded added; rule crashloop removed; limits: perSecond 10.0 -> 2.0",
-        "policy " + file + " reloaded: nothing that acts changed");
   }
 }

@@ -3,9 +3,7 @@ package io.podsweeper.kube;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -14,6 +12,7 @@ import io.fabric8.kubernetes.client.internal.CertUtils;
 import io.fabric8.kubernetes.client.internal.SSLUtils;
 import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientImpl;
 import io.podsweeper.testing.ApiServerExtension;
+import io.podsweeper.testing.LogLines;
 import io.podsweeper.testing.TestApiServer;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -38,7 +37,6 @@ import javax.net.ssl.X509TrustManager;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
-import org.slf4j.LoggerFactory;
 
 /**
  * What the real API server (Go's TLS) chooses for the service's clients: ChaCha20-Poly1305, where fabric8's own get
@@ -84,19 +82,13 @@ class ApiHttpClientFactoryIT {
         .as("trustCerts asked for: fabric8's own").isEmpty();
     assertThat(ApiHttpClientFactory.trustingTheClusterCa(new ConfigBuilder(server.config()).withCaCertData(null).withCaCertFile(null).build()))
         .as("no CA named: the JDK's default trust, as fabric8's").isEmpty();
-    Logger log = (Logger) LoggerFactory.getLogger(ApiHttpClientFactory.class);
-    ListAppender<ILoggingEvent> lines = new ListAppender<>();
-    lines.start();
-    log.addAppender(lines);
-    try {
+    try (LogLines lines = LogLines.of(ApiHttpClientFactory.class)) {
       assertThat(ApiHttpClientFactory.trustingTheClusterCa(new ConfigBuilder(server.config())
           .withCaCertData(Base64.getEncoder().encodeToString("not a certificate".getBytes(StandardCharsets.US_ASCII))).build()))
           .as("a CA this cannot read: fabric8 reads it and says what is wrong").isEmpty();
-    } finally {
-      log.detachAppender(lines);
+      assertThat(lines.events()).extracting(ILoggingEvent::getFormattedMessage).singleElement().asString()
+          .as("and the wider trust is said").contains("falls back to fabric8's trust");
     }
-    assertThat(lines.list).extracting(ILoggingEvent::getFormattedMessage).singleElement().asString()
-        .as("and the wider trust is said").contains("falls back to fabric8's trust");
   }
 
   /**

@@ -3,9 +3,7 @@ package io.podsweeper.kube;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -17,6 +15,7 @@ import io.podsweeper.cluster.PodRecord;
 import io.podsweeper.app.Service;
 import io.podsweeper.metrics.Metrics;
 import io.podsweeper.testing.ApiServerExtension;
+import io.podsweeper.testing.LogLines;
 import io.podsweeper.testing.RunningService;
 import io.podsweeper.testing.TestApiServer;
 import io.podsweeper.testing.TestPods;
@@ -33,7 +32,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.slf4j.LoggerFactory;
 
 /**
  * The cache is fit to act on only when it holds what the API server holds: all of the initial list by the time the
@@ -56,21 +54,16 @@ class CacheCurrencyIT {
     String ns = server.newNamespace("startup");
     // More than two pages: the informer's pages after the first are the ones asked for ahead (PagedLists).
     int inCluster = createPods(client, ns, (int) (2 * ResumingInformers.PAGE + 200));
-    Logger serviceLog = (Logger) LoggerFactory.getLogger(Service.class);
-    ListAppender<ILoggingEvent> logged = new ListAppender<>();
-    logged.start();
-    serviceLog.addAppender(logged);
-    try (RunningService service = RunningService.start(server, """
+    try (LogLines logged = LogLines.of(Service.class); RunningService service = RunningService.start(server, """
         apiVersion: podsweeper.io/v1alpha1
         kind: PodSweeperPolicy
         rules: [{name: none, namespaces: {include: [nowhere]}, states: [Failed], maxAgeAfterFinish: 1h}]
         """)) {
-      ILoggingEvent synced = logged.list.stream().filter(e -> e.getMessage().startsWith("informers synced")).findFirst().orElseThrow();
+      ILoggingEvent synced = logged.events().stream().filter(e -> e.getMessage().startsWith("informers synced")).findFirst().orElseThrow();
       assertThat(synced.getArgumentArray()[0]).as(synced.getFormattedMessage()).isEqualTo(inCluster);
       assertThat(service.status("/readyz")).isEqualTo(200);
       assertThat(service.metric("podsweeper_informer_cache_objects", "resource=\"pods\"")).isEqualTo(inCluster);
     } finally {
-      serviceLog.detachAppender(logged);
       client.pods().inNamespace(ns).delete();
     }
   }
