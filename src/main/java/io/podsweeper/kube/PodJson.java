@@ -125,14 +125,14 @@ final class PodJson {
         }
         case "priorityClassName" -> priorityClassName = PodRecords.shared(text(p));
         case "containers" -> elements(p, q -> {
-          Container container = new Container();
+          JsonContainer container = new JsonContainer();
           fields(q, container::field);
-          container(container.image, container.resources, container.hostPorts);
+          container(container);
         });
         case "initContainers" -> elements(p, q -> {
-          Container container = new Container();
+          JsonContainer container = new JsonContainer();
           fields(q, container::field);
-          initContainer(container.name, container.restartPolicy, container.resources);
+          initContainer(container);
         });
         case "schedulingGates" -> elements(p, q -> {
           String[] gate = {null};
@@ -257,13 +257,8 @@ final class PodJson {
     }
   }
 
-  private static final class Container {
-    String name;
-    String image;
-    String restartPolicy;
-    final PodReading.Resources resources = new PodReading.Resources();
-    final List<Scheduling.HostPort> hostPorts = new ArrayList<>();
-
+  /** A container read from its JSON. */
+  private static final class JsonContainer extends PodReading.Container {
     void field(String field, JsonParser p) throws IOException {
       switch (field) {
         case "name" -> name = text(p);

@@ -123,12 +123,10 @@ final class PodProto {
           }
         });
         case 2 -> {
-          Container container = readContainer(in, tag);
-          container(container.image, container.resources, container.hostPorts);
+          container(readContainer(in, tag));
         }
         case 20 -> {
-          Container container = readContainer(in, tag);
-          initContainer(container.name, container.restartPolicy, container.resources);
+          initContainer(readContainer(in, tag));
         }
         case 32 -> entry(in, tag, PodProto::quantity, (resource, quantity) -> overhead = with(overhead, resource, quantity));
         case 7 -> entry(in, tag, PodProto::string, (key, value) -> nodeSelector = with(nodeSelector, key, value));
@@ -297,14 +295,6 @@ final class PodProto {
     Optional<Instant> lastTransition = Optional.empty();
   }
 
-  private static final class Container {
-    String name;
-    String image;
-    String restartPolicy;
-    final PodReading.Resources resources = new PodReading.Resources();
-    final List<Scheduling.HostPort> hostPorts = new ArrayList<>();
-  }
-
   /** A ContainerPort: hostPort 2, protocol 4, hostIP 5. */
   private static final class Port {
     Integer hostPort;
@@ -312,8 +302,8 @@ final class PodProto {
     String hostIP;
   }
 
-  private static Container readContainer(CodedInputStream in, int tag) throws IOException {
-    Container container = new Container();
+  private static PodReading.Container readContainer(CodedInputStream in, int tag) throws IOException {
+    PodReading.Container container = new PodReading.Container();
     Map<String, String> requests = new HashMap<>();
     Map<String, String> limits = new HashMap<>();
     message(in, tag, (f, t, q) -> {

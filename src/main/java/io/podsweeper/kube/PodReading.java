@@ -78,11 +78,12 @@ class PodReading {
    * A main container: its image, its requests and host ports count for the pod, its requests and limits for the QoS
    * class.
    */
-  void container(String image, Resources container, List<Scheduling.HostPort> ports) {
-    images.add(PodRecords.shared(PodRecords.nullToEmpty(image)));
-    container.requests.forEach((resource, quantity) -> requests.merge(PodRecords.shared(resource), PodRecords.amount(resource, quantity), Long::sum));
-    resources.add(container);
-    hostPorts.addAll(ports);
+  void container(Container container) {
+    images.add(PodRecords.shared(PodRecords.nullToEmpty(container.image)));
+    container.resources.requests.forEach((resource, quantity) -> requests.merge(PodRecords.shared(resource), PodRecords.amount(resource, quantity),
+        Long::sum));
+    resources.add(container.resources);
+    hostPorts.addAll(container.hostPorts);
   }
 
   /** A container port; only one with a host port counts (for the scheduler's NodePorts), with the API's defaults. */
@@ -128,12 +129,12 @@ class PodReading {
    * An init container: its requests count for the pod as the scheduler counts them, its requests and limits for the QoS
    * class; one that restarts Always is a native sidecar.
    */
-  void initContainer(String name, String restartPolicy, Resources container) {
-    resources.add(container);
-    boolean sidecar = "Always".equals(restartPolicy);
-    initContainers.add(new InitContainer(container.requests, sidecar));
+  void initContainer(Container container) {
+    resources.add(container.resources);
+    boolean sidecar = "Always".equals(container.restartPolicy);
+    initContainers.add(new InitContainer(container.resources.requests, sidecar));
     if (sidecar) {
-      sidecars.add(PodRecords.nullToEmpty(name));
+      sidecars.add(PodRecords.nullToEmpty(container.name));
     }
   }
 
@@ -215,6 +216,15 @@ class PodReading {
 
   private static String shared(String value, String absent) {
     return PodRecords.shared(value != null ? value : absent);
+  }
+
+  /** A main or init container as read so far: what the pod's record takes of it. */
+  static class Container {
+    String name;
+    String image;
+    String restartPolicy;
+    final Resources resources = new Resources();
+    final List<Scheduling.HostPort> hostPorts = new ArrayList<>();
   }
 
   /** A container's requests and limits, as quantities. */
