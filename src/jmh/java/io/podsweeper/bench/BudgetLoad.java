@@ -3,6 +3,7 @@ package io.podsweeper.bench;
 import static io.podsweeper.bench.LoadTest.cpu;
 import static io.podsweeper.bench.LoadTest.report;
 import static io.podsweeper.bench.LoadTest.seconds;
+import static io.podsweeper.bench.LoadTest.serverCpu;
 
 import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -93,11 +94,9 @@ final class BudgetLoad {
   }
 
   private void measure(Witness witness, int before) throws Exception {
-    String server = test.env.getProperty("APISERVER_PID");
-    String etcd = test.env.getProperty("ETCD_PID");
     Process service = test.startService(POLICY.formatted(RATE, maxPods));
     String pid = String.valueOf(service.pid());
-    long[] atStart = {cpu(pid), cpu(server) + cpu(etcd)};
+    long[] atStart = {cpu(pid), serverCpu(test.env)};
     long started = System.nanoTime();
     while (!test.ready() || test.metric("podsweeper_finished_pod_budget_pods") < before) {
       if (!service.isAlive()) {
@@ -105,7 +104,7 @@ final class BudgetLoad {
       }
       Thread.sleep(100);
     }
-    long[] atSync = {cpu(pid), cpu(server) + cpu(etcd)};
+    long[] atSync = {cpu(pid), serverCpu(test.env)};
     Map<String, LoadTest.ThreadCpu> threadsAtSync = LoadTest.cpuByThread(pid);
     report("service ready, every finished pod counted", "%.1f s; CPU: service %.1f s (JVM start included), kube-apiserver + etcd %.1f s",
         seconds(started), (atSync[0] - atStart[0]) / 100.0, (atSync[1] - atStart[1]) / 100.0);
@@ -124,7 +123,7 @@ final class BudgetLoad {
     }
     CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).join();
     Instant burstEnd = Instant.now();
-    long[] atBurstEnd = {cpu(pid), cpu(server) + cpu(etcd)};
+    long[] atBurstEnd = {cpu(pid), serverCpu(test.env)};
     int removedInBurst = witness.removed();
     double burstSeconds = between(burstStart, burstEnd);
     report("the burst", "%d pods of %s finished in %.1f s (%.0f/s); %d removed meanwhile, %d over at its end", burst, burstNamespace,
@@ -137,7 +136,7 @@ final class BudgetLoad {
       }
       Thread.sleep(50);
     }
-    long[] atUnder = {cpu(pid), cpu(server) + cpu(etcd)};
+    long[] atUnder = {cpu(pid), serverCpu(test.env)};
     Instant under = witness.under;
     report("at or under the budget (the watch's count)", "%.1f s after the burst's end, %.1f s after its start, %.1f s after the first"
             + " went over (excess ÷ rate: %d s)", between(burstEnd, under), between(burstStart, under), between(witness.firstOver, under),

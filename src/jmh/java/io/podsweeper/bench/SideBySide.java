@@ -161,20 +161,16 @@ public final class SideBySide {
    */
   private double settle() throws IOException, InterruptedException {
     long start = System.nanoTime();
-    long last = serverTicks();
+    long last = LoadTest.serverCpu(env);
     while (LoadTest.seconds(start) < SETTLE_LIMIT_SECONDS) {
       Thread.sleep(1000);
-      long now = serverTicks();
+      long now = LoadTest.serverCpu(env);
       if (now - last < SETTLED_TICKS) {
         break;
       }
       last = now;
     }
     return LoadTest.seconds(start);
-  }
-
-  private long serverTicks() throws IOException {
-    return LoadTest.cpu(env.getProperty("APISERVER_PID")) + LoadTest.cpu(env.getProperty("ETCD_PID"));
   }
 
   /** One tool alone on the server: start, first action, reaction, steady state; returns its table row. */
