@@ -439,12 +439,12 @@ public final class LoadTest {
         .build();
   }
 
-  /** utime + stime of a process, in clock ticks (1/100 s). */
   /** The kube-apiserver's and etcd's CPU so far, in clock ticks: what the control plane spends, counted beside a tool's own. */
   static long serverCpu(Properties env) throws IOException {
     return cpu(env.getProperty("APISERVER_PID")) + cpu(env.getProperty("ETCD_PID"));
   }
 
+  /** utime + stime of a process, in clock ticks (1/100 s). */
   static long cpu(String pid) throws IOException {
     String stat = Files.readString(Path.of("/proc", pid, "stat"));
     String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
