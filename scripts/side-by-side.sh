@@ -15,7 +15,8 @@
 # JAVA_TOOL_OPTIONS and -XX:MaxRAM of its memory limit, and an AOT cache trained for them; SERVICE_AOT=0 for none);
 # TOOLS=upstream|podsweeper runs one only; STEADY_SECONDS (1200: both tools renew each watch every 5 to 10 minutes, and
 # neither lets that be shortened, so the steady window holds two renewals of each at least);
-# REACT_PODS (60): the pods whose deadlines measure the reaction, 0 for a turn about the start only.
+# REACT_PODS (60): the pods whose deadlines measure the reaction, 0 for a turn about the start only;
+# ALONE_SECONDS (0): after each turn, the kube-apiserver + etcd measured that long with no tool connected (last column).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PODS=${1:?usage: scripts/side-by-side.sh PODS DESCHEDULER_BINARY [RUNS]}

@@ -37,7 +37,8 @@ import java.util.concurrent.Executors;
  * <p>Usage: {@code SideBySide PODS RUN_DIR DESCHEDULER_BINARY RUNS}. Environment: {@code SERVICE_JAVA} and
  * {@code SERVICE_JAVA_OPTS} (Podsweeper's JVM and its flags, {@link LoadTest#serviceJava}), {@code TOOLS}
  * ({@code upstream,podsweeper} by default; each run takes them in turn, the next run starting where the last one
- * ended, so that neither always goes first), {@code STEADY_SECONDS} (1200).
+ * ended, so that neither always goes first), {@code STEADY_SECONDS} (1200), {@code ALONE_SECONDS} (0: the server alone
+ * after each turn, below).
  *
  * <p>One turn: 100 Failed pods already due (RemoveFailedPods) are created; the reference LIST is timed (every pod as
  * protobuf, compressed, in pages of 500 from etcd, a consistent read, as Podsweeper listed at start before it listed as
@@ -47,7 +48,9 @@ import java.util.concurrent.Executors;
  * second + 61 s (older than 60 whole seconds), and the audited request time minus the deadline is its reaction. Then
  * nothing changes for STEADY_SECONDS: the steady CPU (long enough for several watch renewals: both tools renew each
  * watch every 5 to 10 minutes, and neither lets that be shortened) and RSS. The bulk pods (a tenth Succeeded, the rest
- * Running, over 20 Ready nodes) are never due.
+ * Running, over 20 Ready nodes) are never due. With ALONE_SECONDS, once the tool has stopped and its turn's pods are gone,
+ * the server is measured with no tool connected for that long: its own steady minute, against which the server's share
+ * of the turn's steady minute is read (the share moves between turns by more than either tool asks of the server).
  */
 public final class SideBySide {
   private static final int NODES = 20;
@@ -118,6 +121,7 @@ public final class SideBySide {
     Path policy = Files.writeString(runDir.resolve("side-by-side-policy.yaml"), POLICY);
     List<String> tools = List.of(System.getenv().getOrDefault("TOOLS", "upstream,podsweeper").split(","));
     int steady = Integer.parseInt(System.getenv().getOrDefault("STEADY_SECONDS", "1200"));
+    int alone = Integer.parseInt(System.getenv().getOrDefault("ALONE_SECONDS", "0"));
     List<String> rows = new ArrayList<>();
     for (int turn = 0; turn < runs * tools.size(); turn++) {
       // Run r takes the tools rotated by r: upstream, podsweeper; podsweeper, upstream; ...: each goes first in turn.
@@ -127,14 +131,14 @@ public final class SideBySide {
               "--descheduling-interval", "30s", "--client-connection-qps", "1000", "--client-connection-burst", "1000", "--v=3",
               "--bind-address", "127.0.0.1", "--secure-port", String.valueOf(freePort()))
           : podsweeper(policy);
-      rows.add(turn(tool + " #" + (turn / tools.size() + 1), command, steady));
+      rows.add(turn(tool + " #" + (turn / tools.size() + 1), command, steady) + " " + serverAlone(alone) + " |");
       System.out.println(rows.get(rows.size() - 1));
     }
     System.out.printf("%n%d pods. LIST: every pod as protobuf, compressed, right before the turn: from etcd in pages of 500 (a consistent "
         + "read) / from the watch cache in one answer (as both tools list at start). CPU: the tool's process / kube-apiserver + etcd / both.%n", pods);
     System.out.println("| tool | LIST s, etcd / cache | time to first action s (x etcd LIST) | CPU s to first action | all 100 due removed s "
-        + "| steady CPU s/min | RSS steady MiB | RSS peak MiB | deadline -> request p50 / p99 / max s (n) |");
-    System.out.println("|---|---|---|---|---|---|---|---|---|");
+        + "| steady CPU s/min | RSS steady MiB | RSS peak MiB | deadline -> request p50 / p99 / max s (n) | server alone after it, CPU s/min |");
+    System.out.println("|---|---|---|---|---|---|---|---|---|---|");
     rows.forEach(System.out::println);
   }
 
@@ -152,8 +156,9 @@ public final class SideBySide {
   }
 
   /**
-   * Waits, after the reference LISTs, until the kube-apiserver and etcd together spend less than SETTLED_TICKS in one
-   * second (at most SETTLE_LIMIT_SECONDS): what they still do for those LISTs is not the tool's start. (It takes 1-2 s;
+   * Waits until the kube-apiserver and etcd together spend less than SETTLED_TICKS in one second (at most
+   * SETTLE_LIMIT_SECONDS): after the reference LISTs, what they still do for those LISTs is not the tool's start; after a
+   * turn, what they still do for its deletions is not the server alone. (It takes 1-2 s;
    * the swing of the server's share between turns is something else: it follows the turn's position in the run,
    * docs/benchmarks.md.)
    *
@@ -171,6 +176,22 @@ public final class SideBySide {
       last = now;
     }
     return LoadTest.seconds(start);
+  }
+
+  /**
+   * The kube-apiserver and etcd with no tool connected, once settled, over {@code seconds}: their CPU-s a minute, or
+   * "-" for 0 seconds.
+   */
+  private String serverAlone(int seconds) throws IOException, InterruptedException {
+    if (seconds <= 0) {
+      return "-";
+    }
+    settle();
+    long before = LoadTest.serverCpu(env);
+    long start = System.nanoTime();
+    Thread.sleep(seconds * 1000L);
+    double minutes = LoadTest.seconds(start) / 60;
+    return String.format(Locale.ROOT, "%.2f", (LoadTest.serverCpu(env) - before) / 100.0 / minutes);
   }
 
   /** One tool alone on the server: start, first action, reaction, steady state; returns its table row. */
