@@ -13,6 +13,7 @@
 # kube-apiserver 1.20.2 from Debian's kubernetes source package (about 7 minutes on 2 cores, once).
 # Why Debian's 1.20: this machine kind reaches only Debian's archive, Maven Central and npm, and no
 # newer kube-apiserver can be built from Debian sources (see docs/testing.md).
+# KUBE_PROFILING=true serves the API server's /debug/pprof (for a benchmark asking where its CPU goes; off by default).
 set -euo pipefail
 
 K8S_VERSION=1.20.2
@@ -216,7 +217,7 @@ AUDIT
     --service-cluster-ip-range 10.0.0.0/24 --authorization-mode "${KUBE_AUTHZ_MODE:-RBAC}"
     --audit-policy-file "$run/audit-policy.yaml" --audit-log-path "$run/audit.log" --audit-log-format json
     --audit-log-mode blocking
-    --disable-admission-plugins ServiceAccount --allow-privileged=true --profiling=false
+    --disable-admission-plugins ServiceAccount --allow-privileged=true --profiling="${KUBE_PROFILING:-false}"
     ${KUBE_RUNTIME_CONFIG:+--runtime-config "$KUBE_RUNTIME_CONFIG"})
   # Saved so `up` can bring the same server back after `down` (fault-injection tests).
   printf '%q ' "$BIN_DIR/kube-apiserver" "${args[@]}" > "$run/apiserver.cmd"
