@@ -39,7 +39,7 @@ final class KubeProtobuf {
   /** A list's metadata and items, as read. */
   record ListPage<T>(String resourceVersion, String continueToken, Long remainingItemCount, List<T> items) {}
 
-  /** Reads one message: the stream holds it and nothing else. */
+  /** Reads one message: the stream is limited to it. */
   @FunctionalInterface
   interface MessageReader<T> {
     T read(CodedInputStream in) throws IOException;
@@ -121,9 +121,17 @@ final class KubeProtobuf {
           }
         });
         case 2 -> {
-          // Each item from a copy of its bytes: a reader that gives up on one leaves the list's stream where it was.
+          // Each item read in place, limited to its bytes (not from a copy of them: at 10k pods a copy was the most
+          // garbage a start made); a reader that gives up on one leaves the stream where it stopped, maybe inside a
+          // message of the item's, so the stream goes back to the list's limit and past what the reader left.
           lengthDelimited(tag);
-          items.add(item.read(CodedInputStream.newInstance(in.readByteArray())));
+          int length = in.readRawVarint32();
+          int end = in.getTotalBytesRead() + length;
+          int listLimit = in.pushLimit(length);
+          T read = item.read(in);
+          in.popLimit(listLimit);
+          in.skipRawBytes(end - in.getTotalBytesRead());
+          items.add(read);
         }
         default -> in.skipField(tag);
       }

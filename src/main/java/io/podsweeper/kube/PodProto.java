@@ -64,7 +64,7 @@ final class PodProto {
     } catch (RuntimeException e) {
       return reading.unreadable(e);
     } catch (InvalidProtocolBufferException e) {
-      // The pod's own bytes (a copy: the list's stream is where it was) are not protobuf: that pod alone.
+      // The pod's own bytes are not protobuf: that pod alone (the list skips what is left of them).
       return reading.unreadable(new IllegalArgumentException(e.getMessage(), e));
     }
   }

@@ -295,9 +295,8 @@ class PodProtoTest {
   }
 
   /**
-   * A pod whose own bytes are malformed (a negative length inside it) is read from a copy of its bytes, so it could fail
-   * alone as a pod the record cannot be made of does; instead InvalidProtocolBufferException (an IOException, which
-   * PodProto.decoded does not catch) fails the whole page.
+   * A pod whose own bytes are malformed (a negative length inside it) fails alone, as a pod the record cannot be made of
+   * does: the list is read on from the end of that pod's bytes, wherever inside them its reader stopped.
    */
   @Test
   void aMalformedPodFailsAloneNotItsList() throws IOException {
