@@ -1,6 +1,7 @@
 package io.podsweeper.cli;
 
 import io.fabric8.kubernetes.client.Config;
+import io.podsweeper.kube.KubeSerialization;
 import io.podsweeper.policy.PolicyException;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -17,7 +18,7 @@ final class ClusterOptions {
       return Config.autoConfigure(null);
     }
     try {
-      return Config.fromKubeconfig(Files.readString(kubeconfig));
+      return KubeSerialization.kubeconfig(Files.readString(kubeconfig));
     } catch (IOException e) {
       throw new PolicyException("--kubeconfig", "cannot read " + kubeconfig + ": " + e.getMessage());
     }

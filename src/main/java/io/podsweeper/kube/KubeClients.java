@@ -1,5 +1,6 @@
 package io.podsweeper.kube;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -48,7 +49,8 @@ public final class KubeClients implements AutoCloseable {
   public static KubeClients of(Config config) {
     oneRoundForInMemoryKeys();
     Refusals refusals = new Refusals();
-    return new KubeClients(new KubernetesClientBuilder().withConfig(config).withHttpClientFactory(new ApiHttpClientFactory(config))
+    return new KubeClients(new KubernetesClientBuilder().withConfig(config).withKubernetesSerialization(KubeSerialization.of(new ObjectMapper()))
+        .withHttpClientFactory(new ApiHttpClientFactory(config))
         .withHttpClientBuilderConsumer(http -> http.addOrReplaceInterceptor(Refusals.class.getSimpleName(), refusals)).build(), refusals);
   }
 

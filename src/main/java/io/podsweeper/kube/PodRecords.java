@@ -66,7 +66,7 @@ public final class PodRecords {
     mapper.registerModule(new SimpleModule("pod-records").addDeserializer(Pod.class, new PodJson.Deserializer()));
     mapper.addMixIn(ObjectMeta.class, NotRead.Metadata.class);
     mapper.addMixIn(NodeStatus.class, Read.NodeStatusFields.class);
-    return new KubernetesSerialization(mapper, true);
+    return KubeSerialization.of(mapper);
   }
 
   /** The only fields {@link #serialization} reads of a node's status, as a Jackson mix-in: the rest is skipped unread. */
@@ -97,7 +97,7 @@ public final class PodRecords {
     }
   }
 
-  private static final KubernetesSerialization WHOLE = new KubernetesSerialization();
+  private static final KubernetesSerialization WHOLE = KubeSerialization.of(new ObjectMapper());
   private static final JsonFactory JSON = new JsonFactory();
 
   /** A label selector no pod can match: what a missing one is (PDBs, affinity terms, spread constraints). */

@@ -137,6 +137,7 @@ final class ResumingInformers implements AutoCloseable {
       Class<T> type, Class<L> listType, Function<KubernetesClient, Informable<T>> operation, ItemStore<T> store) {
     @SuppressWarnings("unchecked") // every operation of the client is a BaseOperation, which is fabric8's ListerWatcher
     BaseOperation<T, L, ?> source = (BaseOperation<T, L, ?>) operation.apply(client);
+    KubeSerialization.expect(source.getKubernetesSerialization(), type);
     boolean protobuf = type == Pod.class;
     PagedLists<L> pages = new PagedLists<>(options -> page(source, options, protobuf), body -> decode(body, listType));
     lists.add(pages);
@@ -166,6 +167,7 @@ final class ResumingInformers implements AutoCloseable {
   @SuppressWarnings("unchecked") // every operation of the client is a BaseOperation: a ListerWatcher and an OperationSupport
   static <T extends HasMetadata, L extends KubernetesResourceList<T>> SharedIndexInformer<T> unresumed(Class<T> type, Informable<T> operation) {
     BaseOperation<T, L, ?> source = (BaseOperation<T, L, ?>) operation;
+    KubeSerialization.expect(source.getKubernetesSerialization(), type);
     ListsAgain<T, L> listsAgain = new ListsAgain<>(source, source::submitList, (options, watcher) -> StreamedWatch.of(source, options, watcher));
     return new DefaultSharedIndexInformer<>(type, listsAgain, 0, source.getOperationContext().getExecutor());
   }

@@ -1,12 +1,13 @@
 package io.podsweeper.kube;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClass;
-import io.fabric8.kubernetes.client.utils.Serialization;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.podsweeper.cluster.ClusterSnapshot;
 import io.podsweeper.cluster.NamespaceRecord;
 import io.podsweeper.cluster.NodeRecord;
@@ -38,6 +39,8 @@ public final class SnapshotReader {
    * instead of saying so. A larger cluster is planned a namespace or a few at a time.
    */
   static final int MAX_SNAPSHOT_BYTES = 256 << 20;
+  /** How items become fabric8's objects, by the kind each says it is. */
+  private static final KubernetesSerialization JSON = KubeSerialization.of(new ObjectMapper());
   /** RFC 3339, and so Kubernetes, writes four-digit years; java.time also reads "+999999999-…", whose arithmetic overflows. */
   private static final Pattern EXPANDED_YEAR = Pattern.compile("[+-]\\d{4,}-\\d{2}-\\d{2}T.*");
 
@@ -145,7 +148,7 @@ public final class SnapshotReader {
     try {
       switch (kind) {
         case "Pod" -> {
-          Pod pod = Serialization.jsonMapper().convertValue(item, Pod.class);
+          Pod pod = JSON.convertValue(item, Pod.class);
           requireName(pod.getMetadata() != null ? pod.getMetadata().getName() : null, where);
           if (pod.getMetadata().getNamespace() == null) {
             throw new PolicyException(where, "a Pod without metadata.namespace");
@@ -160,28 +163,28 @@ public final class SnapshotReader {
           pods.add(PodRecords.pod(pod));
         }
         case "Namespace" -> {
-          Namespace ns = Serialization.jsonMapper().convertValue(item, Namespace.class);
+          Namespace ns = JSON.convertValue(item, Namespace.class);
           requireName(ns.getMetadata() != null ? ns.getMetadata().getName() : null, where);
           namespaces.add(PodRecords.namespace(ns));
         }
         case "Node" -> {
-          Node node = Serialization.jsonMapper().convertValue(item, Node.class);
+          Node node = JSON.convertValue(item, Node.class);
           requireName(node.getMetadata() != null ? node.getMetadata().getName() : null, where);
           nodes.add(PodRecords.node(node));
         }
         case "PodDisruptionBudget" -> {
           if (item.path("apiVersion").asText().equals("policy/v1beta1")) {
             other.pdbs().add(PodRecords.pdb(
-                Serialization.jsonMapper().convertValue(item, io.fabric8.kubernetes.api.model.policy.v1beta1.PodDisruptionBudget.class)));
+                JSON.convertValue(item, io.fabric8.kubernetes.api.model.policy.v1beta1.PodDisruptionBudget.class)));
           } else {
             other.pdbs().add(PodRecords.pdb(
-                Serialization.jsonMapper().convertValue(item, io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget.class)));
+                JSON.convertValue(item, io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget.class)));
           }
         }
         case "PersistentVolumeClaim" ->
-            other.pvcs().add(PodRecords.pvc(Serialization.jsonMapper().convertValue(item, PersistentVolumeClaim.class)));
+            other.pvcs().add(PodRecords.pvc(JSON.convertValue(item, PersistentVolumeClaim.class)));
         case "PriorityClass" -> {
-          PriorityClass pc = Serialization.jsonMapper().convertValue(item, PriorityClass.class);
+          PriorityClass pc = JSON.convertValue(item, PriorityClass.class);
           other.priorityClasses().put(pc.getMetadata().getName(), pc.getValue());
         }
         case NodeUsages.NODE_METRIC -> {

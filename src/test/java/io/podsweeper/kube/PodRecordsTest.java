@@ -47,6 +47,13 @@ class PodRecordsTest {
    * same record comes of a fabric8 Pod (snapshots, the CLI), of a list's items and of a watch event's object.
    */
   /** A pod with most of what a real one carries, every field a record is made of set (PodProtoIT reads it from a server). */
+  /** The informers' serialization as the pods' informer leaves it: it knows the pods' kind (KubeSerialization.expect). */
+  private static KubernetesSerialization podsWatched() {
+    KubernetesSerialization serialization = PodRecords.serialization();
+    KubeSerialization.expect(serialization, Pod.class);
+    return serialization;
+  }
+
   static Pod full() {
     return pod().editMetadata().withLabels(Map.of("app", "web")).withAnnotations(Map.of(PodRecord.EVICT_ANNOTATION, "true", "x", "y"))
         .withDeletionTimestamp("2026-01-02T00:00:00Z")
@@ -128,7 +135,7 @@ class PodRecordsTest {
     assertThat(PodRecords.pod(full)).isEqualTo(expected);
     PodList list = PodRecords.serialization().unmarshal("{\"kind\":\"PodList\",\"apiVersion\":\"v1\",\"items\":[" + json + "]}", PodList.class);
     assertThat(list.getItems()).singleElement().satisfies(p -> assertThat(PodRecords.pod(p)).isEqualTo(expected));
-    WatchEvent event = PodRecords.serialization().unmarshal("{\"type\":\"MODIFIED\",\"object\":" + json + "}", WatchEvent.class);
+    WatchEvent event = podsWatched().unmarshal("{\"type\":\"MODIFIED\",\"object\":" + json + "}", WatchEvent.class);
     assertThat(PodRecords.pod((Pod) event.getObject())).isEqualTo(expected);
     // The QoS class the API server would give, when the status has none; the whole pod becomes one identity for fabric8.
     Pod noQos = new PodBuilder(full).editStatus().withQosClass(null).endStatus().build();
@@ -196,7 +203,7 @@ class PodRecordsTest {
     assertThat(list.getItems()).extracting(p -> p.getMetadata().getName()).containsExactly("a", "odd", "b");
     assertThat(PodRecords.pod(list.getItems().get(2)).name()).isEqualTo("b");
     assertThatThrownBy(() -> PodRecords.pod(list.getItems().get(1))).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Near");
-    WatchEvent event = PodRecords.serialization().unmarshal("{\"type\":\"ADDED\",\"object\":" + fabric8.asJson(odd) + "}", WatchEvent.class);
+    WatchEvent event = podsWatched().unmarshal("{\"type\":\"ADDED\",\"object\":" + fabric8.asJson(odd) + "}", WatchEvent.class);
     assertThat(((Pod) event.getObject()).getMetadata().getName()).isEqualTo("odd");
     assertThatThrownBy(() -> PodRecords.pod((Pod) event.getObject())).isInstanceOf(IllegalArgumentException.class);
   }
