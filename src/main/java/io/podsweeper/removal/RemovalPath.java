@@ -8,8 +8,10 @@ import io.podsweeper.safety.GuardWindowStore;
 import io.podsweeper.strategy.Decision;
 import io.podsweeper.strategy.PolicyEvaluator;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
@@ -42,11 +44,28 @@ public final class RemovalPath implements AutoCloseable {
   private final ExecutorService senders;
 
   public RemovalPath(Policy policy, Ports ports) {
-    this(policy, ports, Pacing.Waits.onMonitor(), Executors.newFixedThreadPool(Pacing.MAX_IN_FLIGHT, r -> {
-      Thread t = new Thread(r, "removal-requests");
-      t.setDaemon(true);
-      return t;
-    }));
+    this(policy, ports, Pacing.Waits.onMonitor(), senders(SENDERS_IDLE));
+  }
+
+  /** How long a sender thread with nothing to send lives on. */
+  static final Duration SENDERS_IDLE = Duration.ofSeconds(60);
+
+  /**
+   * Up to {@link Pacing#MAX_IN_FLIGHT} threads that send requests, each ending once it has been idle for {@code idle}.
+   * Why they end: a burst of removals starts all of them, and each Java thread holds about 90 KiB of stack resident
+   * for as long as it lives (the JVM touches its stack's shadow pages); between bursts, which is most of a service's
+   * life, they would hold 1.5 MiB for nothing (docs/benchmarks.md, issue 36). A new burst starts them again, at a cost
+   * of microseconds each beside a request's milliseconds.
+   */
+  static ExecutorService senders(Duration idle) {
+    ThreadPoolExecutor senders = new ThreadPoolExecutor(Pacing.MAX_IN_FLIGHT, Pacing.MAX_IN_FLIGHT, idle.toNanos(), TimeUnit.NANOSECONDS,
+        new LinkedBlockingQueue<>(), r -> {
+          Thread t = new Thread(r, "removal-requests");
+          t.setDaemon(true);
+          return t;
+        });
+    senders.allowCoreThreadTimeOut(true);
+    return senders;
   }
 
   /** @param senders where requests are sent from (and withdrawals): in tests, the caller's own thread */
