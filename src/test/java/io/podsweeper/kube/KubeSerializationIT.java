@@ -10,10 +10,9 @@ import io.fabric8.kubernetes.api.model.policy.v1beta1.PodDisruptionBudgetBuilder
 import io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClassBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.podsweeper.cluster.PodListener;
-import io.podsweeper.cluster.PodRecord;
 import io.podsweeper.metrics.Metrics;
 import io.podsweeper.testing.ApiServerExtension;
+import io.podsweeper.testing.IgnoringListener;
 import io.podsweeper.testing.TestApiServer;
 import io.podsweeper.testing.TestPods;
 import java.time.Duration;
@@ -41,16 +40,7 @@ class KubeSerializationIT {
     Config config = server.config();
     config.setUserAgent(agent);
     try (KubeClients clients = KubeClients.of(config); ClusterCache cache = new ClusterCache(clients, new Metrics())) {
-      cache.start(new PodListener() {
-        @Override
-        public void podChanged(PodRecord pod) {}
-
-        @Override
-        public void podDeleted(PodRecord pod) {}
-
-        @Override
-        public void namespaceChanged(String namespace) {}
-      }).get(60, TimeUnit.SECONDS);
+      cache.start(new IgnoringListener()).get(60, TimeUnit.SECONDS);
 
       String ns = server.newNamespace("watched", Map.of("team", "a"));
       TestPods.create(admin, ns, "pod-" + suffix, "node-" + suffix, Map.of());

@@ -7,10 +7,10 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.podsweeper.cluster.PodListener;
 import io.podsweeper.cluster.PodRecord;
 import io.podsweeper.metrics.Metrics;
 import io.podsweeper.testing.ApiServerExtension;
+import io.podsweeper.testing.IgnoringListener;
 import io.podsweeper.testing.TestApiServer;
 import io.podsweeper.testing.TestPods;
 import java.time.Duration;
@@ -50,16 +50,7 @@ class WatchRenewalsIT {
     AtomicBoolean behindOnce = new AtomicBoolean();
     try (KubeClients clients = new KubeClients(new KubernetesClientBuilder().withConfig(config).build());
         ClusterCache cache = new ClusterCache(clients, new Metrics(), Optional.of(WATCH))) {
-      cache.start(new PodListener() {
-        @Override
-        public void podChanged(PodRecord pod) {}
-
-        @Override
-        public void podDeleted(PodRecord pod) {}
-
-        @Override
-        public void namespaceChanged(String namespace) {}
-      }).get(60, TimeUnit.SECONDS);
+      cache.start(new IgnoringListener()).get(60, TimeUnit.SECONDS);
       await().atMost(Duration.ofSeconds(10)).until(cache::isCurrent);
       Instant listed = Instant.now();
 
