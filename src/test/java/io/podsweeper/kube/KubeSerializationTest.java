@@ -4,14 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeList;
 import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.api.model.WatchEvent;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.cache.BasicItemStore;
@@ -58,7 +59,7 @@ class KubeSerializationTest {
 
   @Test
   void theServicesClientsShareItsSerialization() {
-    try (KubeClients clients = KubeClients.of(new io.fabric8.kubernetes.client.ConfigBuilder().withMasterUrl("https://127.0.0.1:1").build())) {
+    try (KubeClients clients = KubeClients.of(new ConfigBuilder().withMasterUrl("https://127.0.0.1:1").build())) {
       for (KubernetesClient client : new KubernetesClient[] {clients.main(), clients.unretried(Optional.empty()), clients.informers()}) {
         assertThat(client.getKubernetesSerialization().getRegisteredKubernetesResource("gateway.networking.k8s.io/v1", "Gateway"))
             .as("the registry of every kind").isNull();
@@ -69,7 +70,7 @@ class KubeSerializationTest {
 
   @Test
   void eachInformerRegistersTheKindItWatches() {
-    try (KubeClients clients = KubeClients.of(new io.fabric8.kubernetes.client.ConfigBuilder().withMasterUrl("https://127.0.0.1:1").build())) {
+    try (KubeClients clients = KubeClients.of(new ConfigBuilder().withMasterUrl("https://127.0.0.1:1").build())) {
       KubernetesClient client = clients.informers();
       KubernetesSerialization serialization = client.getKubernetesSerialization();
       assertThat(serialization.getRegisteredKubernetesResource("v1", "Node")).isNull();

@@ -41,12 +41,6 @@ class PodRecordsTest {
         .withNewSpec().withNodeName("n1").addNewContainer().withName("main").withImage("busybox").endContainer().endSpec();
   }
 
-  /**
-   * The informers read a pod's JSON straight into its record (PodJson): every field a record is made of, from a pod
-   * with most of what a real one carries (managedFields, env, probes, mounts, projected volumes) around them. The
-   * same record comes of a fabric8 Pod (snapshots, the CLI), of a list's items and of a watch event's object.
-   */
-  /** A pod with most of what a real one carries, every field a record is made of set (PodProtoIT reads it from a server). */
   /** The informers' serialization as the pods' informer leaves it: it knows the pods' kind (KubeSerialization.expect). */
   private static KubernetesSerialization podsWatched() {
     KubernetesSerialization serialization = PodRecords.serialization();
@@ -54,6 +48,12 @@ class PodRecordsTest {
     return serialization;
   }
 
+  /**
+   * The informers read a pod's JSON straight into its record (PodJson): every field a record is made of, from a pod
+   * with most of what a real one carries (managedFields, env, probes, mounts, projected volumes) around them. The
+   * same record comes of a fabric8 Pod (snapshots, the CLI), of a list's items and of a watch event's object.
+   */
+  /** A pod with most of what a real one carries, every field a record is made of set (PodProtoIT reads it from a server). */
   static Pod full() {
     return pod().editMetadata().withLabels(Map.of("app", "web")).withAnnotations(Map.of(PodRecord.EVICT_ANNOTATION, "true", "x", "y"))
         .withDeletionTimestamp("2026-01-02T00:00:00Z")
