@@ -48,6 +48,7 @@ public final class KubeClients implements AutoCloseable {
 
   public static KubeClients of(Config config) {
     oneRoundForInMemoryKeys();
+    p384KeyShareBeforeP256();
     Refusals refusals = new Refusals();
     return new KubeClients(new KubernetesClientBuilder().withConfig(config).withKubernetesSerialization(KubeSerialization.of(new ObjectMapper()))
         .withHttpClientFactory(new ApiHttpClientFactory(config))
@@ -69,6 +70,29 @@ public final class KubeClients implements AutoCloseable {
   static void oneRoundForInMemoryKeys() {
     if (System.getProperty(KEY_ROUNDS) == null) {
       System.setProperty(KEY_ROUNDS, "1");
+    }
+  }
+
+  /** The JDK's setting for the TLS groups it offers, in order of preference. */
+  static final String NAMED_GROUPS = "jdk.tls.namedGroups";
+
+  /** The JDK's default groups (Java 17 to 25), with P-384 moved before P-256. */
+  static final String P384_BEFORE_P256 = "x25519,secp384r1,secp256r1,secp521r1,x448,ffdhe2048,ffdhe3072,ffdhe4096,ffdhe6144,ffdhe8192";
+
+  /**
+   * The TLS groups the JDK offers by default, with P-384 before P-256, unless the operator set them.
+   *
+   * <p>Why: the JDK's ClientHello carries a key share for the first group of each family it offers, X25519 and by
+   * default P-256, before the server has chosen one (the API server chooses X25519). The first P-256 key pair of a process
+   * costs 0.1–0.2 CPU-seconds, as the JDK builds its tables for that curve, and the first connection, on the way to
+   * the pods' list, waited for it; the first P-384 key pair costs about 0.02 (docs/benchmarks.md, issue 36, thirteenth
+   * session). P-256 is still offered: a server that speaks only P-256 asks for it (a TLS 1.3 HelloRetryRequest) and
+   * gets its share one round trip later ({@code KeySharesTest}). The JDK reads this setting when TLS is first used, for
+   * the whole process.
+   */
+  static void p384KeyShareBeforeP256() {
+    if (System.getProperty(NAMED_GROUPS) == null) {
+      System.setProperty(NAMED_GROUPS, P384_BEFORE_P256);
     }
   }
 

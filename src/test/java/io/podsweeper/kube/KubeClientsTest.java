@@ -74,6 +74,24 @@ class KubeClientsTest {
     }
   }
 
+  @Test
+  void tlsOffersTheJdksDefaultGroupsWithP384BeforeP256UnlessTheOperatorSetThem() {
+    // the service's clients are built: the setting is in place before the JDK first reads it
+    assertThat(System.getProperty(KubeClients.NAMED_GROUPS)).isEqualTo(KubeClients.P384_BEFORE_P256);
+    assertThat(List.of(KubeClients.P384_BEFORE_P256.split(",")))
+        .as("the JDK's default groups, the same set").containsExactlyInAnyOrder("x25519", "secp256r1", "secp384r1", "secp521r1", "x448",
+            "ffdhe2048", "ffdhe3072", "ffdhe4096", "ffdhe6144", "ffdhe8192")
+        .startsWith("x25519", "secp384r1", "secp256r1");
+
+    System.setProperty(KubeClients.NAMED_GROUPS, "secp256r1");
+    try {
+      KubeClients.p384KeyShareBeforeP256();
+      assertThat(System.getProperty(KubeClients.NAMED_GROUPS)).as("the operator's groups are kept").isEqualTo("secp256r1");
+    } finally {
+      System.setProperty(KubeClients.NAMED_GROUPS, KubeClients.P384_BEFORE_P256);
+    }
+  }
+
   /** The iteration counts of every PBKDF2 parameter set in a DER encoding: OID, then SEQUENCE { OCTET STRING salt, INTEGER count, ... }. */
   private static List<Integer> pbkdf2Rounds(byte[] der) {
     byte[] oid = {0x06, 0x09, 0x2a, (byte) 0x86, 0x48, (byte) 0x86, (byte) 0xf7, 0x0d, 0x01, 0x05, 0x0c};
