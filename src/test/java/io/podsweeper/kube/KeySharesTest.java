@@ -2,6 +2,7 @@ package io.podsweeper.kube;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.podsweeper.testing.Manifests;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -51,7 +52,7 @@ class KeySharesTest {
 
   /** openssl s_server, TLS 1.3 with the P-256 group alone, on a free loopback port. */
   private int p256OnlyServer() throws Exception {
-    run("openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "1", "-subj", "/CN=localhost",
+    Manifests.run(dir, "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "1", "-subj", "/CN=localhost",
         "-keyout", dir.resolve("key.pem").toString(), "-out", dir.resolve("cert.pem").toString());
     int port;
     try (ServerSocket free = new ServerSocket(0)) {
@@ -79,14 +80,6 @@ class KeySharesTest {
     String out = new String(client.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(client.waitFor(30, TimeUnit.SECONDS)).isTrue();
     return out;
-  }
-
-  private static void run(String... command) throws Exception {
-    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    if (p.waitFor() != 0) {
-      throw new IllegalStateException(String.join(" ", command) + ": " + out);
-    }
   }
 
   /** A TLS client with the groups the service sets (unless its JVM was given others): prints the protocol it agreed. */
